@@ -1,0 +1,80 @@
+//! The client script every algorithm's clients follow (DESIGN.md §3): want
+//! the lock, acquire it, enter the critical section and write to the
+//! protected resource, release; `acquisitions` times, or forever when 0.
+
+use serde::{Deserialize, Serialize};
+
+use crate::properties::LockView;
+use crate::world::{Actor, WorldState};
+
+/// Where a client is in its script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Phase {
+    /// Wants the lock and has no request out.
+    Want,
+    /// Has asked for the lock and waits for the answer.
+    Acquiring,
+    /// Believes it holds the lock; the critical section's write is next.
+    Holding,
+    /// Has sent its write to the resource and waits for the answer.
+    Writing,
+    /// Has sent its release and waits for the answer.
+    Releasing,
+    /// Has acquired as many times as the scenario asks.
+    Done,
+}
+
+/// A client's progress through its script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Script {
+    pub phase: Phase,
+    /// Acquisitions still to make; unused when looping forever.
+    pub left: u8,
+}
+
+impl Script {
+    /// A script for `acquisitions` acquisitions (0: forever).
+    pub fn new(acquisitions: u8) -> Self {
+        Script {
+            phase: Phase::Want,
+            left: acquisitions,
+        }
+    }
+
+    pub fn wants(&self) -> bool {
+        matches!(self.phase, Phase::Want | Phase::Acquiring)
+    }
+
+    /// Whether the client believes it holds the lock: from the grant until
+    /// it has written and sent its release.
+    pub fn holds(&self) -> bool {
+        matches!(self.phase, Phase::Holding | Phase::Writing)
+    }
+
+    /// The release was answered: want again, or stop.
+    pub fn released(&mut self, acquisitions: u8) {
+        if acquisitions == 0 {
+            self.phase = Phase::Want;
+        } else {
+            self.left -= 1;
+            self.phase = if self.left == 0 { Phase::Done } else { Phase::Want };
+        }
+    }
+}
+
+/// The lock view of a world whose clients follow a [`Script`]: `script`
+/// picks a node's script out of its state (`None` for non-clients).
+pub fn scripts_view<A: Actor>(state: &WorldState<A>, script: impl Fn(&A::State) -> Option<Script>) -> LockView {
+    let mut v = LockView::default();
+    for (i, n) in state.nodes.iter().enumerate() {
+        if let Some(s) = script(&n.state) {
+            if s.holds() {
+                v.holding |= 1 << i;
+            }
+            if s.wants() {
+                v.wanting |= 1 << i;
+            }
+        }
+    }
+    v
+}

@@ -1,0 +1,48 @@
+//! The protected resource (DESIGN.md §3): storage that accepts the writes
+//! clients make in their critical sections and, with fencing on, rejects
+//! any token lower than the highest it has seen (Kleppmann's fencing).
+
+use serde::{Deserialize, Serialize};
+
+use crate::properties::STALE_WRITE;
+use crate::world::{Actor, Out};
+
+/// A write and its answer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ResourceMsg {
+    /// A critical section's write. `token` is the fencing token (0 when
+    /// the algorithm has none); `ghost` numbers the acquisition it was made
+    /// under, in acquisition order, for the `no_stale_write` property only.
+    Write {
+        token: u32,
+        ghost: u32,
+    },
+    Accepted,
+    Rejected,
+}
+
+/// What the resource remembers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Resource {
+    /// The highest fencing token accepted.
+    pub max_token: u32,
+    /// Ghost: the latest acquisition a write was accepted under.
+    pub max_ghost: u32,
+}
+
+impl Resource {
+    /// Handles a write; returns the answer. Raises the stale-write flag
+    /// when it accepts a write from an acquisition older than one it has
+    /// already accepted a write from.
+    pub fn write<A: Actor>(&mut self, fencing: bool, token: u32, ghost: u32, out: &mut Out<A>) -> ResourceMsg {
+        if fencing && token < self.max_token {
+            return ResourceMsg::Rejected;
+        }
+        if ghost < self.max_ghost {
+            out.raise(STALE_WRITE);
+        }
+        self.max_token = self.max_token.max(token);
+        self.max_ghost = self.max_ghost.max(ghost);
+        ResourceMsg::Accepted
+    }
+}

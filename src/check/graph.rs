@@ -1,0 +1,111 @@
+//! The explored state graph, kept compact: states are numbered in
+//! discovery order and identified by a 64-bit fingerprint, as TLC and
+//! stateright do; edges carry the action's position in `World::enabled`
+//! (so a path replays without storing states) and its fairness class.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+
+/// A fairness class: every non-fault action is weakly fair on its own;
+/// faults are never fair.
+pub type Class = u32;
+pub const FAULT: Class = u32::MAX;
+
+/// Fingerprint of a value with a fixed-key hasher, the same on every run.
+pub fn fingerprint<T: Hash>(value: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// A hasher for keys that already are fingerprints.
+#[derive(Default)]
+pub struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u64 fingerprints are hashed with Identity")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+pub type FingerprintMap<V> = HashMap<u64, V, BuildHasherDefault<Identity>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub to: u32,
+    pub class: Class,
+    /// Position of the action in the source state's enabled list.
+    pub ordinal: u16,
+}
+
+/// Per-state facts the liveness pass needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Facts {
+    pub holding: u64,
+    pub wanting: u64,
+    /// Number of actions taken from the initial state (BFS: the shortest).
+    pub depth: u32,
+}
+
+#[derive(Default)]
+pub struct Graph {
+    /// Discoverer and the ordinal of the action that discovered each state.
+    pub parent: Vec<(u32, u16)>,
+    pub facts: Vec<Facts>,
+    /// Edges of each expanded state, in `offsets[i]..offsets[i + 1]` once
+    /// [`Graph::seal`] has run.
+    pub edges: Vec<Edge>,
+    pub offsets: Vec<u32>,
+    /// Edges as discovered: (from, edge); sorted into `edges` by `seal`.
+    pub raw: Vec<(u32, Edge)>,
+}
+
+impl Graph {
+    /// Orders the edges by source state (DFS discovers them out of order).
+    pub fn seal(&mut self) {
+        let n = self.facts.len();
+        let mut counts = vec![0u32; n + 1];
+        for (from, _) in &self.raw {
+            counts[*from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        self.offsets = counts.clone();
+        let mut slots = counts;
+        let placeholder = Edge {
+            to: 0,
+            class: FAULT,
+            ordinal: 0,
+        };
+        self.edges = vec![placeholder; self.raw.len()];
+        for (from, e) in self.raw.drain(..) {
+            let slot = &mut slots[from as usize];
+            self.edges[*slot as usize] = e;
+            *slot += 1;
+        }
+    }
+
+    pub fn out(&self, s: u32) -> &[Edge] {
+        let s = s as usize;
+        &self.edges[self.offsets[s] as usize..self.offsets[s + 1] as usize]
+    }
+
+    /// Ordinals of the actions from the initial state to `s`.
+    pub fn path_to(&self, mut s: u32) -> Vec<u16> {
+        let mut ords = Vec::new();
+        while s != 0 {
+            let (p, k) = self.parent[s as usize];
+            ords.push(k);
+            s = p;
+        }
+        ords.reverse();
+        ords
+    }
+}

@@ -1,0 +1,249 @@
+//! Exhaustive checking (DESIGN.md §6). locksmith walks the world's
+//! `stateright::Model` itself, single-threaded and in a fixed order, so
+//! that BFS counterexamples are the shortest and the same bytes on every
+//! run; it keeps the labelled state graph, which the liveness pass needs and
+//! stateright's checkers do not expose. A test cross-checks the state
+//! counts and safety verdicts against stateright's own BFS.
+
+pub mod graph;
+pub mod liveness;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
+use liveness::Waiting;
+
+use crate::properties::{safe, view, Lock, Prop};
+use crate::scenario::Verdict;
+use crate::world::{Action, Actor, Role, World, WorldState, EVENT_KINDS};
+
+/// How to search.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Depth-first instead of breadth-first (counterexamples then need not
+    /// be the shortest).
+    pub dfs: bool,
+    /// Stop after this many unique states; open verdicts become `unknown`.
+    pub max_states: Option<usize>,
+    /// Stop after this long; open verdicts become `unknown`.
+    pub timeout: Option<Duration>,
+    /// Print a progress line to stderr every few seconds.
+    pub progress: bool,
+}
+
+/// A counterexample as actions from the initial state. For liveness,
+/// `cycle` is the fair loop (empty: the run is stuck after `prefix`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample<A: Actor> {
+    pub prefix: Vec<Action<A>>,
+    pub cycle: Option<Vec<Action<A>>>,
+}
+
+impl<A: Actor> Counterexample<A> {
+    pub fn len(&self) -> usize {
+        self.prefix.len() + self.cycle.as_ref().map_or(0, Vec::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One property's result.
+#[derive(Clone, Debug)]
+pub struct PropOutcome<A: Actor> {
+    pub prop: Prop,
+    pub verdict: Verdict,
+    pub trace: Option<Counterexample<A>>,
+}
+
+/// The result of a check.
+#[derive(Clone, Debug)]
+pub struct Outcome<A: Actor> {
+    pub props: Vec<PropOutcome<A>>,
+    pub unique_states: usize,
+    /// Successor states computed, repeats included.
+    pub states: usize,
+    pub max_depth: usize,
+    pub seconds: f64,
+    /// Transitions explored per fault (and recovery) kind: a fault that
+    /// never fired shows as 0.
+    pub events: BTreeMap<&'static str, u64>,
+    /// Why the search stopped before the end, if it did.
+    pub stopped: Option<String>,
+}
+
+impl<A: Actor> Outcome<A> {
+    pub fn get(&self, prop: Prop) -> &PropOutcome<A> {
+        &self.props[Prop::ALL.iter().position(|p| *p == prop).unwrap_or(0)]
+    }
+}
+
+/// Model-checks every property of `world`.
+pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
+    let start = Instant::now();
+    let mut last_report = start;
+    let mut g = Graph::default();
+    let mut seen: FingerprintMap<u32> = FingerprintMap::default();
+    let mut classes: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut events: BTreeMap<&'static str, u64> = EVENT_KINDS.iter().map(|k| (*k, 0)).collect();
+    let mut first_bad: BTreeMap<Prop, u32> = BTreeMap::new();
+    let mut generated = 0usize;
+    let mut stopped = None;
+
+    let init = world.init();
+    let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
+    let discover = |s: &WorldState<A>, idx: u32, depth: u32, g: &mut Graph, first_bad: &mut BTreeMap<Prop, u32>| {
+        let v = view(world, s);
+        g.facts.push(Facts {
+            holding: v.holding,
+            wanting: v.wanting,
+            depth,
+        });
+        for p in Prop::SAFETY {
+            if !first_bad.contains_key(&p) && !safe(p, world, s) {
+                first_bad.insert(p, idx);
+            }
+        }
+    };
+    seen.insert(fingerprint(&init), 0);
+    g.parent.push((0, 0));
+    discover(&init, 0, 0, &mut g, &mut first_bad);
+    frontier.push_back((init, 0));
+
+    let mut actions = Vec::new();
+    while let Some((s, i)) = if opts.dfs {
+        frontier.pop_back()
+    } else {
+        frontier.pop_front()
+    } {
+        if let Some(max) = opts.max_states.filter(|m| seen.len() >= *m) {
+            stopped = Some(format!("the state bound of {max} was reached"));
+            break;
+        }
+        if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
+            stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
+            break;
+        }
+        if opts.progress && last_report.elapsed() >= Duration::from_secs(3) {
+            last_report = Instant::now();
+            eprintln!(
+                "locksmith: {} states, depth {}, {} queued, {:.0} s",
+                seen.len(),
+                g.facts[i as usize].depth,
+                frontier.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
+        actions.clear();
+        world.enabled(&s, &mut actions);
+        let depth = g.facts[i as usize].depth + 1;
+        for (k, a) in actions.drain(..).enumerate() {
+            let Some(t) = world.after(&s, &a) else { continue };
+            generated += 1;
+            if let Some(kind) = a.event_kind() {
+                *events.entry(kind).or_default() += 1;
+            }
+            let class = if a.is_fault() {
+                FAULT
+            } else {
+                let next = classes.len() as u32;
+                *classes.entry(fingerprint(&a)).or_insert(next)
+            };
+            let fp = fingerprint(&t);
+            let to = match seen.get(&fp) {
+                Some(&to) => to,
+                None => {
+                    let to = seen.len() as u32;
+                    seen.insert(fp, to);
+                    g.parent.push((i, k as u16));
+                    discover(&t, to, depth, &mut g, &mut first_bad);
+                    frontier.push_back((t, to));
+                    to
+                }
+            };
+            g.raw.push((
+                i,
+                Edge {
+                    to,
+                    class,
+                    ordinal: k as u16,
+                },
+            ));
+        }
+    }
+    drop(frontier);
+    g.seal();
+
+    let complete = stopped.is_none();
+    let mut props = Vec::new();
+    for prop in Prop::ALL {
+        let found = match prop {
+            _ if prop.is_safety() => first_bad.get(&prop).map(|&s| Counterexample {
+                prefix: replay_ordinals(world, &g.path_to(s)),
+                cycle: None,
+            }),
+            // Liveness needs the whole graph.
+            _ if !complete => None,
+            Prop::DeadlockFreedom => liveness::find(&g, Waiting::Anyone).map(|l| lasso(world, &g, &l)),
+            _ => starvation(world, &g),
+        };
+        let verdict = match (&found, complete) {
+            (Some(_), _) => Verdict::Violated,
+            (None, true) => Verdict::Holds,
+            (None, false) => Verdict::Unknown,
+        };
+        props.push(PropOutcome {
+            prop,
+            verdict,
+            trace: found,
+        });
+    }
+    Outcome {
+        props,
+        unique_states: seen.len(),
+        states: generated,
+        max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
+        seconds: start.elapsed().as_secs_f64(),
+        events,
+        stopped,
+    }
+}
+
+/// The earliest starvation lasso over all clients.
+fn starvation<A: Lock>(world: &World<A>, g: &Graph) -> Option<Counterexample<A>> {
+    let clients = (0..world.roles.len()).filter(|&i| world.roles[i] == Role::Client);
+    clients
+        .filter_map(|c| liveness::find(g, Waiting::Client(c as u32)))
+        .min_by_key(|l| g.facts[l.entry as usize].depth)
+        .map(|l| lasso(world, g, &l))
+}
+
+fn lasso<A: Lock>(world: &World<A>, g: &Graph, l: &liveness::Lasso) -> Counterexample<A> {
+    let mut ords = g.path_to(l.entry);
+    let split = ords.len();
+    ords.extend(l.cycle.iter().map(|(_, e)| e.ordinal));
+    let mut actions = replay_ordinals(world, &ords);
+    let cycle = actions.split_off(split);
+    Counterexample {
+        prefix: actions,
+        cycle: Some(cycle),
+    }
+}
+
+/// Turns action positions back into actions by replaying from the start.
+fn replay_ordinals<A: Actor>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
+    let mut s = world.init();
+    let mut out = Vec::with_capacity(ords.len());
+    let mut enabled = Vec::new();
+    for &k in ords {
+        enabled.clear();
+        world.enabled(&s, &mut enabled);
+        let a = enabled.swap_remove(k as usize);
+        // The graph recorded this edge from this very state.
+        s = world.after(&s, &a).expect("a recorded edge changes the state");
+        out.push(a);
+    }
+    out
+}

@@ -1,0 +1,247 @@
+//! The command line (DESIGN.md §9). Exit codes: 0 every verdict as
+//! expected, 1 a verdict differs from the expectation, 2 bad input or
+//! usage, 3 a bound or timeout stopped a check before a verdict.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::algorithms::{dispatch, Job};
+use crate::check::{check, Options};
+use crate::properties::Lock;
+use crate::report::{self, Summary};
+use crate::scenario::{self, Scenario, ScenarioError};
+use crate::trace::replay_file;
+use crate::world::World;
+
+#[derive(Parser)]
+#[command(
+    name = "locksmith",
+    version,
+    about = "Model-check distributed locks in a deterministic, faulty world"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the bundled scenarios.
+    List,
+    /// Model-check scenarios (by name or path) and write reports/<scenario>/.
+    Check {
+        /// Scenario names (from scenarios/) or paths to scenario files.
+        scenarios: Vec<String>,
+        /// Check every bundled scenario.
+        #[arg(long)]
+        all: bool,
+        /// Depth-first search (counterexamples need not be the shortest).
+        #[arg(long)]
+        dfs: bool,
+        /// `json` prints each scenario's summary as one JSON line.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Stop after this many unique states (open verdicts become unknown).
+        #[arg(long)]
+        max_states: Option<usize>,
+        /// Stop after this many seconds (open verdicts become unknown).
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// Where to write reports.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+        /// Write no reports.
+        #[arg(long)]
+        no_reports: bool,
+    },
+    /// Re-run a saved trace and confirm its violation (exit 0), or say that
+    /// it no longer occurs (1) or that the trace is not valid (2).
+    Replay {
+        /// A trace.json written by `check`.
+        trace: PathBuf,
+    },
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::List => list(),
+        Command::Check {
+            scenarios,
+            all,
+            dfs,
+            format,
+            max_states,
+            timeout,
+            reports,
+            no_reports,
+        } => {
+            if let Some(t) = timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
+                eprintln!("locksmith: --timeout {t} is not allowed; allowed: a number of seconds above 0");
+                return 2;
+            }
+            let opts = Options {
+                dfs,
+                max_states,
+                timeout: timeout.map(Duration::from_secs_f64),
+                progress: true,
+            };
+            let out = (!no_reports).then_some(reports.as_path());
+            check_cmd(&scenarios, all, &opts, format, out)
+        }
+        Command::Replay { trace } => {
+            let r = replay_file(&trace);
+            if r.exit_code() == 0 {
+                println!("{r}");
+            } else {
+                eprintln!("locksmith: {r}");
+            }
+            r.exit_code()
+        }
+    }
+}
+
+fn list() -> i32 {
+    let files = scenario::all();
+    if files.is_empty() {
+        eprintln!("locksmith: no scenarios found in {}", scenario::dir().display());
+        return 2;
+    }
+    for path in files {
+        match scenario::load(&path) {
+            Ok(sc) => println!("{:32} {:14} {}", sc.name, sc.algorithm, sc.summary),
+            Err(e) => {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
+        }
+    }
+    0
+}
+
+fn check_cmd(names: &[String], all: bool, opts: &Options, format: Format, reports: Option<&Path>) -> i32 {
+    let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
+        (true, true) => Ok(scenario::all()),
+        (false, false) => names.iter().map(|n| scenario::find(n)).collect(),
+        (true, false) => Err(ScenarioError("give scenario names or --all, not both".into())),
+        (false, true) => Err(ScenarioError(
+            "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
+        )),
+    };
+    // Load and validate everything before checking anything, so bad input
+    // exits 2 with nothing written.
+    let loaded: Result<Vec<Scenario>, ScenarioError> =
+        paths.and_then(|ps| ps.iter().map(|p| scenario::load(p)).collect());
+    let scenarios = match loaded {
+        Ok(s) if s.is_empty() => {
+            eprintln!("locksmith: no scenarios found in {}", scenario::dir().display());
+            return 2;
+        }
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
+    };
+    let (mut differ, mut unknown, mut agree) = (0, 0, 0);
+    for sc in &scenarios {
+        let job = CheckJob { opts, format, reports };
+        match dispatch(sc, job) {
+            Ok(Ok(summary)) => {
+                if !summary.as_expected() && !summary.has_unknown() {
+                    differ += 1;
+                } else if summary.has_unknown() {
+                    unknown += 1;
+                } else {
+                    agree += 1;
+                }
+            }
+            Ok(Err(e)) | Err(ScenarioError(e)) => {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
+        }
+    }
+    if format == Format::Text && scenarios.len() > 1 {
+        println!(
+            "{} scenarios: {agree} as expected, {differ} differ, {unknown} stopped early",
+            scenarios.len()
+        );
+    }
+    if differ > 0 {
+        1
+    } else if unknown > 0 {
+        3
+    } else {
+        0
+    }
+}
+
+struct CheckJob<'a> {
+    opts: &'a Options,
+    format: Format,
+    reports: Option<&'a Path>,
+}
+
+impl Job for CheckJob<'_> {
+    type Output = Result<Summary, String>;
+
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
+        let outcome = check(&world, self.opts);
+        let summary = Summary::new(sc, &outcome, self.opts.dfs);
+        let dir = match self.reports {
+            Some(root) => Some(
+                report::write(root, sc, &world, &outcome, &summary)
+                    .map_err(|e| format!("cannot write the report for {} under {}: {e}", sc.name, root.display()))?,
+            ),
+            None => None,
+        };
+        match self.format {
+            Format::Json => println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?),
+            Format::Text => print_text(&summary, dir.as_deref(), outcome.stopped.as_deref()),
+        }
+        Ok(summary)
+    }
+}
+
+fn print_text(s: &Summary, dir: Option<&Path>, stopped: Option<&str>) {
+    println!(
+        "{}  ({})  {} states ({} generated), depth {}, {:.2} s",
+        s.scenario, s.algorithm, s.unique_states, s.states, s.max_depth, s.seconds
+    );
+    if let Some(why) = stopped {
+        println!("  stopped early: {why}");
+    }
+    for p in &s.properties {
+        let expectation = match &p.expected {
+            Some(e) if *e == p.verdict => "as expected".to_string(),
+            Some(e) => format!("EXPECTED {e}"),
+            None if p.verdict == "violated" => "NOT EXPECTED".to_string(),
+            None => String::new(),
+        };
+        let trace = match (&p.trace, dir) {
+            (Some(t), Some(d)) => format!(
+                "{} steps  {}",
+                p.trace_steps.unwrap_or(0),
+                d.join(t.replace(".json", ".md")).display()
+            ),
+            (Some(_), None) => format!("{} steps", p.trace_steps.unwrap_or(0)),
+            _ => String::new(),
+        };
+        println!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
+    }
+}

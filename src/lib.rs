@@ -1,0 +1,11 @@
+//! locksmith: model-check and simulate distributed locks in a seeded,
+//! deterministic, faulty world. See DESIGN.md for the semantics.
+
+pub mod algorithms;
+pub mod check;
+pub mod cli;
+pub mod properties;
+pub mod report;
+pub mod scenario;
+pub mod trace;
+pub mod world;

@@ -1,0 +1,122 @@
+//! The lock-level properties (DESIGN.md section 5), defined once over the
+//! lock view so that every algorithm is checked by the same code.
+
+use serde::Serialize;
+use stateright::Property;
+
+use crate::world::{Actor, Status, World, WorldState};
+
+/// History flag: a release removed a lock another client acquired.
+pub const FOREIGN_RELEASE: u32 = 1;
+/// History flag: the resource accepted a write made under an earlier
+/// acquisition after one made under a later acquisition.
+pub const STALE_WRITE: u32 = 2;
+
+/// What the properties see of a state. Bit `i` of a mask is node `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LockView {
+    /// Clients that believe they hold the lock.
+    pub holding: u64,
+    /// Clients that want the lock and do not hold it yet.
+    pub wanting: u64,
+}
+
+/// An algorithm whose states have a lock view.
+pub trait Lock: Actor {
+    /// The view as the algorithm's clients see it. Crashed clients are
+    /// masked out by [`view`], so this need not look at node status.
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView;
+}
+
+/// The lock view of `state`, counting only running (not crashed) clients.
+pub fn view<A: Lock>(world: &World<A>, state: &WorldState<A>) -> LockView {
+    let v = A::lock_view(world, state);
+    let running = state
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.status != Status::Down)
+        .fold(0u64, |m, (i, _)| m | 1 << i);
+    LockView {
+        holding: v.holding & running,
+        wanting: v.wanting & running,
+    }
+}
+
+/// The five properties, in report order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prop {
+    MutualExclusion,
+    NoStaleWrite,
+    NoForeignRelease,
+    DeadlockFreedom,
+    StarvationFreedom,
+}
+
+impl Prop {
+    pub const ALL: [Prop; 5] = [
+        Prop::MutualExclusion,
+        Prop::NoStaleWrite,
+        Prop::NoForeignRelease,
+        Prop::DeadlockFreedom,
+        Prop::StarvationFreedom,
+    ];
+    pub const SAFETY: [Prop; 3] = [Prop::MutualExclusion, Prop::NoStaleWrite, Prop::NoForeignRelease];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Prop::MutualExclusion => "mutual_exclusion",
+            Prop::NoStaleWrite => "no_stale_write",
+            Prop::NoForeignRelease => "no_foreign_release",
+            Prop::DeadlockFreedom => "deadlock_freedom",
+            Prop::StarvationFreedom => "starvation_freedom",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Prop> {
+        Prop::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn is_safety(self) -> bool {
+        Prop::SAFETY.contains(&self)
+    }
+
+    /// One line a person reads: what the property promises.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Prop::MutualExclusion => "never two clients that both believe they hold the lock",
+            Prop::NoStaleWrite => {
+                "the resource never accepts a write made under an earlier acquisition after one made under a later one"
+            }
+            Prop::NoForeignRelease => "a release never removes a lock that another client acquired",
+            Prop::DeadlockFreedom => {
+                "once faults stop, whenever a running client wants the lock, some client eventually acquires it"
+            }
+            Prop::StarvationFreedom => {
+                "once faults stop, every running client that wants the lock eventually acquires it"
+            }
+        }
+    }
+}
+
+/// Whether a safety property holds in one state.
+pub fn safe<A: Lock>(prop: Prop, world: &World<A>, state: &WorldState<A>) -> bool {
+    match prop {
+        Prop::MutualExclusion => view(world, state).holding.count_ones() <= 1,
+        Prop::NoStaleWrite => state.history & STALE_WRITE == 0,
+        Prop::NoForeignRelease => state.history & FOREIGN_RELEASE == 0,
+        Prop::DeadlockFreedom | Prop::StarvationFreedom => true,
+    }
+}
+
+/// The safety properties as stateright properties, for its checkers and
+/// explorer. Liveness is locksmith's own pass (`check::liveness`):
+/// stateright's `eventually` misses violations on cycles (DESIGN.md §12).
+pub fn stateright_properties<A: Lock>() -> Vec<Property<World<A>>> {
+    vec![
+        Property::always("mutual_exclusion", |w, s| safe(Prop::MutualExclusion, w, s)),
+        Property::always("no_stale_write", |w, s| safe(Prop::NoStaleWrite, w, s)),
+        Property::always("no_foreign_release", |w, s| safe(Prop::NoForeignRelease, w, s)),
+    ]
+}

@@ -1,0 +1,178 @@
+//! Reports (DESIGN.md §8): `reports/<scenario>/summary.json`, and for each
+//! violated property a `trace.json` to replay and a `trace.md` to read.
+//! The headline violation (the first expected one, else the first) is
+//! `trace.json` / `trace.md`; any other is `<property>.trace.json` / `.md`.
+
+pub mod diff;
+mod markdown;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::Outcome;
+use crate::properties::{Lock, Prop};
+use crate::scenario::{Scenario, Verdict};
+use crate::trace::TraceFile;
+use crate::world::World;
+
+/// One property in `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PropSummary {
+    pub name: String,
+    pub verdict: String,
+    pub expected: Option<String>,
+    /// Steps in the counterexample, when violated.
+    pub trace_steps: Option<usize>,
+    /// The trace file (beside `summary.json`), when violated.
+    pub trace: Option<String>,
+}
+
+/// `summary.json`, and one line of `--format json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub algorithm: String,
+    pub summary: String,
+    pub properties: Vec<PropSummary>,
+    pub unique_states: usize,
+    pub states: usize,
+    pub max_depth: usize,
+    pub seconds: f64,
+    /// "bfs" or "dfs".
+    pub search: String,
+    /// Whether the search ran to the end (no bound or timeout stopped it).
+    pub complete: bool,
+    /// Transitions explored per fault and recovery kind the budget allows.
+    pub faults_fired: BTreeMap<String, u64>,
+    pub version: String,
+}
+
+impl Summary {
+    pub fn new<A: Lock>(sc: &Scenario, outcome: &Outcome<A>, dfs: bool) -> Summary {
+        let headline = headline(sc, outcome);
+        let properties = outcome
+            .props
+            .iter()
+            .map(|p| PropSummary {
+                name: p.prop.name().into(),
+                verdict: p.verdict.as_str().into(),
+                expected: sc.expected(p.prop).map(|v| v.as_str().into()),
+                trace_steps: p.trace.as_ref().map(|t| t.len()),
+                trace: p.trace.as_ref().map(|_| trace_name(p.prop, headline) + ".json"),
+            })
+            .collect();
+        let f = &sc.faults;
+        let allowed = |kind: &str| match kind {
+            "crash" | "restart" => f.crashes > 0,
+            "pause" => f.pauses > 0,
+            "partition" | "heal" => f.partitions > 0,
+            "loss" => f.loss,
+            "duplicate" => f.duplicate,
+            "clock_jump" => f.clock_jumps > 0,
+            "drift" => f.max_drift > 0,
+            _ => false,
+        };
+        Summary {
+            scenario: sc.name.clone(),
+            algorithm: sc.algorithm.clone(),
+            summary: sc.summary.clone(),
+            properties,
+            unique_states: outcome.unique_states,
+            states: outcome.states,
+            max_depth: outcome.max_depth,
+            seconds: (outcome.seconds * 1000.0).round() / 1000.0,
+            search: if dfs { "dfs" } else { "bfs" }.into(),
+            complete: outcome.stopped.is_none(),
+            faults_fired: outcome
+                .events
+                .iter()
+                .filter(|(k, n)| **n > 0 || allowed(k))
+                .map(|(k, n)| (k.to_string(), *n))
+                .collect(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// Whether every verdict is what the scenario expects (a violation
+    /// where it expects nothing counts as a difference).
+    pub fn as_expected(&self) -> bool {
+        self.properties.iter().all(|p| match &p.expected {
+            Some(e) => *e == p.verdict,
+            None => p.verdict != "violated",
+        })
+    }
+
+    pub fn has_unknown(&self) -> bool {
+        self.properties.iter().any(|p| p.verdict == "unknown")
+    }
+}
+
+/// The property whose trace is `trace.json`: the first expected violation,
+/// else the first violation.
+fn headline<A: Lock>(sc: &Scenario, outcome: &Outcome<A>) -> Option<Prop> {
+    let violated = |p: &&crate::check::PropOutcome<A>| p.verdict == Verdict::Violated;
+    let mut v = outcome.props.iter().filter(violated);
+    let expected = outcome
+        .props
+        .iter()
+        .filter(violated)
+        .find(|p| sc.expected(p.prop) == Some(Verdict::Violated));
+    expected.or_else(|| v.next()).map(|p| p.prop)
+}
+
+fn trace_name(prop: Prop, headline: Option<Prop>) -> String {
+    if Some(prop) == headline {
+        "trace".into()
+    } else {
+        format!("{}.trace", prop.name())
+    }
+}
+
+/// Writes `root/<scenario>/`: the summary and every trace. Files locksmith
+/// wrote there before and that no longer apply are removed; each file is
+/// written to a temporary name first and renamed, so a failed run never
+/// leaves half a report.
+pub fn write<A: Lock>(
+    root: &Path,
+    sc: &Scenario,
+    world: &World<A>,
+    outcome: &Outcome<A>,
+    summary: &Summary,
+) -> std::io::Result<PathBuf> {
+    let dir = root.join(&sc.name);
+    std::fs::create_dir_all(&dir)?;
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "trace.json" || name == "trace.md" || name.ends_with(".trace.json") || name.ends_with(".trace.md") {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    let headline = headline(sc, outcome);
+    for p in &outcome.props {
+        let Some(cx) = &p.trace else { continue };
+        let name = trace_name(p.prop, headline);
+        let trace = TraceFile::new(sc, world, p.prop, cx);
+        let json = serde_json::to_string_pretty(&trace).map_err(std::io::Error::other)? + "\n";
+        write_atomic(&dir.join(format!("{name}.json")), &json)?;
+        let md = markdown::trace_md(sc, world, p.prop, cx, &dir.join(format!("{name}.json")));
+        write_atomic(&dir.join(format!("{name}.md")), &md)?;
+    }
+    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)? + "\n";
+    write_atomic(&dir.join("summary.json"), &json)?;
+    Ok(dir)
+}
+
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,350 @@
+//! Scenario files (DESIGN.md §7): loading and validation. Every error is
+//! one sentence naming the file, the key and what is allowed.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use toml::{Table, Value};
+
+use crate::properties::Prop;
+use crate::world::{Faults, Targets};
+
+/// A scenario file that cannot be used, in one sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A property's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Holds,
+    Violated,
+    /// A bound stopped the search first.
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// One loaded, validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The file's stem: `check NAME` finds `scenarios/NAME.toml`.
+    pub name: String,
+    pub path: PathBuf,
+    /// The file's text, kept so a trace can be replayed on its own.
+    pub source: String,
+    pub summary: String,
+    pub description: String,
+    pub references: Vec<String>,
+    pub algorithm: String,
+    /// The `[system]` table, read by the algorithm through [`Keys`].
+    pub system: Table,
+    pub faults: Faults,
+    /// Acquisitions per client; 0 loops forever.
+    pub acquisitions: u8,
+    /// The verdicts the scenario documents.
+    pub expect: Vec<(Prop, Verdict)>,
+}
+
+impl Scenario {
+    pub fn expected(&self, prop: Prop) -> Option<Verdict> {
+        self.expect.iter().find(|(p, _)| *p == prop).map(|(_, v)| *v)
+    }
+
+    /// A reader over the `[system]` table for the algorithm's parameters.
+    pub fn system_keys(&self) -> Keys {
+        Keys::new(&self.path, "[system] ", self.system.clone())
+    }
+}
+
+/// The folder of bundled scenarios: `scenarios/` under the working
+/// directory, else the one beside this crate's manifest.
+pub fn dir() -> PathBuf {
+    let here = PathBuf::from("scenarios");
+    if here.is_dir() {
+        here
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+    }
+}
+
+/// Every bundled scenario file, sorted by name.
+pub fn all() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    files
+}
+
+/// Finds a scenario by name (`redlock-no-fsync`) or path.
+pub fn find(name_or_path: &str) -> Result<PathBuf, ScenarioError> {
+    let as_path = PathBuf::from(name_or_path);
+    if as_path.is_file() {
+        return Ok(as_path);
+    }
+    let named = dir().join(format!("{name_or_path}.toml"));
+    if named.is_file() {
+        return Ok(named);
+    }
+    Err(ScenarioError(format!(
+        "no scenario named \"{name_or_path}\": it is neither a file nor in {}; `locksmith list` shows the bundled ones",
+        dir().display()
+    )))
+}
+
+/// Loads and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let source =
+        std::fs::read_to_string(path).map_err(|e| ScenarioError(format!("{}: cannot be read: {e}", path.display())))?;
+    parse(path, &source)
+}
+
+/// Validates scenario text as if it were the file `path`.
+pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let table: Table = source.parse().map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .map(|s| source[..s.start.min(source.len())].lines().count().max(1));
+        let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+        ScenarioError(format!(
+            "{file}: not valid TOML{at}: {}",
+            e.message().trim_end_matches('\n')
+        ))
+    })?;
+    let mut top = Keys::new(path, "", table);
+    let summary = top.string("summary", None)?;
+    let description = top.string("description", Some(""))?;
+    let references = top.strings("references")?;
+    let algorithm = top.string("algorithm", None)?;
+    if !crate::algorithms::NAMES.contains(&algorithm.as_str()) {
+        return Err(ScenarioError(format!(
+            "{file}: algorithm = \"{algorithm}\" is unknown; allowed: {}",
+            quoted(crate::algorithms::NAMES)
+        )));
+    }
+    let system = top.table("system")?;
+    let faults = faults(path, top.table("faults")?)?;
+    let mut bounds = Keys::new(path, "[bounds] ", top.table("bounds")?);
+    let acquisitions = bounds.uint("acquisitions", 0, 5, 1)?;
+    bounds.finish()?;
+    let expect = expectations(path, top.table("expect")?)?;
+    top.finish()?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let scenario = Scenario {
+        name,
+        path: path.to_path_buf(),
+        source: source.to_string(),
+        summary,
+        description,
+        references,
+        algorithm,
+        system,
+        faults,
+        acquisitions,
+        expect,
+    };
+    // The algorithm validates its own [system] table.
+    crate::algorithms::validate(&scenario)?;
+    Ok(scenario)
+}
+
+fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
+    let mut k = Keys::new(path, "[faults] ", table);
+    let f = Faults {
+        crashes: k.uint("crashes", 0, 3, 0)?,
+        pauses: k.uint("pauses", 0, 3, 0)?,
+        max_pause: k.uint("max_pause", 0, 30, 0)?,
+        clock_jumps: k.uint("clock_jumps", 0, 3, 0)?,
+        max_jump: k.uint("max_jump", 0, 30, 0)?,
+        max_drift: k.uint("max_drift", 0, 5, 0)?,
+        max_delay: k.optional_uint("max_delay", 0, 10)?,
+        partitions: k.uint("partitions", 0, 3, 0)?,
+        loss: k.flag("loss", false)?,
+        duplicate: k.flag("duplicate", false)?,
+        reorder: k.flag("reorder", false)?,
+        targets: k.choice(
+            "targets",
+            &[
+                ("all", Targets::All),
+                ("clients", Targets::Clients),
+                ("servers", Targets::Servers),
+            ],
+            Targets::All,
+        )?,
+    };
+    k.finish()?;
+    let file = path.display();
+    if f.pauses > 0 && f.max_pause == 0 {
+        return Err(ScenarioError(format!(
+            "{file}: [faults] pauses = {} needs max_pause of 1 or more (it is 0)",
+            f.pauses
+        )));
+    }
+    if f.clock_jumps > 0 && f.max_jump == 0 {
+        return Err(ScenarioError(format!(
+            "{file}: [faults] clock_jumps = {} needs max_jump of 1 or more (it is 0)",
+            f.clock_jumps
+        )));
+    }
+    Ok(f)
+}
+
+fn expectations(path: &Path, table: Table) -> Result<Vec<(Prop, Verdict)>, ScenarioError> {
+    let names: Vec<&str> = Prop::ALL.iter().map(|p| p.name()).collect();
+    let mut k = Keys::new(path, "[expect] ", table);
+    let mut out = Vec::new();
+    for prop in Prop::ALL {
+        let choices = [("holds", Some(Verdict::Holds)), ("violated", Some(Verdict::Violated))];
+        if let Some(v) = k.choice(prop.name(), &choices, None)? {
+            out.push((prop, v));
+        }
+    }
+    k.finish_with(&names)?;
+    Ok(out)
+}
+
+fn quoted(options: &[&str]) -> String {
+    options
+        .iter()
+        .map(|o| format!("\"{o}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads one table's keys, remembering which were asked for so that
+/// [`Keys::finish`] can reject the rest by name.
+pub struct Keys {
+    file: String,
+    section: &'static str,
+    table: Table,
+    known: Vec<&'static str>,
+}
+
+impl Keys {
+    fn new(path: &Path, section: &'static str, table: Table) -> Self {
+        Keys {
+            file: path.display().to_string(),
+            section,
+            table,
+            known: Vec::new(),
+        }
+    }
+
+    fn err(&self, what: String) -> ScenarioError {
+        ScenarioError(format!("{}: {}{what}", self.file, self.section))
+    }
+
+    fn take(&mut self, key: &'static str) -> Option<Value> {
+        self.known.push(key);
+        self.table.remove(key)
+    }
+
+    /// A whole number in `min..=max`.
+    pub fn uint(&mut self, key: &'static str, min: u8, max: u8, default: u8) -> Result<u8, ScenarioError> {
+        Ok(self.optional_uint(key, min, max)?.unwrap_or(default))
+    }
+
+    /// A whole number in `min..=max`, or nothing.
+    pub fn optional_uint(&mut self, key: &'static str, min: u8, max: u8) -> Result<Option<u8>, ScenarioError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if (min as i64..=max as i64).contains(&i) => Ok(Some(i as u8)),
+            Some(v) => Err(self.err(format!(
+                "{key} = {v} is not allowed; allowed: a whole number from {min} to {max}"
+            ))),
+        }
+    }
+
+    /// `true` or `false`.
+    pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, ScenarioError> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(Value::Boolean(b)) => Ok(b),
+            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: true or false"))),
+        }
+    }
+
+    /// One of a few strings.
+    pub fn choice<T: Copy>(
+        &mut self,
+        key: &'static str,
+        options: &[(&str, T)],
+        default: T,
+    ) -> Result<T, ScenarioError> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(Value::String(s)) if options.iter().any(|(o, _)| *o == s) => Ok(options
+                .iter()
+                .find(|(o, _)| *o == s)
+                .map(|(_, t)| *t)
+                .unwrap_or(default)),
+            Some(v) => {
+                let names: Vec<&str> = options.iter().map(|(o, _)| *o).collect();
+                Err(self.err(format!("{key} = {v} is not allowed; allowed: {}", quoted(&names))))
+            }
+        }
+    }
+
+    fn string(&mut self, key: &'static str, default: Option<&str>) -> Result<String, ScenarioError> {
+        match (self.take(key), default) {
+            (Some(Value::String(s)), _) => Ok(s),
+            (None, Some(d)) => Ok(d.to_string()),
+            (None, None) => Err(self.err(format!("the key {key} is missing; it takes a string"))),
+            (Some(v), _) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a string"))),
+        }
+    }
+
+    fn strings(&mut self, key: &'static str) -> Result<Vec<String>, ScenarioError> {
+        match self.take(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) if items.iter().all(|i| i.is_str()) => {
+                Ok(items.into_iter().filter_map(|i| i.as_str().map(String::from)).collect())
+            }
+            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a list of strings"))),
+        }
+    }
+
+    fn table(&mut self, key: &'static str) -> Result<Table, ScenarioError> {
+        match self.take(key) {
+            None => Ok(Table::new()),
+            Some(Value::Table(t)) => Ok(t),
+            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a table [{key}]"))),
+        }
+    }
+
+    /// Rejects every key not asked for.
+    pub fn finish(self) -> Result<(), ScenarioError> {
+        let known = self.known.clone();
+        self.finish_with(&known)
+    }
+
+    fn finish_with(self, allowed: &[&str]) -> Result<(), ScenarioError> {
+        match self.table.keys().next() {
+            None => Ok(()),
+            Some(key) => Err(self.err(format!("has no key \"{key}\"; allowed keys: {}", allowed.join(", ")))),
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Trace files (DESIGN.md §8) and `replay`. A trace is the list of actions
+//! from the initial state, in locksmith's own serde form (never stateright's
+//! action indices), with the scenario's text embedded so it replays alone.
+//! Replay re-executes it against the current model, checks that every step
+//! is enabled, and checks that the recorded violation happens again.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::algorithms::{dispatch, Job};
+use crate::check::graph::fingerprint;
+use crate::check::Counterexample;
+use crate::properties::{safe, view, Lock, Prop};
+use crate::scenario::{self, Scenario};
+use crate::world::{Action, Actor, World, WorldState};
+
+pub const FORMAT: &str = "locksmith-trace/1";
+
+/// One step of a trace file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// What happened, in plain words (for people; replay ignores it).
+    pub does: String,
+    pub action: serde_json::Value,
+}
+
+/// The `trace.json` file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceFile {
+    pub format: String,
+    pub scenario: String,
+    pub algorithm: String,
+    pub property: String,
+    /// For liveness: the index in `steps` where the fair loop begins; the
+    /// loop runs to the end and returns to the state it started in. Equal
+    /// to `steps.len()` when the run is stuck with nothing fair to do.
+    pub loop_start: Option<usize>,
+    pub steps: Vec<StepRecord>,
+    /// The scenario file's text, so the trace replays on its own.
+    pub scenario_source: String,
+}
+
+impl TraceFile {
+    pub fn new<A: Actor>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>) -> TraceFile {
+        let record = |a: &Action<A>| StepRecord {
+            does: world.describe(a),
+            action: serde_json::to_value(a).unwrap_or(serde_json::Value::Null),
+        };
+        let mut steps: Vec<StepRecord> = cx.prefix.iter().map(record).collect();
+        let loop_start = cx.cycle.as_ref().map(|c| {
+            let at = steps.len();
+            steps.extend(c.iter().map(record));
+            at
+        });
+        TraceFile {
+            format: FORMAT.into(),
+            scenario: sc.name.clone(),
+            algorithm: sc.algorithm.clone(),
+            property: prop.name().into(),
+            loop_start,
+            steps,
+            scenario_source: sc.source.clone(),
+        }
+    }
+}
+
+/// How a replay ended (exit codes 0, 1, 2 of DESIGN.md §9).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// Every step was enabled and the violation happened again.
+    Reproduced(String),
+    /// Every step was enabled but the violation did not happen.
+    NotReproduced(String),
+    /// Not a trace, or a step was not enabled.
+    Invalid(String),
+}
+
+impl Replay {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Replay::Reproduced(_) => 0,
+            Replay::NotReproduced(_) => 1,
+            Replay::Invalid(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Replay::Reproduced(s) | Replay::NotReproduced(s) | Replay::Invalid(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Replays a trace file.
+pub fn replay_file(path: &Path) -> Replay {
+    let shown = path.display();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Replay::Invalid(format!("{shown}: cannot be read: {e}")),
+    };
+    let trace: TraceFile = match serde_json::from_str(&text) {
+        Ok(t) => t,
+        Err(e) => return Replay::Invalid(format!("{shown}: not a locksmith trace: {e}")),
+    };
+    if trace.format != FORMAT {
+        return Replay::Invalid(format!("{shown}: format \"{}\" is not \"{FORMAT}\"", trace.format));
+    }
+    let Some(prop) = Prop::from_name(&trace.property) else {
+        return Replay::Invalid(format!(
+            "{shown}: property \"{}\" is not one locksmith checks",
+            trace.property
+        ));
+    };
+    let scenario_path = Path::new(&trace.scenario).with_extension("toml");
+    let sc = match scenario::parse(&scenario_path, &trace.scenario_source) {
+        Ok(sc) => sc,
+        Err(e) => return Replay::Invalid(format!("{shown}: its embedded scenario is not valid: {e}")),
+    };
+    dispatch(
+        &sc,
+        Replayer {
+            trace: &trace,
+            prop,
+            shown: shown.to_string(),
+        },
+    )
+    .unwrap_or_else(|e| Replay::Invalid(format!("{shown}: {e}")))
+}
+
+struct Replayer<'a> {
+    trace: &'a TraceFile,
+    prop: Prop,
+    shown: String,
+}
+
+impl Job for Replayer<'_> {
+    type Output = Replay;
+    fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Replay {
+        let mut actions = Vec::new();
+        for (i, step) in self.trace.steps.iter().enumerate() {
+            match serde_json::from_value::<Action<A>>(step.action.clone()) {
+                Ok(a) => actions.push(a),
+                Err(e) => {
+                    return Replay::Invalid(format!(
+                        "{}: step {} is not an action of this model: {e}",
+                        self.shown,
+                        i + 1
+                    ))
+                }
+            }
+        }
+        let loop_start = self.trace.loop_start;
+        if loop_start.is_some_and(|k| k > actions.len()) {
+            return Replay::Invalid(format!("{}: loop_start is past the last step", self.shown));
+        }
+        match replay(&world, &actions, self.prop, loop_start) {
+            Err(msg) => Replay::Invalid(format!("{}: {msg}", self.shown)),
+            Ok(None) => Replay::Reproduced(format!(
+                "{}: {} steps replayed; {} is violated again",
+                self.shown,
+                actions.len(),
+                self.prop.name()
+            )),
+            Ok(Some(why)) => Replay::NotReproduced(format!(
+                "{}: {} steps replayed, but {} is no longer violated: {why}",
+                self.shown,
+                actions.len(),
+                self.prop.name()
+            )),
+        }
+    }
+}
+
+/// Replays `actions` from the initial state. `Err` when a step is not
+/// enabled; `Ok(None)` when the violation happens; `Ok(Some(why))` when it
+/// does not.
+pub fn replay<A: Lock>(
+    world: &World<A>,
+    actions: &[Action<A>],
+    prop: Prop,
+    loop_start: Option<usize>,
+) -> Result<Option<String>, String> {
+    let mut states = vec![world.init()];
+    for (i, a) in actions.iter().enumerate() {
+        let s = &states[i];
+        let next = if world.is_enabled(s, a) {
+            world.after(s, a)
+        } else {
+            None
+        };
+        match next {
+            Some(t) => states.push(t),
+            None => return Err(format!("step {} ({}) is not enabled", i + 1, world.describe(a))),
+        }
+    }
+    if prop.is_safety() {
+        let last = &states[states.len() - 1];
+        return Ok(if safe(prop, world, last) {
+            Some("the last state satisfies it".into())
+        } else {
+            None
+        });
+    }
+    let Some(k) = loop_start else {
+        return Ok(Some("a liveness trace needs a loop".into()));
+    };
+    Ok(lasso_violates(world, &states[k..], &actions[k..], prop).err())
+}
+
+/// Checks that `states` (the loop's states, first to last, the last equal
+/// to the first when there are actions) form a fair lasso in which someone
+/// (for starvation: one client) waits and is never granted the lock.
+fn lasso_violates<A: Lock>(
+    world: &World<A>,
+    states: &[WorldState<A>],
+    actions: &[Action<A>],
+    prop: Prop,
+) -> Result<(), String> {
+    let views: Vec<_> = states.iter().map(|s| view(world, s)).collect();
+    if let Some(a) = actions.iter().find(|a| a.is_fault()) {
+        return Err(format!("the loop contains a fault ({})", world.describe(a)));
+    }
+    let fair = |s: &WorldState<A>| -> BTreeSet<u64> {
+        let mut enabled = Vec::new();
+        world.enabled(s, &mut enabled);
+        enabled
+            .iter()
+            .filter(|a| !a.is_fault() && world.after(s, a).is_some())
+            .map(fingerprint)
+            .collect()
+    };
+    if actions.is_empty() {
+        let s = &states[0];
+        if !fair(s).is_empty() {
+            return Err("the run is not stuck: a fair action is still enabled".into());
+        }
+        return if views[0].wanting != 0 {
+            Ok(())
+        } else {
+            Err("nobody wants the lock".into())
+        };
+    }
+    if fingerprint(&states[0]) != fingerprint(&states[states.len() - 1]) {
+        return Err("the loop does not return to the state it started in".into());
+    }
+    let granted = views.windows(2).fold(0u64, |m, w| m | (w[1].holding & !w[0].holding));
+    let always_wanting = views.iter().fold(u64::MAX, |m, v| m & v.wanting);
+    let starving = always_wanting & !granted;
+    match prop {
+        Prop::DeadlockFreedom if granted != 0 => return Err("someone acquires the lock in the loop".into()),
+        Prop::DeadlockFreedom if views.iter().any(|v| v.wanting == 0) => {
+            return Err("in some state of the loop nobody wants the lock".into())
+        }
+        Prop::StarvationFreedom if starving == 0 => {
+            return Err("no client waits through the whole loop unserved".into())
+        }
+        _ => {}
+    }
+    let loop_states = &states[..states.len() - 1];
+    let mut always = fair(&loop_states[0]);
+    for s in &loop_states[1..] {
+        let here = fair(s);
+        always.retain(|c| here.contains(c));
+    }
+    let taken: BTreeSet<u64> = actions.iter().map(fingerprint).collect();
+    if let Some(c) = always.iter().find(|c| !taken.contains(c)) {
+        let mut enabled = Vec::new();
+        world.enabled(&loop_states[0], &mut enabled);
+        let name = enabled
+            .iter()
+            .find(|a| fingerprint(a) == *c)
+            .map(|a| world.describe(a))
+            .unwrap_or_default();
+        return Err(format!(
+            "the loop is unfair: \"{name}\" is enabled throughout and never taken"
+        ));
+    }
+    Ok(())
+}

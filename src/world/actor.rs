@@ -1,0 +1,160 @@
+//! The time-aware actor trait (DESIGN.md section 3).
+//!
+//! Stateright's `Actor` has no notion of elapsed time, so locksmith has its
+//! own in the same style: handlers are pure functions of the actor's state
+//! and what happened, and they write commands into an [`Out`] buffer. The
+//! world owns delivery, timers, stopwatches and faults; an actor sees time
+//! only through its own timers and stopwatches, as a real process would.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Index of a node in the world: servers, clients and the resource alike.
+pub type Id = usize;
+
+/// A node's program. One type per algorithm, usually an enum over roles
+/// (server, client, resource), like stateright's actor models.
+pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
+    /// Everything the node remembers.
+    type State: Clone + Debug + Hash + Eq + Send + Sync + 'static;
+    /// What nodes send each other.
+    type Msg: Clone + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+    /// Names of countdown timers, in the owner's local ticks.
+    type Timer: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+    /// Names of stopwatches, count-ups in the owner's local ticks.
+    type Watch: Copy + Debug + Hash + Ord + Send + Sync + 'static;
+    /// A node's own steps that no message or timer triggers.
+    type Step: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+
+    /// The node's state when the world starts.
+    fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> Self::State;
+
+    /// The node's own steps enabled in `state`. They are urgent: time does
+    /// not pass while a running node has one (a process computes in far
+    /// less than a tick unless it is paused).
+    fn steps(&self, _ctx: &Ctx<'_, Self>, _state: &Self::State, _steps: &mut Vec<Self::Step>) {}
+
+    /// Takes one of the steps [`Actor::steps`] listed.
+    fn on_step(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _step: Self::Step, _out: &mut Out<Self>) {}
+
+    /// Handles a delivered message.
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut Self::State, src: Id, msg: Self::Msg, out: &mut Out<Self>);
+
+    /// Handles a timer that has run down to zero.
+    fn on_timer(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _timer: Self::Timer, _out: &mut Out<Self>) {}
+
+    /// What survives a crash: reduce `state` to its durable image and keep
+    /// only the timers that survive (a persisted key's expiry is an absolute
+    /// deadline on disk, so it keeps running while the node is down). The
+    /// default keeps the state for [`Actor::restart`] and drops every timer.
+    fn crash(&self, _state: &mut Self::State, timers: &mut Vec<(Self::Timer, u8)>) {
+        timers.clear();
+    }
+
+    /// The state after a restart, from what [`Actor::crash`] kept. `ctx`
+    /// still shows the surviving timers; the world clears them all before
+    /// applying `out`, so re-arm the ones that should run on. The default
+    /// starts afresh.
+    fn restart(&self, ctx: &Ctx<'_, Self>, _durable: &Self::State, out: &mut Out<Self>) -> Self::State {
+        self.init(ctx, out)
+    }
+
+    /// The largest value a stopwatch needs to tell apart: readings saturate
+    /// there, so states repeat (DESIGN.md section 2).
+    fn watch_cap(&self, _watch: Self::Watch) -> u8 {
+        u8::MAX
+    }
+
+    /// How this node comes back from a crash, in the words traces use
+    /// ("empty", "fsync", "delayed").
+    fn persistence(&self) -> &'static str {
+        "empty"
+    }
+}
+
+/// What a handler may look at besides its own state: its id and its clock.
+pub struct Ctx<'a, A: Actor> {
+    pub id: Id,
+    pub(crate) timers: &'a [(A::Timer, u8)],
+    pub(crate) watches: &'a [(A::Watch, u8)],
+}
+
+impl<A: Actor> Ctx<'_, A> {
+    /// Local ticks left on `timer`, or `None` when it is not set.
+    pub fn timer(&self, timer: A::Timer) -> Option<u8> {
+        self.timers.iter().find(|(t, _)| *t == timer).map(|(_, v)| *v)
+    }
+
+    /// Local ticks since `watch` started (saturating), or `None` when it is
+    /// not running.
+    pub fn elapsed(&self, watch: A::Watch) -> Option<u8> {
+        self.watches.iter().find(|(w, _)| *w == watch).map(|(_, v)| *v)
+    }
+}
+
+/// A command an actor hands the world.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cmd<A: Actor> {
+    Send(Id, A::Msg),
+    SetTimer(A::Timer, u8),
+    CancelTimer(A::Timer),
+    StartWatch(A::Watch),
+    StopWatch(A::Watch),
+}
+
+/// The command buffer a handler writes into.
+pub struct Out<A: Actor> {
+    pub(crate) cmds: Vec<Cmd<A>>,
+    pub(crate) ghost: u32,
+    pub(crate) raised: u32,
+}
+
+impl<A: Actor> Out<A> {
+    pub(crate) fn new(ghost: u32) -> Self {
+        Out {
+            cmds: Vec::new(),
+            ghost,
+            raised: 0,
+        }
+    }
+
+    pub fn send(&mut self, dst: Id, msg: A::Msg) {
+        self.cmds.push(Cmd::Send(dst, msg));
+    }
+
+    /// Sets (or resets) `timer` to fire after `ticks` local ticks.
+    pub fn set_timer(&mut self, timer: A::Timer, ticks: u8) {
+        self.cmds.push(Cmd::SetTimer(timer, ticks));
+    }
+
+    pub fn cancel_timer(&mut self, timer: A::Timer) {
+        self.cmds.push(Cmd::CancelTimer(timer));
+    }
+
+    /// Starts (or restarts from zero) a stopwatch.
+    pub fn start_watch(&mut self, watch: A::Watch) {
+        self.cmds.push(Cmd::StartWatch(watch));
+    }
+
+    pub fn stop_watch(&mut self, watch: A::Watch) {
+        self.cmds.push(Cmd::StopWatch(watch));
+    }
+
+    /// Draws the next number of a world-wide ghost counter: a TLA+ history
+    /// variable that orders events (for example acquisitions) across nodes.
+    /// No algorithm may branch on it; properties read it.
+    pub fn next_ghost(&mut self) -> u32 {
+        self.ghost += 1;
+        self.ghost
+    }
+
+    /// Raises ghost flag `bit` in the world's history: a record that an
+    /// event happened (a foreign release, a stale write) which survives any
+    /// crash of the node that saw it. Properties read it.
+    pub fn raise(&mut self, bit: u32) {
+        self.raised |= bit;
+    }
+}

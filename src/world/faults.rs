@@ -1,0 +1,82 @@
+//! The adversary's budget (DESIGN.md sections 2 and 7): every fault is a
+//! named action, bounded here, so the state space stays finite.
+
+use serde::Serialize;
+
+/// Which nodes the adversary may hit with crashes, pauses and clock jumps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Targets {
+    Clients,
+    Servers,
+    All,
+}
+
+/// What a node is to the world: it decides only which faults may hit it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Server,
+    Client,
+    /// Watches the system (the protected resource); never faulted.
+    Observer,
+}
+
+impl Targets {
+    pub fn hits(self, role: Role) -> bool {
+        matches!(
+            (self, role),
+            (Targets::All, Role::Server | Role::Client)
+                | (Targets::Clients, Role::Client)
+                | (Targets::Servers, Role::Server)
+        )
+    }
+}
+
+/// The fault budget of one scenario. Every field defaults to "none".
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Faults {
+    /// How many crashes may happen in one run (restarts are free).
+    pub crashes: u8,
+    /// How many stop-the-world pauses may happen in one run.
+    pub pauses: u8,
+    /// The longest pause, in ticks.
+    pub max_pause: u8,
+    /// How many clock jumps (NTP steps) may happen in one run.
+    pub clock_jumps: u8,
+    /// The largest jump, in local ticks, forward or back.
+    pub max_jump: u8,
+    /// Bound on a node's accumulated clock skew, in ticks.
+    pub max_drift: u8,
+    /// Bounded message delay in ticks; `None` is an asynchronous network.
+    pub max_delay: Option<u8>,
+    /// How many links may be cut in one run (heals are free).
+    pub partitions: u8,
+    /// Messages may be lost.
+    pub loss: bool,
+    /// Messages may be duplicated (at most two copies in flight).
+    pub duplicate: bool,
+    /// Messages on one link may overtake each other; otherwise each link is
+    /// FIFO, as a TCP connection is.
+    pub reorder: bool,
+    /// Who may be crashed, paused or have its clock jump.
+    pub targets: Targets,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Faults {
+            crashes: 0,
+            pauses: 0,
+            max_pause: 0,
+            clock_jumps: 0,
+            max_jump: 0,
+            max_drift: 0,
+            max_delay: None,
+            partitions: 0,
+            loss: false,
+            duplicate: false,
+            reorder: false,
+            targets: Targets::All,
+        }
+    }
+}

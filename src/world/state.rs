@@ -1,0 +1,83 @@
+//! The world's state: nodes with their clocks, the network, the cut links
+//! and the fault budget spent. No field holds an absolute time, so states
+//! repeat and the state space is finite without a horizon (DESIGN.md §2).
+
+use super::actor::{Actor, Id};
+
+/// Whether a node runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    Up,
+    /// Stopped by the world for this many more ticks; its clock runs on.
+    Paused(u8),
+    /// Crashed; the state kept is what survives for the restart.
+    Down,
+}
+
+/// One node: its program's state and its clock.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node<A: Actor> {
+    pub status: Status,
+    pub state: A::State,
+    /// Timers set, with local ticks left, sorted by name.
+    pub timers: Vec<(A::Timer, u8)>,
+    /// Running stopwatches, with local ticks counted, sorted by name.
+    pub watches: Vec<(A::Watch, u8)>,
+    /// Accumulated clock skew against real time, in ticks.
+    pub skew: i8,
+}
+
+impl<A: Actor> Node<A> {
+    pub fn is_up(&self) -> bool {
+        self.status == Status::Up
+    }
+
+    pub fn timer(&self, timer: A::Timer) -> Option<u8> {
+        self.timers.iter().find(|(t, _)| *t == timer).map(|(_, v)| *v)
+    }
+
+    pub fn elapsed(&self, watch: A::Watch) -> Option<u8> {
+        self.watches.iter().find(|(w, _)| *w == watch).map(|(_, v)| *v)
+    }
+}
+
+/// A message in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Envelope<M> {
+    pub src: Id,
+    pub dst: Id,
+    pub msg: M,
+    /// Ticks in flight, saturating at the scenario's `max_delay`.
+    pub age: u8,
+}
+
+/// Faults spent so far, against the scenario's budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spent {
+    pub crashes: u8,
+    pub pauses: u8,
+    pub clock_jumps: u8,
+    pub partitions: u8,
+}
+
+/// A state of the whole world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorldState<A: Actor> {
+    pub nodes: Vec<Node<A>>,
+    /// Messages in flight, grouped by link `(src, dst)` in ascending order,
+    /// in send order within a link.
+    pub net: Vec<Envelope<A::Msg>>,
+    /// Cut links `(a, b)` with `a < b`, sorted; cut both ways.
+    pub cut: Vec<(Id, Id)>,
+    pub spent: Spent,
+    /// The last ghost number drawn (see `Out::next_ghost`).
+    pub ghost: u32,
+    /// Ghost flags raised so far (see `Out::raise`); a crash loses none.
+    pub history: u32,
+}
+
+impl<A: Actor> WorldState<A> {
+    pub fn is_cut(&self, a: Id, b: Id) -> bool {
+        self.cut.contains(&(a.min(b), a.max(b)))
+    }
+}
