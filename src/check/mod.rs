@@ -113,15 +113,11 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     frontier.push_back((init, 0));
 
     let mut actions = Vec::new();
-    while let Some((s, i)) = if opts.dfs {
+    'search: while let Some((s, i)) = if opts.dfs {
         frontier.pop_back()
     } else {
         frontier.pop_front()
     } {
-        if let Some(max) = opts.max_states.filter(|m| seen.len() >= *m) {
-            stopped = Some(format!("the state bound of {max} was reached"));
-            break;
-        }
         if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
             stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
             break;
@@ -154,6 +150,10 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             let fp = fingerprint(&t);
             let to = match seen.get(&fp) {
                 Some(&to) => to,
+                None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
+                    stopped = Some(format!("the state bound of {} was reached", seen.len()));
+                    break 'search;
+                }
                 None => {
                     let to = seen.len() as u32;
                     seen.insert(fp, to);
