@@ -272,3 +272,110 @@ fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Ve
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::graph::Facts;
+
+    const WANTS: u64 = 1 << 1;
+    const HOLDS: u64 = 1 << 1;
+
+    /// A graph from (from, to, class) edges; `holding` states hold, the rest want.
+    fn graph(n: u32, edges: &[(u32, u32, Class)], holding: &[u32]) -> Graph {
+        let mut g = Graph::default();
+        for s in 0..n {
+            let holds = holding.contains(&s);
+            g.facts.push(Facts {
+                holding: if holds { HOLDS } else { 0 },
+                wanting: if holds { 0 } else { WANTS },
+                depth: s,
+            });
+            g.parent.push((0, 0));
+        }
+        for (i, &(from, to, class)) in edges.iter().enumerate() {
+            g.raw.push((
+                from,
+                Edge {
+                    to,
+                    class,
+                    ordinal: i as u16,
+                },
+            ));
+        }
+        g.seal();
+        g
+    }
+
+    #[test]
+    fn a_waiting_cycle_is_a_violation() {
+        // 0 -> 1 -> 2 -> 1: the client waits forever, on a cycle only.
+        let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, 2)], &[]);
+        let l = find(&g, Waiting::Anyone).expect("the cycle is found");
+        assert_eq!(l.entry, 1);
+        let classes: Vec<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert_eq!(classes, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_cycle_that_ignores_an_action_enabled_throughout_is_unfair() {
+        // As above, but from both 1 and 2 a grant (class 9) is enabled.
+        let g = graph(4, &[(0, 1, 0), (1, 2, 1), (2, 1, 2), (1, 3, 9), (2, 3, 9)], &[3]);
+        assert_eq!(find(&g, Waiting::Anyone), None);
+    }
+
+    #[test]
+    fn weak_fairness_allows_ignoring_an_action_enabled_only_sometimes() {
+        // The grant is enabled in state 1 only: the loop may skip it forever.
+        let g = graph(4, &[(0, 1, 0), (1, 2, 1), (2, 1, 2), (1, 3, 9)], &[3]);
+        assert!(find(&g, Waiting::Anyone).is_some());
+    }
+
+    #[test]
+    fn faults_are_never_part_of_the_loop() {
+        let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, FAULT), (1, 0, 5)], &[]);
+        // 1 -> 2 is a dead end once the fault is excluded, and 0 <-> 1 is fair.
+        let l = find(&g, Waiting::Anyone).expect("0 <-> 1 waits forever");
+        assert!(l.cycle.iter().all(|(_, e)| e.class != FAULT));
+        assert_eq!(l.entry, 0);
+    }
+
+    #[test]
+    fn a_stuck_waiting_state_is_a_violation_with_an_empty_loop() {
+        // State 0 has a fair action; state 1 has only a fault left.
+        let g = graph(2, &[(0, 1, 0), (1, 1, FAULT)], &[]);
+        let l = find(&g, Waiting::Anyone).expect("state 1 is stuck");
+        assert_eq!((l.entry, l.cycle.len()), (1, 0));
+    }
+
+    #[test]
+    fn acquisitions_leave_the_waiting_subgraph() {
+        // 1 -> 2 grants the lock and 2 -> 1 releases it: no lasso.
+        let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, 2)], &[2]);
+        assert_eq!(find(&g, Waiting::Anyone), None);
+    }
+
+    #[test]
+    fn the_fair_loop_takes_every_class_enabled_along_it() {
+        // Two ways round from 1: via 2 (class 1, 2) and via 3 (class 3, 4).
+        // Class 5 (a self-contained detour) is enabled in 1 and 2 and 3 and
+        // only taken from 3 to 4 and back; a fair loop must include it.
+        let edges = [
+            (0, 1, 0),
+            (1, 2, 1),
+            (2, 1, 2),
+            (1, 3, 3),
+            (3, 1, 4),
+            (1, 4, 5),
+            (2, 4, 5),
+            (3, 4, 5),
+            (4, 1, 6),
+        ];
+        let g = graph(5, &edges, &[]);
+        let l = find(&g, Waiting::Anyone).expect("waits forever");
+        let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert!(taken.contains(&5), "{:?}", l.cycle);
+        assert_eq!(l.cycle.first().map(|(s, _)| *s), Some(l.entry));
+        assert_eq!(l.cycle.last().map(|(_, e)| e.to), Some(l.entry));
+    }
+}
