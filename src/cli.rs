@@ -2,6 +2,7 @@
 //! expected, 1 a verdict differs from the expectation, 2 bad input or
 //! usage, 3 a bound or timeout stopped a check before a verdict.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,6 +15,15 @@ use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
 use crate::trace::replay_file;
 use crate::world::World;
+
+/// Prints a line on stdout. A closed stdout (`locksmith ... | head`) is not
+/// an error worth a panic: the check goes on, its reports are written and
+/// its exit code still tells the verdict.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 #[derive(Parser)]
 #[command(
@@ -90,14 +100,20 @@ pub fn main() -> i32 {
             reports,
             no_reports,
         } => {
-            if let Some(t) = timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
-                eprintln!("locksmith: --timeout {t} is not allowed; allowed: a number of seconds above 0");
-                return 2;
-            }
+            let timeout = match timeout.map(|t| (t, Duration::try_from_secs_f64(t))) {
+                None => None,
+                Some((t, Ok(d))) if t > 0.0 => Some(d),
+                Some((t, _)) => {
+                    eprintln!(
+                        "locksmith: --timeout {t} is not allowed; allowed: a number of seconds above 0 and below 1e19"
+                    );
+                    return 2;
+                }
+            };
             let opts = Options {
                 dfs,
                 max_states,
-                timeout: timeout.map(Duration::from_secs_f64),
+                timeout,
                 progress: true,
             };
             let out = (!no_reports).then_some(reports.as_path());
@@ -106,7 +122,7 @@ pub fn main() -> i32 {
         Command::Replay { trace } => {
             let r = replay_file(&trace);
             if r.exit_code() == 0 {
-                println!("{r}");
+                say!("{r}");
             } else {
                 eprintln!("locksmith: {r}");
             }
@@ -123,7 +139,7 @@ fn list() -> i32 {
     }
     for path in files {
         match scenario::load(&path) {
-            Ok(sc) => println!("{:32} {:14} {}", sc.name, sc.algorithm, sc.summary),
+            Ok(sc) => say!("{:32} {:14} {}", sc.name, sc.algorithm, sc.summary),
             Err(e) => {
                 eprintln!("locksmith: {e}");
                 return 2;
@@ -177,7 +193,7 @@ fn check_cmd(names: &[String], all: bool, opts: &Options, format: Format, report
         }
     }
     if format == Format::Text && scenarios.len() > 1 {
-        println!(
+        say!(
             "{} scenarios: {agree} as expected, {differ} differ, {unknown} stopped early",
             scenarios.len()
         );
@@ -211,7 +227,7 @@ impl Job for CheckJob<'_> {
             None => None,
         };
         match self.format {
-            Format::Json => println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?),
+            Format::Json => say!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?),
             Format::Text => print_text(&summary, dir.as_deref(), outcome.stopped.as_deref()),
         }
         Ok(summary)
@@ -219,12 +235,17 @@ impl Job for CheckJob<'_> {
 }
 
 fn print_text(s: &Summary, dir: Option<&Path>, stopped: Option<&str>) {
-    println!(
+    say!(
         "{}  ({})  {} states ({} generated), depth {}, {:.2} s",
-        s.scenario, s.algorithm, s.unique_states, s.states, s.max_depth, s.seconds
+        s.scenario,
+        s.algorithm,
+        s.unique_states,
+        s.states,
+        s.max_depth,
+        s.seconds
     );
     if let Some(why) = stopped {
-        println!("  stopped early: {why}");
+        say!("  stopped early: {why}");
     }
     for p in &s.properties {
         let expectation = match &p.expected {
@@ -242,6 +263,6 @@ fn print_text(s: &Summary, dir: Option<&Path>, stopped: Option<&str>) {
             (Some(_), None) => format!("{} steps", p.trace_steps.unwrap_or(0)),
             _ => String::new(),
         };
-        println!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
+        say!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
     }
 }

@@ -124,11 +124,11 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let table: Table = source.parse().map_err(|e: toml::de::Error| {
         let line = e
             .span()
-            .map(|s| source[..s.start.min(source.len())].lines().count().max(1));
+            .map(|s| source.get(..s.start).unwrap_or(source).matches('\n').count() + 1);
         let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
         ScenarioError(format!(
             "{file}: not valid TOML{at}: {}",
-            e.message().trim_end_matches('\n')
+            e.message().trim().replace('\n', " ")
         ))
     })?;
     let mut top = Keys::new(path, "", table);
@@ -138,7 +138,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let algorithm = top.string("algorithm", None)?;
     if !crate::algorithms::NAMES.contains(&algorithm.as_str()) {
         return Err(ScenarioError(format!(
-            "{file}: algorithm = \"{algorithm}\" is unknown; allowed: {}",
+            "{file}: algorithm = {algorithm:?} is unknown; allowed: {}",
             quoted(crate::algorithms::NAMES)
         )));
     }
@@ -226,6 +226,15 @@ fn expectations(path: &Path, table: Table) -> Result<Vec<(Prop, Verdict)>, Scena
     Ok(out)
 }
 
+/// A value as one line of text: strings quoted with escapes (a newline
+/// shows as `\n`), anything else as TOML writes it, on one line.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string().replace('\n', " "),
+    }
+}
+
 fn quoted(options: &[&str]) -> String {
     options
         .iter()
@@ -273,7 +282,8 @@ impl Keys {
             None => Ok(None),
             Some(Value::Integer(i)) if (min as i64..=max as i64).contains(&i) => Ok(Some(i as u8)),
             Some(v) => Err(self.err(format!(
-                "{key} = {v} is not allowed; allowed: a whole number from {min} to {max}"
+                "{key} = {} is not allowed; allowed: a whole number from {min} to {max}",
+                shown(&v)
             ))),
         }
     }
@@ -283,7 +293,7 @@ impl Keys {
         match self.take(key) {
             None => Ok(default),
             Some(Value::Boolean(b)) => Ok(b),
-            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: true or false"))),
+            Some(v) => Err(self.err(format!("{key} = {} is not allowed; allowed: true or false", shown(&v)))),
         }
     }
 
@@ -303,7 +313,11 @@ impl Keys {
                 .unwrap_or(default)),
             Some(v) => {
                 let names: Vec<&str> = options.iter().map(|(o, _)| *o).collect();
-                Err(self.err(format!("{key} = {v} is not allowed; allowed: {}", quoted(&names))))
+                Err(self.err(format!(
+                    "{key} = {} is not allowed; allowed: {}",
+                    shown(&v),
+                    quoted(&names)
+                )))
             }
         }
     }
@@ -313,7 +327,7 @@ impl Keys {
             (Some(Value::String(s)), _) => Ok(s),
             (None, Some(d)) => Ok(d.to_string()),
             (None, None) => Err(self.err(format!("the key {key} is missing; it takes a string"))),
-            (Some(v), _) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a string"))),
+            (Some(v), _) => Err(self.err(format!("{key} = {} is not allowed; allowed: a string", shown(&v)))),
         }
     }
 
@@ -323,7 +337,10 @@ impl Keys {
             Some(Value::Array(items)) if items.iter().all(|i| i.is_str()) => {
                 Ok(items.into_iter().filter_map(|i| i.as_str().map(String::from)).collect())
             }
-            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a list of strings"))),
+            Some(v) => Err(self.err(format!(
+                "{key} = {} is not allowed; allowed: a list of strings",
+                shown(&v)
+            ))),
         }
     }
 
@@ -331,7 +348,10 @@ impl Keys {
         match self.take(key) {
             None => Ok(Table::new()),
             Some(Value::Table(t)) => Ok(t),
-            Some(v) => Err(self.err(format!("{key} = {v} is not allowed; allowed: a table [{key}]"))),
+            Some(v) => Err(self.err(format!(
+                "{key} = {} is not allowed; allowed: a table [{key}]",
+                shown(&v)
+            ))),
         }
     }
 
@@ -344,7 +364,7 @@ impl Keys {
     fn finish_with(self, allowed: &[&str]) -> Result<(), ScenarioError> {
         match self.table.keys().next() {
             None => Ok(()),
-            Some(key) => Err(self.err(format!("has no key \"{key}\"; allowed keys: {}", allowed.join(", ")))),
+            Some(key) => Err(self.err(format!("has no key {key:?}; allowed keys: {}", allowed.join(", ")))),
         }
     }
 }

@@ -1,0 +1,484 @@
+//! The command-line contract of DESIGN.md §9, end to end: exit codes,
+//! `--format json`, `list`, and the `replay` round trip (after shuttle's
+//! `check_replay_roundtrip`: check, take the trace it wrote, replay it).
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// A directory under the system's temp dir, unique to one test of this
+/// process, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("locksmith-cli-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create the temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn locksmith<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run locksmith");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
+        "locksmith panicked:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// The names of the bundled scenarios (`scenarios/*.toml`), sorted.
+fn bundled() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .expect("read scenarios/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_stem().expect("a file name").to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no scenarios in {}", dir.display());
+    names
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+fn write_json(path: &Path, v: &Value) {
+    fs::write(path, serde_json::to_string_pretty(v).expect("serialize")).expect("write a trace");
+}
+
+fn without_seconds(mut v: Value) -> Value {
+    v.as_object_mut().expect("a summary is an object").remove("seconds");
+    v
+}
+
+fn run_dir_args<'a>(args: &[&'a str], reports: &'a Path) -> Vec<&'a OsStr> {
+    let mut all: Vec<&OsStr> = args.iter().map(|a| OsStr::new(*a)).collect();
+    all.push(OsStr::new("--reports"));
+    all.push(reports.as_os_str());
+    all
+}
+
+/// Checks `scenario` into `tmp` and returns the path of the trace file the
+/// text output points at for `property` (it shows the `.md`; the `.json`
+/// sits beside it).
+fn checked_trace(tmp: &TempDir, scenario: &str, property: &str) -> PathBuf {
+    let run = locksmith(run_dir_args(&["check", scenario], tmp.path()));
+    assert_eq!(run.code, 0, "check {scenario}: {}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(property) && l.contains("violated"))
+        .unwrap_or_else(|| panic!("no violated {property} line in:\n{}", run.stdout));
+    let md = line
+        .split_whitespace()
+        .last()
+        .filter(|w| w.ends_with(".md"))
+        .unwrap_or_else(|| panic!("no trace path on the line {line:?}"));
+    let json = PathBuf::from(md.strip_suffix(".md").expect("ends with .md").to_string() + ".json");
+    assert!(
+        json.starts_with(tmp.path()),
+        "{} is not under --reports",
+        json.display()
+    );
+    assert!(json.is_file(), "{} was not written", json.display());
+    let trace = read_json(&json);
+    assert_eq!(
+        trace["property"],
+        property,
+        "{} records another property",
+        json.display()
+    );
+    json
+}
+
+#[test]
+fn check_all_exits_0_and_writes_a_summary_for_every_scenario() {
+    let tmp = TempDir::new("check_all");
+    let names = bundled();
+    let run = locksmith(run_dir_args(&["check", "--all"], tmp.path()));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let n = names.len();
+    let last = run.stdout.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("{n} scenarios: {n} as expected, 0 differ, 0 stopped early")
+    );
+    for name in &names {
+        let summary = read_json(&tmp.join(name).join("summary.json"));
+        assert_eq!(summary["scenario"], name.as_str());
+    }
+}
+
+#[test]
+fn check_all_format_json_prints_one_summary_per_line() {
+    let tmp = TempDir::new("check_json");
+    let names = bundled();
+    let run = locksmith(run_dir_args(&["check", "--all", "--format", "json"], tmp.path()));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), names.len(), "one line per scenario:\n{}", run.stdout);
+    let mut seen = Vec::new();
+    for line in lines {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        for key in [
+            "scenario",
+            "algorithm",
+            "properties",
+            "unique_states",
+            "states",
+            "max_depth",
+            "seconds",
+            "faults_fired",
+            "version",
+        ] {
+            assert!(v.get(key).is_some(), "no {key} in {line}");
+        }
+        assert!(v["scenario"].is_string() && v["algorithm"].is_string() && v["version"].is_string());
+        for key in ["unique_states", "states", "max_depth"] {
+            assert!(v[key].is_u64(), "{key} is not a count in {line}");
+        }
+        assert!(v["seconds"].is_number() && v["faults_fired"].is_object());
+        let props = v["properties"].as_array().expect("properties is a list");
+        assert!(!props.is_empty());
+        for p in props {
+            for key in ["name", "verdict", "expected", "trace_steps"] {
+                assert!(p.get(key).is_some(), "no {key} in a property of {line}");
+            }
+            let verdict = p["verdict"].as_str().expect("verdict is a string");
+            assert!(["holds", "violated", "unknown"].contains(&verdict), "verdict {verdict}");
+            assert_eq!(p["trace_steps"].is_u64(), verdict == "violated", "trace_steps in {p}");
+        }
+        let name = v["scenario"].as_str().expect("scenario is a string").to_string();
+        let written = read_json(&tmp.join(&name).join("summary.json"));
+        assert_eq!(
+            without_seconds(v),
+            without_seconds(written),
+            "{name}: stdout and summary.json differ"
+        );
+        seen.push(name);
+    }
+    seen.sort();
+    assert_eq!(seen, names);
+}
+
+#[test]
+fn check_exits_1_when_a_verdict_differs_from_the_expectation() {
+    let tmp = TempDir::new("differs");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/redis-ttl-gc-pause.toml");
+    let text = fs::read_to_string(source).expect("read redis-ttl-gc-pause.toml");
+    let from = "mutual_exclusion = \"violated\"";
+    assert_eq!(text.matches(from).count(), 1, "the scenario no longer says {from}");
+    let file = tmp.join("redis-ttl-gc-pause.toml");
+    fs::write(&file, text.replace(from, "mutual_exclusion = \"holds\"")).expect("write the scenario");
+    let reports = tmp.join("reports");
+    let run = locksmith(run_dir_args(&["check", file.to_str().expect("a UTF-8 path")], &reports));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("mutual_exclusion"))
+        .unwrap_or_else(|| panic!("no mutual_exclusion line in:\n{}", run.stdout));
+    assert!(line.contains("EXPECTED"), "{line}");
+}
+
+#[test]
+fn check_exits_3_when_a_bound_stops_the_search() {
+    let tmp = TempDir::new("bound");
+    let run = locksmith(run_dir_args(
+        &["check", "redis-watchdog-long-pause", "--max-states", "50"],
+        tmp.path(),
+    ));
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let summary = read_json(&tmp.join("redis-watchdog-long-pause/summary.json"));
+    assert_eq!(summary["complete"], false);
+    let props = summary["properties"].as_array().expect("properties is a list");
+    for name in ["deadlock_freedom", "starvation_freedom"] {
+        let p = props
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in the summary"));
+        assert_eq!(p["verdict"], "unknown", "{name}");
+    }
+}
+
+fn assert_usage_error(args: &[&str]) -> Run {
+    let tmp = TempDir::new(&format!("usage-{}", args.join("_").replace(['-', ' ', '/'], "")));
+    let run = locksmith(run_dir_args(args, tmp.path()));
+    assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr.trim().lines().count(),
+        1,
+        "{args:?}: not one line: {}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.trim().is_empty(),
+        "{args:?} printed to stdout: {}",
+        run.stdout
+    );
+    assert_eq!(
+        fs::read_dir(tmp.path()).expect("read the temp dir").count(),
+        0,
+        "{args:?} wrote reports"
+    );
+    run
+}
+
+#[test]
+fn check_without_a_scenario_exits_2() {
+    assert_usage_error(&["check"]);
+}
+
+#[test]
+fn check_of_an_unknown_scenario_exits_2() {
+    let run = assert_usage_error(&["check", "no-such-scenario"]);
+    assert!(run.stderr.contains("no-such-scenario"), "{}", run.stderr);
+}
+
+#[test]
+fn check_all_with_a_name_exits_2() {
+    assert_usage_error(&["check", "--all", "redis-fencing"]);
+}
+
+#[test]
+fn check_with_a_zero_timeout_exits_2() {
+    let run = assert_usage_error(&["check", "redis-fencing", "--timeout", "0"]);
+    assert!(run.stderr.contains("--timeout"), "{}", run.stderr);
+}
+
+/// A timeout too large for a `Duration` is not a panic: either it is
+/// refused as bad input (2) or it never stops the check (0).
+#[test]
+
+fn check_with_a_huge_timeout_does_not_panic() {
+    let tmp = TempDir::new("huge_timeout");
+    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .args(["check", "redis-fencing", "--timeout", "1e300", "--reports"])
+        .arg(tmp.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run locksmith");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        matches!(out.status.code(), Some(0 | 2)),
+        "exit {:?}: {stderr}",
+        out.status.code()
+    );
+}
+
+#[test]
+fn an_unknown_subcommand_exits_2() {
+    let run = locksmith(["frobnicate"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("frobnicate"), "{}", run.stderr);
+}
+
+#[test]
+fn list_prints_every_bundled_scenario() {
+    let run = locksmith(["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listed: Vec<&str> = run.stdout.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    for name in bundled() {
+        assert!(listed.contains(&name.as_str()), "{name} is not listed:\n{}", run.stdout);
+    }
+}
+
+/// DESIGN.md §9: "never a panic or a backtrace", including when stdout is
+/// closed early (`locksmith check --all | head -1`).
+#[test]
+
+fn a_closed_stdout_is_not_a_panic() {
+    let tmp = TempDir::new("closed_stdout");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .args(["check", "--all", "--reports"])
+        .arg(tmp.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run locksmith");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("stack backtrace"),
+        "{stderr}"
+    );
+    assert_ne!(out.status.code(), Some(101), "exit code 101 is a panic: {stderr}");
+}
+
+#[test]
+fn replay_round_trip_reproduces_the_violation() {
+    let tmp = TempDir::new("roundtrip");
+    let trace = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
+    let run = locksmith([OsStr::new("replay"), trace.as_os_str()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("violated again"), "{}", run.stdout);
+}
+
+#[test]
+fn replay_of_a_truncated_safety_trace_exits_1() {
+    let tmp = TempDir::new("truncated");
+    let path = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
+    let mut trace = read_json(&path);
+    assert!(trace["loop_start"].is_null(), "a safety trace has no loop");
+    let steps = trace["steps"].as_array_mut().expect("steps is a list");
+    assert!(steps.pop().is_some(), "the trace has no steps");
+    let cut = tmp.join("truncated.json");
+    write_json(&cut, &trace);
+    let run = locksmith([OsStr::new("replay"), cut.as_os_str()]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn replay_of_a_step_that_is_not_enabled_exits_2_naming_the_step() {
+    let tmp = TempDir::new("not_enabled");
+    let path = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
+    let original = read_json(&path);
+
+    // Step 1 delivers a message that nobody sent.
+    let mut ghost = original.clone();
+    ghost["steps"][0]["action"] = serde_json::json!({"deliver": {"src": 0, "dst": 2, "msg": "Refused"}});
+    let file = tmp.join("ghost.json");
+    write_json(&file, &ghost);
+    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("step 1 "), "{}", run.stderr);
+
+    // The first reply delivered before the request that causes it.
+    let steps = original["steps"].as_array().expect("steps is a list");
+    let request = steps
+        .iter()
+        .position(|s| s["action"]["deliver"]["dst"] == 0)
+        .expect("a delivery to the server");
+    let reply = steps
+        .iter()
+        .position(|s| s["action"]["deliver"]["src"] == 0)
+        .expect("a delivery from the server");
+    assert!(request < reply);
+    let mut swapped = original.clone();
+    swapped["steps"]
+        .as_array_mut()
+        .expect("steps is a list")
+        .swap(request, reply);
+    let file = tmp.join("swapped.json");
+    write_json(&file, &swapped);
+    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let step = format!("step {} ", request + 1);
+    assert!(run.stderr.contains(&step), "expected {step:?} in: {}", run.stderr);
+}
+
+#[test]
+fn replay_of_a_file_that_is_not_json_exits_2() {
+    let tmp = TempDir::new("not_json");
+    let file = tmp.join("hello.json");
+    fs::write(&file, "hello, world\n").expect("write");
+    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(file.to_str().expect("a UTF-8 path")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn replay_of_json_that_is_not_a_trace_exits_2() {
+    let tmp = TempDir::new("not_trace");
+    let file = tmp.join("summary.json");
+    fs::write(&file, r#"{"scenario": "redis-fencing", "steps": [1, 2, 3]}"#).expect("write");
+    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let missing = tmp.join("missing.json");
+    let run = locksmith([OsStr::new("replay"), missing.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn replay_of_a_liveness_trace_needs_its_whole_loop() {
+    let tmp = TempDir::new("liveness");
+    let path = checked_trace(&tmp, "redis-setnx-crash", "deadlock_freedom");
+    assert_eq!(path.file_name(), Some(OsStr::new("trace.json")));
+    let run = locksmith([OsStr::new("replay"), path.as_os_str()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("violated again"), "{}", run.stdout);
+
+    let mut trace = read_json(&path);
+    let start = trace["loop_start"].as_u64().expect("a liveness trace has loop_start") as usize;
+    let steps = trace["steps"].as_array_mut().expect("steps is a list");
+    assert!(steps.len() > start, "the loop has no steps to cut");
+    steps.pop();
+    let cut = tmp.join("loop-cut.json");
+    write_json(&cut, &trace);
+    let run = locksmith([OsStr::new("replay"), cut.as_os_str()]);
+    assert_ne!(run.code, 0, "a broken loop replayed: {}", run.stdout);
+}
+
+#[test]
+fn every_committed_trace_replays() {
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut traces = Vec::new();
+    for dir in fs::read_dir(&reports).expect("read reports/") {
+        let dir = dir.expect("a directory entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for file in fs::read_dir(&dir).expect("read a report") {
+            let file = file.expect("a directory entry").path();
+            let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if name == "trace.json" || name.ends_with(".trace.json") {
+                traces.push(file);
+            }
+        }
+    }
+    assert!(!traces.is_empty(), "no traces under {}", reports.display());
+    traces.sort();
+    for trace in traces {
+        let run = locksmith([OsStr::new("replay"), trace.as_os_str()]);
+        assert_eq!(run.code, 0, "{}: {}{}", trace.display(), run.stdout, run.stderr);
+    }
+}

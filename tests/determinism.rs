@@ -1,0 +1,189 @@
+//! DESIGN.md §6: the same scenario gives the same verdicts and the same
+//! trace, byte for byte, from one process to the next and whatever the
+//! environment. Only the measured `seconds` may differ.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// A directory under the system's temp dir, unique to one test of this
+/// process, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("locksmith-determinism-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create the temp dir");
+        TempDir(dir)
+    }
+
+    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs locksmith with `args` and the extra environment `env`, asserts it
+/// exits 0 and returns its stdout.
+fn locksmith(args: &[&OsStr], env: &[(&str, &OsStr)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_locksmith"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run locksmith");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Every file under `root`, by its path relative to `root`.
+fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in fs::read_dir(&dir).expect("read a directory") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path.strip_prefix(root).expect("under the root").to_path_buf();
+                found.insert(rel, fs::read(&path).expect("read a file"));
+            }
+        }
+    }
+    found
+}
+
+/// A summary with its `seconds` blanked.
+fn summary_without_seconds(bytes: &[u8], what: &Path) -> Value {
+    let mut v: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{} is not JSON: {e}", what.display()));
+    let seconds = v
+        .as_object_mut()
+        .unwrap_or_else(|| panic!("{} is not an object", what.display()))
+        .insert("seconds".into(), Value::Null);
+    assert!(seconds.is_some(), "{} has no seconds", what.display());
+    v
+}
+
+fn bundled() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .expect("read scenarios/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_stem().expect("a file name").to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn assert_same_reports(a: &Path, b: &Path) {
+    let (fa, fb) = (files(a), files(b));
+    assert_eq!(
+        fa.keys().collect::<Vec<_>>(),
+        fb.keys().collect::<Vec<_>>(),
+        "the two runs wrote different files"
+    );
+    let summaries = fa.keys().filter(|p| p.ends_with("summary.json")).count();
+    assert_eq!(summaries, bundled().len(), "one summary.json per scenario");
+    assert!(fa.keys().any(|p| p.ends_with("trace.json")), "no traces to compare");
+    for (path, bytes) in &fa {
+        let other = &fb[path];
+        if path.file_name() == Some(OsStr::new("summary.json")) {
+            assert_eq!(
+                summary_without_seconds(bytes, path),
+                summary_without_seconds(other, path),
+                "{} differs",
+                path.display()
+            );
+        } else {
+            assert!(
+                bytes == other,
+                "{} differs between the runs:\n--- first\n{}\n--- second\n{}",
+                path.display(),
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(other)
+            );
+        }
+    }
+}
+
+#[test]
+fn two_runs_write_the_same_reports_in_any_environment() {
+    let tmp = TempDir::new("two_runs");
+    let (a, b) = (tmp.join("a"), tmp.join("b"));
+    let home = tmp.join("home");
+    fs::create_dir_all(&home).expect("create a home");
+    fn check(reports: &Path) -> [&OsStr; 4] {
+        [
+            OsStr::new("check"),
+            OsStr::new("--all"),
+            OsStr::new("--reports"),
+            reports.as_os_str(),
+        ]
+    }
+    locksmith(&check(&a), &[]);
+    locksmith(
+        &check(&b),
+        &[
+            ("HOME", home.as_os_str()),
+            ("TZ", OsStr::new("Pacific/Chatham")),
+            ("LANG", OsStr::new("tr_TR.UTF-8")),
+            ("LC_ALL", OsStr::new("tr_TR.UTF-8")),
+            ("RAYON_NUM_THREADS", OsStr::new("1")),
+            ("RUST_BACKTRACE", OsStr::new("full")),
+            ("COLUMNS", OsStr::new("20")),
+        ],
+    );
+    assert_same_reports(&a, &b);
+}
+
+/// Depth-first search is deterministic as well, and `--format json` prints
+/// the same summaries in the same order.
+#[test]
+fn depth_first_json_output_is_the_same_twice() {
+    let tmp = TempDir::new("dfs");
+    let (a, b) = (tmp.join("a"), tmp.join("b"));
+    let run = |reports: &Path| {
+        let args = [
+            OsStr::new("check"),
+            OsStr::new("--all"),
+            OsStr::new("--dfs"),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+            OsStr::new("--reports"),
+            reports.as_os_str(),
+        ];
+        locksmith(&args, &[])
+    };
+    let (out_a, out_b) = (run(&a), run(&b));
+    let lines = |out: &str| -> Vec<Value> {
+        out.lines()
+            .map(|l| summary_without_seconds(l.as_bytes(), Path::new("a --format json line")))
+            .collect()
+    };
+    let (la, lb) = (lines(&out_a), lines(&out_b));
+    assert_eq!(la.len(), bundled().len(), "one line per scenario");
+    assert_eq!(la, lb, "the JSON lines differ");
+    assert!(
+        la.iter().all(|s| s.get("search").is_none_or(|v| v == "dfs")),
+        "not a depth-first search"
+    );
+    assert_same_reports(&a, &b);
+}
