@@ -71,6 +71,10 @@ enum Command {
         /// Write no reports.
         #[arg(long)]
         no_reports: bool,
+        /// Explore without symmetry reduction even where a scenario asks
+        /// for it (to measure it, or to check liveness).
+        #[arg(long)]
+        no_symmetry: bool,
     },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
@@ -99,6 +103,7 @@ pub fn main() -> i32 {
             timeout,
             reports,
             no_reports,
+            no_symmetry,
         } => {
             let timeout = match timeout.map(|t| (t, Duration::try_from_secs_f64(t))) {
                 None => None,
@@ -117,7 +122,7 @@ pub fn main() -> i32 {
                 progress: true,
             };
             let out = (!no_reports).then_some(reports.as_path());
-            check_cmd(&scenarios, all, &opts, format, out)
+            check_cmd(&scenarios, all, &opts, format, out, no_symmetry)
         }
         Command::Replay { trace } => {
             let r = replay_file(&trace);
@@ -149,7 +154,14 @@ fn list() -> i32 {
     0
 }
 
-fn check_cmd(names: &[String], all: bool, opts: &Options, format: Format, reports: Option<&Path>) -> i32 {
+fn check_cmd(
+    names: &[String],
+    all: bool,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    no_symmetry: bool,
+) -> i32 {
     let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
         (true, true) => Ok(scenario::all()),
         (false, false) => names.iter().map(|n| scenario::find(n)).collect(),
@@ -162,6 +174,12 @@ fn check_cmd(names: &[String], all: bool, opts: &Options, format: Format, report
     // exits 2 with nothing written.
     let loaded: Result<Vec<Scenario>, ScenarioError> =
         paths.and_then(|ps| ps.iter().map(|p| scenario::load(p)).collect());
+    let loaded = loaded.map(|mut all: Vec<Scenario>| {
+        for sc in all.iter_mut().filter(|_| no_symmetry) {
+            sc.symmetry = false;
+        }
+        all
+    });
     let scenarios = match loaded {
         Ok(s) if s.is_empty() => {
             eprintln!("locksmith: no scenarios found in {}", scenario::dir().display());
@@ -228,13 +246,13 @@ impl Job for CheckJob<'_> {
         };
         match self.format {
             Format::Json => say!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?),
-            Format::Text => print_text(&summary, dir.as_deref(), outcome.stopped.as_deref()),
+            Format::Text => print_text(&summary, dir.as_deref()),
         }
         Ok(summary)
     }
 }
 
-fn print_text(s: &Summary, dir: Option<&Path>, stopped: Option<&str>) {
+fn print_text(s: &Summary, dir: Option<&Path>) {
     say!(
         "{}  ({})  {} states ({} generated), depth {}, {:.2} s",
         s.scenario,
@@ -244,8 +262,8 @@ fn print_text(s: &Summary, dir: Option<&Path>, stopped: Option<&str>) {
         s.max_depth,
         s.seconds
     );
-    if let Some(why) = stopped {
-        say!("  stopped early: {why}");
+    for note in &s.notes {
+        say!("  note: {note}");
     }
     for p in &s.properties {
         let expectation = match &p.expected {

@@ -59,6 +59,9 @@ pub struct Scenario {
     pub faults: Faults,
     /// Acquisitions per client; 0 loops forever.
     pub acquisitions: u8,
+    /// Check the quotient by interchangeable nodes (the algorithm says
+    /// which); liveness is then not checked.
+    pub symmetry: bool,
     /// The verdicts the scenario documents.
     pub expect: Vec<(Prop, Verdict)>,
 }
@@ -146,6 +149,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let faults = faults(path, top.table("faults")?)?;
     let mut bounds = Keys::new(path, "[bounds] ", top.table("bounds")?);
     let acquisitions = bounds.uint("acquisitions", 0, 5, 1)?;
+    let symmetry = bounds.flag("symmetry", false)?;
     bounds.finish()?;
     let expect = expectations(path, top.table("expect")?)?;
     top.finish()?;
@@ -164,6 +168,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
         system,
         faults,
         acquisitions,
+        symmetry,
         expect,
     };
     // The algorithm validates its own [system] table.
@@ -176,6 +181,7 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
     let f = Faults {
         crashes: k.uint("crashes", 0, 3, 0)?,
         pauses: k.uint("pauses", 0, 3, 0)?,
+        min_pause: k.uint("min_pause", 1, 30, 1)?,
         max_pause: k.uint("max_pause", 0, 30, 0)?,
         clock_jumps: k.uint("clock_jumps", 0, 3, 0)?,
         max_jump: k.uint("max_jump", 0, 30, 0)?,
@@ -201,6 +207,12 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
         return Err(ScenarioError(format!(
             "{file}: [faults] pauses = {} needs max_pause of 1 or more (it is 0)",
             f.pauses
+        )));
+    }
+    if f.pauses > 0 && f.min_pause > f.max_pause {
+        return Err(ScenarioError(format!(
+            "{file}: [faults] min_pause = {} is longer than max_pause = {}; allowed: 1 to {}",
+            f.min_pause, f.max_pause, f.max_pause
         )));
     }
     if f.clock_jumps > 0 && f.max_jump == 0 {

@@ -105,6 +105,7 @@ fn world(grants: bool) -> World<Spin> {
             ..Faults::default()
         },
         properties: vec![Property::eventually("acquires", |w, s| view(w, s).holding != 0)],
+        symmetry: Vec::new(),
     }
 }
 

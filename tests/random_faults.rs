@@ -64,6 +64,11 @@ const SAFE_CLAIMS: &[&str] = &[
     "redis-setnx-expire-crash",
     "lock-table-crash",
     "lock-table-expiry",
+    "redlock-fsync",
+    "redlock-delayed-restart",
+    "redlock-pause-during-acquire",
+    "redlock-gc-pause-fencing",
+    "replica-failover-wait",
 ];
 
 proptest! {

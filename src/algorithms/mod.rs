@@ -5,6 +5,8 @@
 
 pub mod client;
 pub mod lock_table;
+pub mod primary_replica;
+pub mod redlock;
 pub mod resource;
 pub mod single_redis;
 
@@ -13,7 +15,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Role, World};
 
 /// The `algorithm` values scenario files may name.
-pub const NAMES: &[&str] = &["lock-table", "single-redis"];
+pub const NAMES: &[&str] = &["lock-table", "primary-replica", "redlock", "single-redis"];
 
 /// Work to do on a scenario's world, whatever its algorithm.
 pub trait Job {
@@ -25,6 +27,8 @@ pub trait Job {
 pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, ScenarioError> {
     Ok(match scenario.algorithm.as_str() {
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
+        "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
+        "redlock" => job.run(scenario, redlock::world(scenario)?),
         "single-redis" => job.run(scenario, single_redis::world(scenario)?),
         other => {
             return Err(ScenarioError(format!(
@@ -36,14 +40,24 @@ pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, Scenar
     })
 }
 
-/// Checks the algorithm's `[system]` table by building its world.
+/// Checks the algorithm's `[system]` table by building its world, and that
+/// a scenario asking for symmetry reduction has nodes to reduce.
 pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
-    struct Nothing;
-    impl Job for Nothing {
-        type Output = ();
-        fn run<A: Lock>(self, _: &Scenario, _: World<A>) {}
+    struct Groups;
+    impl Job for Groups {
+        type Output = usize;
+        fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> usize {
+            world.symmetry.len()
+        }
     }
-    dispatch(scenario, Nothing)
+    if dispatch(scenario, Groups)? == 0 && scenario.symmetry {
+        return Err(ScenarioError(format!(
+            "{}: [bounds] symmetry = true, but algorithm = \"{}\" has no interchangeable nodes in this configuration; allowed: false",
+            scenario.path.display(),
+            scenario.algorithm
+        )));
+    }
+    Ok(())
 }
 
 /// A world of one server (node 0, named `server.1`), `clients` clients
@@ -66,5 +80,6 @@ pub fn one_server_world<A: Lock>(sc: &Scenario, server: (A, &str), client: A, cl
         roles,
         faults: sc.faults.clone(),
         properties: stateright_properties(),
+        symmetry: Vec::new(),
     }
 }

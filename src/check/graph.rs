@@ -4,19 +4,14 @@
 //! (so a path replays without storing states) and its fairness class.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
+
+pub use crate::world::fingerprint;
 
 /// A fairness class: every non-fault action is weakly fair on its own;
 /// faults are never fair.
 pub type Class = u32;
 pub const FAULT: Class = u32::MAX;
-
-/// Fingerprint of a value with a fixed-key hasher, the same on every run.
-pub fn fingerprint<T: Hash>(value: &T) -> u64 {
-    let mut h = DefaultHasher::new();
-    value.hash(&mut h);
-    h.finish()
-}
 
 /// A hasher for keys that already are fingerprints.
 #[derive(Default)]

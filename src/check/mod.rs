@@ -72,6 +72,8 @@ pub struct Outcome<A: Actor> {
     pub events: BTreeMap<&'static str, u64>,
     /// Why the search stopped before the end, if it did.
     pub stopped: Option<String>,
+    /// Why liveness was not checked, if it was not.
+    pub liveness_skipped: Option<String>,
 }
 
 impl<A: Actor> Outcome<A> {
@@ -86,13 +88,16 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut last_report = start;
     let mut g = Graph::default();
     let mut seen: FingerprintMap<u32> = FingerprintMap::default();
+    // Raw fingerprint to state index, for symmetry reduction only.
+    let symmetric = !world.symmetry.is_empty();
+    let mut raw_seen: FingerprintMap<u32> = FingerprintMap::default();
     let mut classes: BTreeMap<u64, u32> = BTreeMap::new();
     let mut events: BTreeMap<&'static str, u64> = EVENT_KINDS.iter().map(|k| (*k, 0)).collect();
     let mut first_bad: BTreeMap<Prop, u32> = BTreeMap::new();
     let mut generated = 0usize;
     let mut stopped = None;
 
-    let init = world.init();
+    let init = world.canonical(world.init()).0;
     let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
     let discover = |s: &WorldState<A>, idx: u32, depth: u32, g: &mut Graph, first_bad: &mut BTreeMap<Prop, u32>| {
         let v = view(world, s);
@@ -147,19 +152,37 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                 let next = classes.len() as u32;
                 *classes.entry(fingerprint(&a)).or_insert(next)
             };
-            let fp = fingerprint(&t);
-            let to = match seen.get(&fp) {
+            // Under symmetry, a state met before under its own names needs
+            // no second canonicalisation: most successors are repeats.
+            let raw = fingerprint(&t);
+            let to = match raw_seen.get(&raw) {
                 Some(&to) => to,
-                None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
-                    stopped = Some(format!("the state bound of {} was reached", seen.len()));
-                    break 'search;
-                }
                 None => {
-                    let to = seen.len() as u32;
-                    seen.insert(fp, to);
-                    g.parent.push((i, k as u16));
-                    discover(&t, to, depth, &mut g, &mut first_bad);
-                    frontier.push_back((t, to));
+                    let (t, fp) = if symmetric {
+                        let t = world.canonical(t).0;
+                        let fp = fingerprint(&t);
+                        (t, fp)
+                    } else {
+                        (t, raw)
+                    };
+                    let to = match seen.get(&fp) {
+                        Some(&to) => to,
+                        None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
+                            stopped = Some(format!("the state bound of {} was reached", seen.len()));
+                            break 'search;
+                        }
+                        None => {
+                            let to = seen.len() as u32;
+                            seen.insert(fp, to);
+                            g.parent.push((i, k as u16));
+                            discover(&t, to, depth, &mut g, &mut first_bad);
+                            frontier.push_back((t, to));
+                            to
+                        }
+                    };
+                    if symmetric {
+                        raw_seen.insert(raw, to);
+                    }
                     to
                 }
             };
@@ -177,6 +200,11 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     g.seal();
 
     let complete = stopped.is_none();
+    // Fairness names actions, and a symmetric quotient renames them from
+    // state to state: weak fairness is not preserved (TLC warns the same).
+    let liveness_skipped = (!world.symmetry.is_empty()).then(|| {
+        "liveness is not checked under symmetry reduction, which does not preserve fairness; check without it (--no-symmetry)".to_string()
+    });
     let mut props = Vec::new();
     for prop in Prop::ALL {
         let found = match prop {
@@ -184,12 +212,13 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                 prefix: replay_ordinals(world, &g.path_to(s)),
                 cycle: None,
             }),
-            // Liveness needs the whole graph.
-            _ if !complete => None,
+            // Liveness needs the whole graph, and no symmetry.
+            _ if !complete || liveness_skipped.is_some() => None,
             Prop::DeadlockFreedom => liveness::find(&g, Waiting::Anyone).map(|l| lasso(world, &g, &l)),
             _ => starvation(world, &g),
         };
-        let verdict = match (&found, complete) {
+        let skipped = !prop.is_safety() && liveness_skipped.is_some();
+        let verdict = match (&found, complete && !skipped) {
             (Some(_), _) => Verdict::Violated,
             (None, true) => Verdict::Holds,
             (None, false) => Verdict::Unknown,
@@ -208,6 +237,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         seconds: start.elapsed().as_secs_f64(),
         events,
         stopped,
+        liveness_skipped,
     }
 }
 
@@ -221,20 +251,69 @@ fn starvation<A: Lock>(world: &World<A>, g: &Graph) -> Option<Counterexample<A>>
 }
 
 fn lasso<A: Lock>(world: &World<A>, g: &Graph, l: &liveness::Lasso) -> Counterexample<A> {
-    let mut ords = g.path_to(l.entry);
-    let split = ords.len();
-    ords.extend(l.cycle.iter().map(|(_, e)| e.ordinal));
-    let mut actions = replay_ordinals(world, &ords);
-    let cycle = actions.split_off(split);
+    let prefix = g.path_to(l.entry);
+    let cycle: Vec<u16> = l.cycle.iter().map(|(_, e)| e.ordinal).collect();
+    let (prefix, cycle) = replay_lasso(world, &prefix, &cycle);
     Counterexample {
-        prefix: actions,
+        prefix,
         cycle: Some(cycle),
     }
 }
 
 /// Turns action positions back into actions by replaying from the start.
+/// The graph's states are canonical (with symmetry on, each in its own
+/// naming), so each action is renamed back to the names of the run that
+/// started from the initial state.
 fn replay_ordinals<A: Actor>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
-    let mut s = world.init();
+    let (s, back) = start(world);
+    walk(world, s, back, ords).0
+}
+
+/// A lasso's prefix and loop, in the run's names. Under symmetry the loop
+/// returns to the same canonical state, possibly with nodes renamed: it is
+/// repeated until the run's own state returns too.
+fn replay_lasso<A: Actor>(world: &World<A>, prefix: &[u16], cycle: &[u16]) -> (Vec<Action<A>>, Vec<Action<A>>) {
+    let (s, back) = start(world);
+    let (prefix, s, back) = walk(world, s, back, prefix);
+    let mut actions = Vec::new();
+    let (mut at, mut names) = (s, back.clone());
+    // A renaming of at most 8 nodes per group returns within 8! rounds; the
+    // groups here are small, and 840 covers every order up to 8 elements.
+    for _ in 0..840 {
+        let (more, next, next_back) = walk(world, at, names, cycle);
+        actions.extend(more);
+        if next_back == back || cycle.is_empty() {
+            break;
+        }
+        at = next;
+        names = next_back;
+    }
+    (prefix, actions)
+}
+
+/// The canonical initial state and the map from its names to the run's.
+fn start<A: Actor>(world: &World<A>) -> (WorldState<A>, Vec<usize>) {
+    let (s, perm) = world.canonical(world.init());
+    (s, invert(&perm))
+}
+
+fn invert(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (old, new) in perm.iter().enumerate() {
+        inv[*new] = old;
+    }
+    inv
+}
+
+/// Follows `ords` from canonical state `s`, whose names map to the run's
+/// through `back`; returns the actions in the run's names, the canonical
+/// state reached and its map.
+fn walk<A: Actor>(
+    world: &World<A>,
+    mut s: WorldState<A>,
+    mut back: Vec<usize>,
+    ords: &[u16],
+) -> (Vec<Action<A>>, WorldState<A>, Vec<usize>) {
     let mut out = Vec::with_capacity(ords.len());
     let mut enabled = Vec::new();
     for &k in ords {
@@ -242,8 +321,15 @@ fn replay_ordinals<A: Actor>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
         world.enabled(&s, &mut enabled);
         let a = enabled.swap_remove(k as usize);
         // The graph recorded this edge from this very state.
-        s = world.after(&s, &a).expect("a recorded edge changes the state");
-        out.push(a);
+        let t = world.after(&s, &a).expect("a recorded edge changes the state");
+        out.push(world.rename_action(&a, &back));
+        let (t, perm) = world.canonical(t);
+        let mut next_back = vec![0; back.len()];
+        for (old, new) in perm.iter().enumerate() {
+            next_back[*new] = back[old];
+        }
+        s = t;
+        back = next_back;
     }
-    out
+    (out, s, back)
 }

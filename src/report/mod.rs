@@ -45,6 +45,10 @@ pub struct Summary {
     pub search: String,
     /// Whether the search ran to the end (no bound or timeout stopped it).
     pub complete: bool,
+    /// Whether states were reduced by symmetry (then liveness is unknown).
+    pub symmetry: bool,
+    /// Anything a reader of the verdicts should know.
+    pub notes: Vec<String>,
     /// Transitions explored per fault and recovery kind the budget allows.
     pub faults_fired: BTreeMap<String, u64>,
     pub version: String,
@@ -86,6 +90,13 @@ impl Summary {
             seconds: (outcome.seconds * 1000.0).round() / 1000.0,
             search: if dfs { "dfs" } else { "bfs" }.into(),
             complete: outcome.stopped.is_none(),
+            symmetry: sc.symmetry,
+            notes: outcome
+                .stopped
+                .iter()
+                .chain(&outcome.liveness_skipped)
+                .cloned()
+                .collect(),
             faults_fired: outcome
                 .events
                 .iter()
@@ -105,8 +116,12 @@ impl Summary {
         })
     }
 
+    /// Whether a bound or timeout left a verdict open that matters: any,
+    /// when the search stopped early, else one the scenario expects.
     pub fn has_unknown(&self) -> bool {
-        self.properties.iter().any(|p| p.verdict == "unknown")
+        self.properties
+            .iter()
+            .any(|p| p.verdict == "unknown" && (!self.complete || p.expected.is_some()))
     }
 }
 

@@ -68,6 +68,21 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         u8::MAX
     }
 
+    /// Rewrites every node id held in `state` through `ids`. Symmetry
+    /// reduction renames interchangeable nodes, and ids inside states must
+    /// follow. Timers and steps must hold no ids. The default: none held.
+    fn rename(&self, _state: &mut Self::State, _ids: &dyn Fn(Id) -> Id) {}
+
+    /// Rewrites every node id held in a message (see [`Actor::rename`]).
+    fn rename_msg(&self, _msg: &mut Self::Msg, _ids: &dyn Fn(Id) -> Id) {}
+
+    /// Whether the adversary may pause this node in `state`. A scenario can
+    /// confine pauses to one phase of an algorithm (antirez's "pause during
+    /// acquisition" case); by default a node may be paused at any time.
+    fn may_pause(&self, _state: &Self::State) -> bool {
+        true
+    }
+
     /// How this node comes back from a crash, in the words traces use
     /// ("empty", "fsync", "delayed").
     fn persistence(&self) -> &'static str {

@@ -39,6 +39,9 @@ pub struct Faults {
     pub crashes: u8,
     /// How many stop-the-world pauses may happen in one run.
     pub pauses: u8,
+    /// The shortest pause, in ticks (1 unless a scenario is only about long
+    /// pauses: each length is one more choice at every state).
+    pub min_pause: u8,
     /// The longest pause, in ticks.
     pub max_pause: u8,
     /// How many clock jumps (NTP steps) may happen in one run.
@@ -67,6 +70,7 @@ impl Default for Faults {
         Faults {
             crashes: 0,
             pauses: 0,
+            min_pause: 1,
             max_pause: 0,
             clock_jumps: 0,
             max_jump: 0,

@@ -9,13 +9,25 @@ mod actor;
 mod describe;
 mod faults;
 mod state;
+mod symmetry;
 
 pub use action::{Action, EVENT_KINDS};
 pub use actor::{Actor, Cmd, Ctx, Id, Out};
 pub use faults::{Faults, Role, Targets};
 pub use state::{Envelope, Node, Spent, Status, WorldState};
+pub use symmetry::Renaming;
+
+use std::hash::{BuildHasher, Hash};
 
 use stateright::{Model, Property};
+
+/// A 64-bit fingerprint, the same on every machine and every run: states
+/// are identified by it (as TLC and stateright do), and symmetry reduction
+/// picks the representative with the smallest. foldhash's quality hasher
+/// with a fixed seed: fast, and plain integer arithmetic on any target.
+pub fn fingerprint<T: Hash>(value: &T) -> u64 {
+    foldhash::quality::FixedState::with_seed(0x6c6f_636b_736d_6974).hash_one(value)
+}
 
 /// A world of actors under a fault budget.
 #[derive(Clone)]
@@ -29,6 +41,9 @@ pub struct World<A: Actor> {
     pub faults: Faults,
     /// The properties stateright's checkers and explorer evaluate.
     pub properties: Vec<Property<World<A>>>,
+    /// Groups of interchangeable nodes (same program), for symmetry
+    /// reduction; empty when it is off.
+    pub symmetry: Vec<Vec<Id>>,
 }
 
 impl<A: Actor> World<A> {
@@ -286,8 +301,10 @@ impl<A: Actor> World<A> {
             }
         }
         for id in 0..n {
-            if self.targeted(id) && s.nodes[id].is_up() && s.spent.pauses < f.pauses {
-                for ticks in 1..=f.max_pause {
+            let node = &s.nodes[id];
+            if self.targeted(id) && node.is_up() && s.spent.pauses < f.pauses && self.actors[id].may_pause(&node.state)
+            {
+                for ticks in f.min_pause..=f.max_pause {
                     actions.push(Action::Pause { node: id, ticks });
                 }
             }

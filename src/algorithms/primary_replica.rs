@@ -1,0 +1,924 @@
+//! `primary-replica`: the single-instance Redis lock (`SET lock me NX PX
+//! ttl`, released by the compare-and-delete script) on a Redis primary with
+//! one replica, watched by a Sentinel that promotes the replica when the
+//! primary is down; after the Redis documentation on replication, on `WAIT`
+//! and on Sentinel.
+//!
+//! - *Replication is asynchronous* ("Redis uses asynchronous replication"):
+//!   the primary applies a write (a granted `SET`, a `DEL` by the
+//!   compare-and-delete script, the key's expiry) and answers at once; its
+//!   own step `Replicate` ships the write to the replica later. A crash in
+//!   between loses the write, so a lock the primary acknowledged can be
+//!   missing on the replica that Sentinel then promotes: two holders.
+//! - *`replication = "wait"`*: the client sends `SET lock me NX PX ttl;
+//!   WAIT 1 timeout`, and the primary answers `Granted` only once the
+//!   replica has acknowledged the write (`Ack`), so an acknowledged lock is
+//!   on the replica. If the timeout (`wait_timeout`, in the primary's
+//!   ticks) passes first, `WAIT` returns 0 (`WaitTimedOut`): the key is set
+//!   but not replicated, and the client deletes it (compare-and-delete,
+//!   not waiting for the answer) and asks again after `retry`. With
+//!   `wait_timeout = 0` the client sends `WAIT 1 0`, which waits for ever:
+//!   while no replica is attached (after a failover, until the old primary
+//!   rejoins) the key can expire under a blocked `WAIT`, another client can
+//!   set it and block too, and when a replica attaches both `WAIT`s return
+//!   1: two holders without any replication loss. A safe timeout leaves
+//!   the critical section time to finish within the TTL: a client holds
+//!   the lock for at most 3 ticks after its `WAIT` returns (the answer, the
+//!   write and its answer, each up to `max_delay = 1`), so
+//!   `wait_timeout + 3 < ttl`.
+//! - *The replication stream*: there is one key, and the replica applies
+//!   what it receives atomically, so the primary's replication backlog is
+//!   its net effect: the key as it is now. `Replicate` ships the key with
+//!   the TTL left on the primary's clock, as Redis 7 propagates `SET PX` as
+//!   an absolute `PXAT`; a key that expired or was deleted ships as `None`
+//!   (Redis propagates the expiry as a `DEL`). With `wait` the primary
+//!   counts the shipments the replica has not acknowledged, as Redis
+//!   compares replication offsets, and ships a write only while fewer than
+//!   [`MAX_UNACKED`] are out. The bound keeps the state space finite while
+//!   the replica is down (shipments to it are lost anyway, and its
+//!   resynchronisation resets the count); otherwise it is not reached, as
+//!   a `SET` is acknowledged before its key is deleted, so at most a `DEL`
+//!   and the next `SET` are out at once. Reaching it would only delay a
+//!   shipment, which `WAIT` allows.
+//! - *Expiry on the replica*: the replica arms its own timer for the key
+//!   it applies and removes the key when it fires. A Redis replica keeps
+//!   the key until the primary's `DEL` arrives, but reports a key past its
+//!   deadline as missing and expires it itself once promoted, so to the
+//!   lock the two are the same. The replica's deadline trails the
+//!   primary's by the shipment's time in flight (at most `max_delay`): a
+//!   promoted replica keeps a key a little longer, never shorter.
+//! - *Failover*: the primary sends the Sentinel a `Ping` every `ping`
+//!   ticks, and the Sentinel re-arms its `DownAfter` timer (Sentinel's
+//!   `down-after-milliseconds`) on each. When it fires, the Sentinel
+//!   promotes the replica (`Promote`, Redis's `REPLICAOF NO ONE`), and
+//!   once the replica has taken over (`Promoted`; Sentinel sees
+//!   `role:master`) it tells every client (`NewPrimary`, Sentinel's
+//!   `+switch-master`) and tells the old primary to replicate the new one
+//!   (`ReplicaOf`; lost if it is down). It fails over once and then stops
+//!   monitoring, which is why [`Params::read`] allows at most one fault
+//!   that can hit a server. With bounded delay `d` and no fault, pings
+//!   arrive at most `ping + d` ticks apart, so there is no false failover
+//!   exactly when `down_after > ping + d` (the defaults, ping 1 and
+//!   down-after 3, fit `max_delay = 1`).
+//! - *Restart*: Redis runs without persistence, so a node restarts empty,
+//!   with only its configuration file. A replica's file names its primary
+//!   (`replicaof`, which Sentinel rewrites when it reconfigures a node), and
+//!   it resynchronises from it at once (`Sync`, Redis's `PSYNC`;
+//!   `FullSync`). A primary's names none, and it does not come back as a
+//!   primary: the Redis replication docs warn that a primary without
+//!   persistence must not restart on its own, since its replicas would copy
+//!   its empty dataset. It waits for the Sentinel (`Restarted`), which
+//!   answers with `ReplicaOf` the new primary once it has switched (and
+//!   tells it at the switch if it restarted before). A node that is not the
+//!   primary answers no client command (Redis answers `READONLY`, and the
+//!   client waits for Sentinel to name the new primary; here it simply
+//!   waits). The Sentinel's state is its configuration file, which Sentinel
+//!   rewrites on every change, so it survives a crash of the Sentinel.
+//! - *Clients* know the current primary (initially the node named
+//!   `primary`). On `NewPrimary` a client switches and re-sends its
+//!   outstanding request, if any, to the new primary, as a client that
+//!   reconnects through Sentinel does; answers on the old connection are
+//!   ignored.
+//!
+//! Node names are the nodes' initial roles: after a failover, `replica` is
+//! the primary. The replication stream and the Sentinel's links are TCP
+//! connections, so [`Params::read`] rejects lost, duplicated and reordered
+//! messages, and partitions (a broken link would resynchronise, which this
+//! model does not do).
+//!
+//! Actions in order: Acquire, Write (client steps), Replicate (the
+//! primary's step), the Redis nodes' handlers, the Sentinel's, the
+//! clients', then the lock view.
+
+use serde::{Deserialize, Serialize};
+
+use super::client::{scripts_view, Phase, Script};
+use super::resource::{Resource, ResourceMsg};
+use crate::properties::{stateright_properties, Lock, LockView};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
+
+/// When the primary answers a granted `SET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Replication {
+    /// At once; the write reaches the replica later.
+    Async,
+    /// `SET ...; WAIT 1 timeout`: once the replica has acknowledged the
+    /// write.
+    Wait,
+}
+
+/// The `[system]` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    pub clients: u8,
+    /// Key expiry (`PX`) in the serving node's ticks.
+    pub ttl: u8,
+    pub replication: Replication,
+    /// `WAIT`'s timeout in the primary's ticks; 0 waits for ever.
+    pub wait_timeout: u8,
+    /// Ticks between the primary's pings to the Sentinel.
+    pub ping: u8,
+    /// Sentinel's `down-after-milliseconds`, in the Sentinel's ticks.
+    pub down_after: u8,
+    /// Ticks a refused client waits before asking again.
+    pub retry: u8,
+    pub acquisitions: u8,
+}
+
+impl Params {
+    /// Reads `[system]`, and rejects fault budgets this model cannot answer
+    /// faithfully: its Sentinel fails over once, and it does not
+    /// resynchronise a replication link that breaks without a crash.
+    pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
+        let mut k = sc.system_keys();
+        let clients = k.uint("clients", 1, 4, 2)?;
+        let ttl = k.uint("ttl", 1, 30, 7)?;
+        let replication = k.choice(
+            "replication",
+            &[("async", Replication::Async), ("wait", Replication::Wait)],
+            Replication::Async,
+        )?;
+        let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
+        let p = Params {
+            clients,
+            ttl,
+            replication,
+            wait_timeout: wait_timeout.unwrap_or(0),
+            ping: k.uint("ping", 1, 10, 1)?,
+            down_after: k.uint("down_after", 1, 30, 3)?,
+            retry: k.uint("retry", 1, 10, 1)?,
+            acquisitions: sc.acquisitions,
+        };
+        k.finish()?;
+        let file = sc.path.display();
+        if let (Replication::Async, Some(t)) = (replication, wait_timeout) {
+            return Err(ScenarioError(format!(
+                "{file}: [system] wait_timeout = {t} is the timeout of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
+            )));
+        }
+        let f = &sc.faults;
+        for (key, on) in [("loss", f.loss), ("duplicate", f.duplicate), ("reorder", f.reorder)] {
+            if on {
+                return Err(ScenarioError(format!(
+                    "{file}: [faults] {key} = true is not modelled for primary-replica (its links are TCP connections, where a lost segment breaks the connection and the replica resynchronises); allowed: false"
+                )));
+            }
+        }
+        if f.partitions > 0 {
+            return Err(ScenarioError(format!(
+                "{file}: [faults] partitions = {} is not modelled for primary-replica (a healed replication link resynchronises, and Sentinel demotes a partitioned primary); allowed: 0",
+                f.partitions
+            )));
+        }
+        let server_faults = f.crashes + f.pauses + f.clock_jumps + u8::from(f.max_drift > 0);
+        if f.targets.hits(Role::Server) && server_faults > 1 {
+            return Err(ScenarioError(format!(
+                "{file}: [faults] crashes + pauses + clock_jumps (+1 for max_drift) is {server_faults}, but primary-replica's Sentinel fails over once, so at most one fault may hit the servers; allowed: at most 1, or targets = \"clients\""
+            )));
+        }
+        Ok(p)
+    }
+}
+
+/// Node ids: the primary is 0, the replica 1, the Sentinel 2, clients
+/// 3..3+n, the resource last.
+const PRIMARY: Id = 0;
+const REPLICA: Id = 1;
+const SENTINEL: Id = 2;
+const FIRST_CLIENT: Id = 3;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// A Redis node: the primary and the replica run the same program.
+    Redis(Params),
+    Sentinel(Params),
+    Client(Params),
+    Resource(Params),
+}
+
+/// The lock key `lock`: its value is the owner's id (clients set unique
+/// values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Key {
+    pub owner: Id,
+}
+
+/// What a Redis node is to the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Standing {
+    /// Serves clients, and streams its writes to `replica` when one is
+    /// attached.
+    Primary { replica: Option<Id> },
+    /// A former primary, restarted: waits for the Sentinel to name the
+    /// primary to follow.
+    Detached,
+    /// Has asked `primary` for a full resynchronisation.
+    Syncing { primary: Id },
+    /// Applies `primary`'s replication stream.
+    Streaming { primary: Id },
+}
+
+/// The most shipments a `wait` primary has out unacknowledged.
+pub const MAX_UNACKED: u8 = 2;
+
+/// A granted `SET` whose `WAIT` is still blocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Waiting {
+    pub client: Id,
+    /// Which unacknowledged shipment holds the write, oldest first from 1;
+    /// 0 while it is not shipped yet.
+    pub shipment: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Redis {
+    pub standing: Standing,
+    pub key: Option<Key>,
+    /// Primary: the key changed since the last shipment to the replica
+    /// (the replication backlog, by its net effect).
+    pub unshipped: bool,
+    /// Primary, `wait` only: shipments not yet acknowledged.
+    pub unacked: u8,
+    /// Primary, `wait` only: granted `SET`s whose `WAIT` is blocked, by
+    /// client.
+    pub waiting: Vec<Waiting>,
+}
+
+/// The Sentinel's configuration. It fails over once, from the initial
+/// primary to the replica.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sentinel {
+    /// Watches the initial primary's pings.
+    Monitoring,
+    /// Has told the replica to take over and waits until it has.
+    Promoting,
+    /// The replica is the primary, and clients and the old primary are told.
+    Switched,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    pub script: Script,
+    /// The node the client believes is the primary.
+    pub primary: Id,
+    pub ghost: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Redis(Redis),
+    Sentinel(Sentinel),
+    Client(Client),
+    Resource(Resource),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Msg {
+    /// `SET lock me NX PX ttl` (then `WAIT 1 timeout` with `wait`).
+    SetNxPx,
+    /// `if GET lock == me then DEL lock`.
+    CompareAndDelete,
+    /// The key was set (with `wait`: and replicated); `token` is 0, as this
+    /// family has no fencing.
+    Granted {
+        token: u32,
+        ghost: u32,
+    },
+    /// The key exists: not set.
+    Refused,
+    /// The key was set, but `WAIT` timed out first (it returned 0).
+    WaitTimedOut,
+    /// Answer to a release.
+    Released,
+    /// The replication stream: the key as the primary has it now, with
+    /// the TTL left on its clock.
+    Replicate {
+        key: Option<Key>,
+        px: u8,
+    },
+    /// `PSYNC`: a replica asks for a full resynchronisation.
+    Sync,
+    /// The primary's dataset, for a replica that asked with `Sync`.
+    FullSync {
+        key: Option<Key>,
+        px: u8,
+    },
+    /// `REPLCONF ACK`: the replica applied a shipment (`wait` only).
+    Ack,
+    /// The primary's heartbeat to the Sentinel.
+    Ping,
+    /// A former primary is back, empty, and asks the Sentinel whom to
+    /// follow.
+    Restarted,
+    /// Sentinel's `REPLICAOF primary`.
+    ReplicaOf {
+        primary: Id,
+    },
+    /// Sentinel's `REPLICAOF NO ONE` to the replica it promotes.
+    Promote,
+    /// The replica now acts as primary (Sentinel reads `role:master`).
+    Promoted,
+    /// Sentinel's `+switch-master`, to clients.
+    NewPrimary {
+        id: Id,
+    },
+    Resource(ResourceMsg),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Timer {
+    /// Redis: the key's TTL.
+    KeyExpiry,
+    /// Primary: the next ping to the Sentinel.
+    Ping,
+    /// Primary: `client`'s `WAIT` gives up.
+    WaitTimeout { client: Id },
+    /// Sentinel: the primary is down when this fires.
+    DownAfter,
+    /// Client: wait before asking again.
+    Retry,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Step {
+    Acquire,
+    Write,
+    Replicate,
+}
+
+impl Node {
+    fn params(&self) -> &Params {
+        match self {
+            Node::Redis(p) | Node::Sentinel(p) | Node::Client(p) | Node::Resource(p) => p,
+        }
+    }
+
+    fn resource(&self) -> Id {
+        FIRST_CLIENT + self.params().clients as Id
+    }
+
+    fn clients(&self) -> std::ops::Range<Id> {
+        FIRST_CLIENT..self.resource()
+    }
+
+    fn wait(&self) -> bool {
+        self.params().replication == Replication::Wait
+    }
+}
+
+impl Redis {
+    fn new(standing: Standing) -> Redis {
+        Redis {
+            standing,
+            key: None,
+            unshipped: false,
+            unacked: 0,
+            waiting: Vec::new(),
+        }
+    }
+
+    /// The key changed: it is to be shipped, if a replica is attached (one
+    /// that attaches later gets the whole dataset).
+    fn wrote(&mut self) {
+        self.unshipped = matches!(self.standing, Standing::Primary { replica: Some(_) });
+    }
+}
+
+impl Actor for Node {
+    type State = State;
+    type Msg = Msg;
+    type Timer = Timer;
+    type Watch = ();
+    type Step = Step;
+
+    fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> State {
+        match self {
+            Node::Redis(p) if ctx.id == PRIMARY => {
+                out.set_timer(Timer::Ping, p.ping);
+                State::Redis(Redis::new(Standing::Primary { replica: Some(REPLICA) }))
+            }
+            Node::Redis(_) => State::Redis(Redis::new(Standing::Streaming { primary: PRIMARY })),
+            Node::Sentinel(p) => {
+                out.set_timer(Timer::DownAfter, p.down_after);
+                State::Sentinel(Sentinel::Monitoring)
+            }
+            Node::Client(p) => State::Client(Client {
+                script: Script::new(p.acquisitions),
+                primary: PRIMARY,
+                ghost: 0,
+            }),
+            Node::Resource(_) => State::Resource(Resource::default()),
+        }
+    }
+
+    fn steps(&self, ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
+        match state {
+            State::Client(c) => match c.script.phase {
+                Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
+                Phase::Holding => steps.push(Step::Write),
+                _ => {}
+            },
+            State::Redis(r) if r.unshipped && r.unacked < MAX_UNACKED => steps.push(Step::Replicate),
+            _ => {}
+        }
+    }
+
+    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+        match (state, step) {
+            // Acquire: SET lock me NX PX ttl, to the node believed primary.
+            (State::Client(c), Step::Acquire) => {
+                out.send(c.primary, Msg::SetNxPx);
+                c.script.phase = Phase::Acquiring;
+            }
+            // Write: the critical section's write.
+            (State::Client(c), Step::Write) => {
+                out.send(
+                    self.resource(),
+                    Msg::Resource(ResourceMsg::Write {
+                        token: 0,
+                        ghost: c.ghost,
+                    }),
+                );
+                c.script.phase = Phase::Writing;
+            }
+            // Replicate: ship the key as it is now to the replica.
+            (State::Redis(r), Step::Replicate) => {
+                if let Standing::Primary { replica: Some(to) } = r.standing {
+                    let (key, px) = dataset(ctx, r);
+                    out.send(to, Msg::Replicate { key, px });
+                    r.unshipped = false;
+                    if self.wait() {
+                        r.unacked += 1;
+                        for w in r.waiting.iter_mut().filter(|w| w.shipment == 0) {
+                            w.shipment = r.unacked;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+        match (self, state) {
+            (Node::Redis(p), State::Redis(r)) => redis_receive(p, ctx, r, src, msg, out),
+            (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, s, src, msg, out),
+            (Node::Client(p), State::Client(c)) => client_receive(p, c, src, msg, out),
+            (Node::Resource(_), State::Resource(r)) => {
+                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
+                    let answer = r.write(false, token, ghost, out);
+                    out.send(src, Msg::Resource(answer));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        match (state, timer) {
+            // The key's TTL ran out on this node's clock; a primary streams
+            // the deletion, a replica treats the key as gone (module doc).
+            (State::Redis(r), Timer::KeyExpiry) => {
+                r.key = None;
+                r.wrote();
+            }
+            (State::Redis(r), Timer::Ping) if matches!(r.standing, Standing::Primary { .. }) => {
+                out.send(SENTINEL, Msg::Ping);
+                out.set_timer(Timer::Ping, self.params().ping);
+            }
+            // WAIT returns 0: the replica has not acknowledged the write.
+            (State::Redis(r), Timer::WaitTimeout { client }) => {
+                r.waiting.retain(|w| w.client != client);
+                out.send(client, Msg::WaitTimedOut);
+            }
+            // Down-after elapsed without a ping: fail over, once.
+            (State::Sentinel(s @ Sentinel::Monitoring), Timer::DownAfter) => {
+                *s = Sentinel::Promoting;
+                out.send(REPLICA, Msg::Promote);
+            }
+            _ => {}
+        }
+    }
+
+    fn crash(&self, state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+        // Redis runs without persistence: only its configuration file
+        // survives, with the `replicaof` line Sentinel rewrote. The
+        // Sentinel keeps its own configuration file; clients start their
+        // script afresh.
+        if let State::Redis(r) = state {
+            *r = Redis::new(match r.standing {
+                Standing::Syncing { primary } | Standing::Streaming { primary } => Standing::Syncing { primary },
+                Standing::Primary { .. } | Standing::Detached => Standing::Detached,
+            });
+        }
+        timers.clear();
+    }
+
+    fn restart(&self, ctx: &Ctx<'_, Self>, durable: &State, out: &mut Out<Self>) -> State {
+        match (self, durable) {
+            // A replica resynchronises from the primary its configuration
+            // names; a primary waits for the Sentinel to name one.
+            (Node::Redis(_), State::Redis(r)) => {
+                match r.standing {
+                    Standing::Syncing { primary } => out.send(primary, Msg::Sync),
+                    _ => out.send(SENTINEL, Msg::Restarted),
+                }
+                State::Redis(r.clone())
+            }
+            (Node::Sentinel(p), State::Sentinel(s)) => {
+                match s {
+                    Sentinel::Monitoring => out.set_timer(Timer::DownAfter, p.down_after),
+                    Sentinel::Promoting => out.send(REPLICA, Msg::Promote),
+                    Sentinel::Switched => {}
+                }
+                State::Sentinel(*s)
+            }
+            _ => self.init(ctx, out),
+        }
+    }
+
+    fn persistence(&self) -> &'static str {
+        match self {
+            Node::Redis(_) => "empty, as a replica waiting for the Sentinel",
+            Node::Sentinel(_) => "with its configuration file",
+            _ => "empty",
+        }
+    }
+}
+
+/// The primary's dataset for its replica: the key, with the TTL left on
+/// the primary's clock (a key whose timer is due is already gone).
+fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
+    match (r.key, ctx.timer(Timer::KeyExpiry)) {
+        (Some(k), Some(left)) if left > 0 => (Some(k), left),
+        _ => (None, 0),
+    }
+}
+
+/// A Redis node executes one command atomically. Only a primary serves
+/// clients; only a replica applies a replication stream.
+fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
+    let wait = p.replication == Replication::Wait;
+    match (r.standing, msg) {
+        (Standing::Primary { .. }, Msg::SetNxPx) => {
+            if r.key.is_some() {
+                out.send(src, Msg::Refused);
+                return;
+            }
+            r.key = Some(Key { owner: src });
+            out.set_timer(Timer::KeyExpiry, p.ttl);
+            r.wrote();
+            if wait {
+                if p.wait_timeout > 0 {
+                    out.set_timer(Timer::WaitTimeout { client: src }, p.wait_timeout);
+                }
+                let w = Waiting {
+                    client: src,
+                    shipment: 0,
+                };
+                let at = r.waiting.partition_point(|x| x.client < src);
+                r.waiting.insert(at, w);
+            } else {
+                let ghost = out.next_ghost();
+                out.send(src, Msg::Granted { token: 0, ghost });
+            }
+        }
+        (Standing::Primary { .. }, Msg::CompareAndDelete) => {
+            if r.key.is_some_and(|k| k.owner == src) {
+                r.key = None;
+                out.cancel_timer(Timer::KeyExpiry);
+                r.wrote();
+            }
+            out.send(src, Msg::Released);
+        }
+        // A replica attaches: the dataset replaces the backlog, and its
+        // acknowledgement covers every write so far.
+        (Standing::Primary { .. }, Msg::Sync) => {
+            r.standing = Standing::Primary { replica: Some(src) };
+            r.unshipped = false;
+            if wait {
+                r.unacked = 1;
+                for w in r.waiting.iter_mut() {
+                    w.shipment = 1;
+                }
+            }
+            let (key, px) = dataset(ctx, r);
+            out.send(src, Msg::FullSync { key, px });
+        }
+        // The oldest shipment is acknowledged: WAIT returns 1 for the
+        // writes it held.
+        (Standing::Primary { replica: Some(from) }, Msg::Ack) if from == src => {
+            r.unacked = r.unacked.saturating_sub(1);
+            for w in r.waiting.iter().filter(|w| w.shipment == 1) {
+                out.cancel_timer(Timer::WaitTimeout { client: w.client });
+                let ghost = out.next_ghost();
+                out.send(w.client, Msg::Granted { token: 0, ghost });
+            }
+            r.waiting.retain(|w| w.shipment != 1);
+            for w in r.waiting.iter_mut().filter(|w| w.shipment > 1) {
+                w.shipment -= 1;
+            }
+        }
+        (Standing::Streaming { primary }, Msg::Replicate { key, px }) if primary == src => {
+            apply(r, key, px, out);
+            if wait {
+                out.send(src, Msg::Ack);
+            }
+        }
+        (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
+            apply(r, key, px, out);
+            r.standing = Standing::Streaming { primary };
+            if wait {
+                out.send(src, Msg::Ack);
+            }
+        }
+        // REPLICAOF NO ONE: take over as primary, with no replica of its
+        // own until one attaches.
+        (_, Msg::Promote) => {
+            r.standing = Standing::Primary { replica: None };
+            out.send(src, Msg::Promoted);
+        }
+        // REPLICAOF the primary it already follows: "already connected".
+        (Standing::Syncing { primary: now } | Standing::Streaming { primary: now }, Msg::ReplicaOf { primary })
+            if now == primary => {}
+        // REPLICAOF another primary: drop the dataset (and any blocked
+        // WAIT), and resynchronise.
+        (_, Msg::ReplicaOf { primary }) => {
+            for w in &r.waiting {
+                out.cancel_timer(Timer::WaitTimeout { client: w.client });
+            }
+            *r = Redis::new(Standing::Syncing { primary });
+            out.cancel_timer(Timer::KeyExpiry);
+            out.cancel_timer(Timer::Ping);
+            out.send(primary, Msg::Sync);
+        }
+        _ => {}
+    }
+}
+
+/// A replica takes the primary's key, with its own expiry timer.
+fn apply(r: &mut Redis, key: Option<Key>, px: u8, out: &mut Out<Node>) {
+    r.key = key;
+    match key {
+        Some(_) => out.set_timer(Timer::KeyExpiry, px),
+        None => out.cancel_timer(Timer::KeyExpiry),
+    }
+}
+
+fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match (*s, msg) {
+        // The primary is alive: down-after starts over.
+        (Sentinel::Monitoring, Msg::Ping) if src == PRIMARY => {
+            out.set_timer(Timer::DownAfter, node.params().down_after)
+        }
+        // The promotion took effect: switch clients and the old primary.
+        (Sentinel::Promoting, Msg::Promoted) if src == REPLICA => {
+            *s = Sentinel::Switched;
+            for c in node.clients() {
+                out.send(c, Msg::NewPrimary { id: REPLICA });
+            }
+            out.send(PRIMARY, Msg::ReplicaOf { primary: REPLICA });
+        }
+        // The old primary restarted: it follows the new one. Restarted
+        // before the switch, it is told at the switch.
+        (Sentinel::Switched, Msg::Restarted) if src == PRIMARY => out.send(src, Msg::ReplicaOf { primary: REPLICA }),
+        _ => {}
+    }
+}
+
+fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match (c.script.phase, msg) {
+        // Sentinel names a new primary: reconnect, and re-send what the
+        // old connection left unanswered.
+        (phase, Msg::NewPrimary { id }) if id != c.primary => {
+            c.primary = id;
+            match phase {
+                Phase::Acquiring => out.send(id, Msg::SetNxPx),
+                Phase::Releasing => out.send(id, Msg::CompareAndDelete),
+                _ => {}
+            }
+        }
+        // Release: the write is answered, so the critical section is over.
+        (Phase::Writing, Msg::Resource(ResourceMsg::Accepted | ResourceMsg::Rejected)) => {
+            out.send(c.primary, Msg::CompareAndDelete);
+            c.script.phase = Phase::Releasing;
+        }
+        // Redis's answers count only on the connection to the current primary.
+        _ if src != c.primary => {}
+        (Phase::Acquiring, Msg::Granted { ghost, .. }) => {
+            c.script.phase = Phase::Holding;
+            c.ghost = ghost;
+        }
+        (Phase::Acquiring, Msg::Refused) => {
+            c.script.phase = Phase::Want;
+            out.set_timer(Timer::Retry, p.retry);
+        }
+        // The key is set but not replicated: delete it, and ask again.
+        (Phase::Acquiring, Msg::WaitTimedOut) => {
+            out.send(c.primary, Msg::CompareAndDelete);
+            c.script.phase = Phase::Want;
+            out.set_timer(Timer::Retry, p.retry);
+        }
+        (Phase::Releasing, Msg::Released) => c.script.released(p.acquisitions),
+        _ => {}
+    }
+}
+
+impl Lock for Node {
+    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        scripts_view(state, |s| match s {
+            State::Client(c) => Some(c.script),
+            _ => None,
+        })
+    }
+}
+
+/// The world of a `primary-replica` scenario: `primary`, `replica`,
+/// `sentinel`, clients `c1`.., and the protected resource last.
+pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
+    let p = Params::read(sc)?;
+    let mut actors = vec![Node::Redis(p), Node::Redis(p), Node::Sentinel(p)];
+    let mut names: Vec<String> = vec!["primary".into(), "replica".into(), "sentinel".into()];
+    let mut roles = vec![Role::Server; 3];
+    for i in 1..=p.clients {
+        actors.push(Node::Client(p));
+        names.push(format!("c{i}"));
+        roles.push(Role::Client);
+    }
+    actors.push(Node::Resource(p));
+    names.push("resource".into());
+    roles.push(Role::Observer);
+    Ok(World {
+        actors,
+        names,
+        roles,
+        faults: sc.faults.clone(),
+        properties: stateright_properties(),
+        symmetry: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashSet, VecDeque};
+    use std::path::Path;
+
+    use super::*;
+    use crate::check::{check, Counterexample, Options};
+    use crate::properties::Prop;
+    use crate::scenario::{parse, Verdict};
+    use crate::world::Action;
+
+    const ASYNC: &str = include_str!("../../scenarios/replica-failover-async.toml");
+    const WAIT: &str = include_str!("../../scenarios/replica-failover-wait.toml");
+
+    fn scenario(text: &str) -> Scenario {
+        parse(Path::new("x.toml"), text).expect("a valid scenario")
+    }
+
+    /// The bundled scenario `text` with `[system]` lines replaced.
+    fn variant(text: &str, replace: &[(&str, &str)]) -> Scenario {
+        let mut t = text.to_string();
+        for (old, new) in replace {
+            assert!(t.contains(old), "{old}");
+            t = t.replace(old, new);
+        }
+        scenario(&t)
+    }
+
+    /// Every state reachable in `w`.
+    fn reachable(w: &World<Node>) -> Vec<WorldState<Node>> {
+        let init = w.init();
+        let mut seen = HashSet::from([init.clone()]);
+        let mut queue = VecDeque::from([init]);
+        let mut out = Vec::new();
+        let mut actions = Vec::new();
+        while let Some(s) = queue.pop_front() {
+            w.enabled(&s, &mut actions);
+            for a in actions.drain(..) {
+                if let Some(t) = w.after(&s, &a) {
+                    if seen.insert(t.clone()) {
+                        queue.push_back(t);
+                    }
+                }
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    fn mutual_exclusion_trace(sc: &Scenario) -> Counterexample<Node> {
+        let outcome = check(&world(sc).expect("builds"), &Options::default());
+        let me = outcome.get(Prop::MutualExclusion);
+        assert_eq!(me.verdict, Verdict::Violated);
+        me.trace.clone().expect("a violation has a trace")
+    }
+
+    #[test]
+    fn without_faults_every_property_holds_and_no_failover_happens() {
+        for text in [ASYNC, WAIT] {
+            let sc = variant(text, &[("crashes = 1", "crashes = 0")]);
+            let w = world(&sc).expect("builds");
+            let outcome = check(&w, &Options::default());
+            for p in Prop::ALL {
+                assert_eq!(outcome.get(p).verdict, Verdict::Holds, "{}", p.name());
+            }
+            let states = reachable(&w);
+            assert_eq!(states.len(), outcome.unique_states);
+            for s in &states {
+                assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(Sentinel::Monitoring));
+            }
+        }
+    }
+
+    /// The shortest two holders of the async scenario: the primary grants,
+    /// crashes with the key unshipped, and the promoted replica grants again.
+    #[test]
+    fn async_two_holders_come_from_a_crash_before_replicate() {
+        let sc = scenario(ASYNC);
+        let w = world(&sc).expect("builds");
+        let trace = mutual_exclusion_trace(&sc);
+        let mut s = w.init();
+        let mut crashed_unshipped = false;
+        let mut promoted = false;
+        for a in &trace.prefix {
+            if *a == (Action::Crash { node: PRIMARY }) {
+                let State::Redis(r) = &s.nodes[PRIMARY].state else {
+                    unreachable!()
+                };
+                assert!(r.unshipped && r.key.is_some(), "the granted key is not yet replicated");
+                crashed_unshipped = true;
+            }
+            assert_ne!(
+                *a,
+                Action::Step {
+                    node: PRIMARY,
+                    step: Step::Replicate
+                },
+                "the primary never ships the key"
+            );
+            s = w.after(&s, a).expect("the trace replays");
+            if let State::Redis(r) = &s.nodes[REPLICA].state {
+                promoted |= matches!(r.standing, Standing::Primary { .. });
+            }
+        }
+        assert!(crashed_unshipped && promoted);
+        let last = trace.prefix.last().expect("a trace has steps");
+        assert!(
+            matches!(
+                last,
+                Action::Deliver {
+                    src: REPLICA,
+                    msg: Msg::Granted { .. },
+                    ..
+                }
+            ),
+            "{last:?}"
+        );
+    }
+
+    /// `WAIT 1 0` blocks for ever: after a failover the new primary has no
+    /// replica, the key expires under a blocked `WAIT`, a second client sets
+    /// it, and one acknowledgement releases both.
+    #[test]
+    fn wait_without_a_timeout_gives_two_holders_without_losing_a_write() {
+        let sc = variant(WAIT, &[("wait_timeout = 3", "wait_timeout = 0")]);
+        let trace = mutual_exclusion_trace(&sc);
+        let fired = |node, timer| trace.prefix.contains(&Action::Fire { node, timer });
+        assert!(fired(REPLICA, Timer::KeyExpiry), "the key expires under a blocked WAIT");
+        let grants: Vec<_> = trace
+            .prefix
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a,
+                    Action::Deliver {
+                        src: REPLICA,
+                        msg: Msg::Granted { .. },
+                        ..
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(grants.len(), 2, "both holders were answered by the promoted replica");
+    }
+
+    #[test]
+    fn budgets_and_switches_this_model_cannot_answer_are_rejected() {
+        for (old, new) in [
+            ("crashes = 1", "crashes = 2"),
+            ("crashes = 1", "crashes = 1\npauses = 1\nmax_pause = 2"),
+            ("max_delay = 1", "max_delay = 1\nloss = true"),
+            ("max_delay = 1", "max_delay = 1\npartitions = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nwait_timeout = 3"),
+        ] {
+            let text = ASYNC.replace(old, new);
+            assert!(parse(Path::new("x.toml"), &text).is_err(), "{new}");
+        }
+        let clients_only = ASYNC
+            .replace("crashes = 1", "crashes = 2")
+            .replace("\"servers\"", "\"clients\"");
+        assert!(parse(Path::new("x.toml"), &clients_only).is_ok());
+    }
+}

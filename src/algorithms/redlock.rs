@@ -1,0 +1,603 @@
+//! `redlock`: N independent Redis masters, after the algorithm in the Redis
+//! documentation ("Distributed Locks with Redis"), with Kleppmann's critique
+//! and antirez's answer in mind. The spec is `specs/Redlock.tla`; actions
+//! appear here in its order: the client's steps Acquire, Check, Write; its
+//! handlers (a master's answer, the request timeout, the validity timer, a
+//! fencing token, the write's answer); then the masters' handlers, the
+//! counter, and the lock view.
+//!
+//! The client, as the documentation describes it:
+//! 1. reads its clock (a stopwatch started: T1) and sends `SET lock me NX PX
+//!    ttl` to every master, each request with a timeout much shorter than
+//!    the TTL;
+//! 2. when every master has answered or the timeout has fired, reads the
+//!    stopwatch (T2 − T1) and holds the lock only if a majority (N/2 + 1)
+//!    said yes and validity = ttl − (T2 − T1) − drift is above zero;
+//!    otherwise it unlocks every master and retries after a delay;
+//! 3. holds the lock until a validity timer of that length fires. Checking
+//!    that timer (Check) and using the resource (Write) are separate steps,
+//!    as they are in a real client: the window between them is exactly what
+//!    a pause after acquiring exploits;
+//! 4. releases by compare-and-delete on every master, without waiting.
+//!
+//! A restarted master comes back `empty` (no persistence), with its `fsync`ed
+//! keys, or `delayed`: empty, and answering nothing until the TTL has passed
+//! (antirez's fix). Fencing tokens come either from the lock's own value
+//! (random, so not monotonic) or from a separate counter service, asked in
+//! the same step that decides the lock is held.
+
+use serde::{Deserialize, Serialize};
+
+use super::client::{Phase, Script};
+use super::resource::{Resource, ResourceMsg};
+use crate::properties::{stateright_properties, Lock, LockView};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
+
+/// What survives a master's restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Restart {
+    /// Nothing: Redis without persistence.
+    Empty,
+    /// Every acknowledged `SET`, with its expiry as an absolute time.
+    Fsync,
+    /// Nothing, and the master answers no request until the TTL has passed.
+    Delayed,
+}
+
+/// Where a fencing token comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fencing {
+    None,
+    /// The lock's random value: unique, but in no particular order.
+    LockValue,
+    /// A separate counter service (`INCR`), asked when the lock is won.
+    Counter,
+}
+
+/// When the adversary may pause a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PauseWindow {
+    Any,
+    /// Only while it is acquiring (antirez's case).
+    Acquiring,
+}
+
+/// The `[system]` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    pub masters: u8,
+    pub clients: u8,
+    /// Key expiry, in a master's ticks.
+    pub ttl: u8,
+    /// The per-request timeout, in the client's ticks.
+    pub timeout: u8,
+    /// The clock-drift allowance subtracted from the validity, in ticks.
+    pub drift: u8,
+    /// Validity the client insists on having left when it checks, to cover
+    /// its own work (the write and its answer): the documentation leaves
+    /// "finish within the validity time" to the user.
+    pub margin: u8,
+    /// Ticks a client waits before trying again. The documentation asks
+    /// for a random delay; a fixed one as long as the request timeout keeps
+    /// the clients apart about as well, and the checker stays adversarial.
+    pub retry: u8,
+    pub restart: Restart,
+    pub fencing: Fencing,
+    pub pause_window: PauseWindow,
+    pub acquisitions: u8,
+}
+
+impl Params {
+    pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
+        let mut k = sc.system_keys();
+        let p = Params {
+            masters: k.uint("masters", 1, 7, 3)?,
+            clients: k.uint("clients", 1, 4, 2)?,
+            ttl: k.uint("ttl", 1, 30, 8)?,
+            timeout: k.uint("timeout", 1, 30, 2)?,
+            drift: k.uint("drift", 0, 10, 1)?,
+            margin: k.uint("margin", 0, 10, 2)?,
+            retry: k.uint("retry", 1, 10, 3)?,
+            restart: k.choice(
+                "restart",
+                &[
+                    ("empty", Restart::Empty),
+                    ("fsync", Restart::Fsync),
+                    ("delayed", Restart::Delayed),
+                ],
+                Restart::Empty,
+            )?,
+            fencing: k.choice(
+                "fencing",
+                &[
+                    ("none", Fencing::None),
+                    ("lock-value", Fencing::LockValue),
+                    ("counter", Fencing::Counter),
+                ],
+                Fencing::None,
+            )?,
+            pause_window: k.choice(
+                "pause_window",
+                &[("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)],
+                PauseWindow::Any,
+            )?,
+            acquisitions: sc.acquisitions,
+        };
+        k.finish()?;
+        if p.timeout >= p.ttl {
+            return Err(ScenarioError(format!(
+                "{}: [system] timeout = {} must be shorter than ttl = {}; allowed: 1 to {}",
+                sc.path.display(),
+                p.timeout,
+                p.ttl,
+                p.ttl.saturating_sub(1).max(1)
+            )));
+        }
+        Ok(p)
+    }
+
+    pub fn quorum(&self) -> u32 {
+        self.masters as u32 / 2 + 1
+    }
+
+    /// Every master, as a bit mask over master ids.
+    fn all_masters(&self) -> u8 {
+        ((1u16 << self.masters) - 1) as u8
+    }
+
+    fn counter(&self) -> Id {
+        self.masters as Id + self.clients as Id
+    }
+
+    fn resource(&self) -> Id {
+        self.counter() + usize::from(self.fencing == Fencing::Counter)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Master(Params),
+    Client(Params),
+    Counter,
+    Resource(Params),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Master {
+    /// The client whose value the key `lock` holds.
+    pub key: Option<Id>,
+    /// `delayed` restart: answering nothing until the TTL has passed.
+    pub recovering: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    pub script: Script,
+    /// Numbers this attempt's requests (mod 2), so a late answer to the
+    /// previous attempt is not counted.
+    pub round: u8,
+    /// Masters that answered this attempt, and those that said yes (masks).
+    pub answered: u8,
+    pub yes: u8,
+    /// Checked the validity timer and found time left: about to write.
+    pub checked: bool,
+    /// The fencing token, once known (0 without fencing).
+    pub token: Option<u32>,
+    pub ghost: u32,
+}
+
+impl Client {
+    /// Drops what only mattered to the attempt or the hold that just ended,
+    /// so equal situations are equal states.
+    fn forget(&mut self) {
+        self.answered = 0;
+        self.yes = 0;
+        self.checked = false;
+        self.token = None;
+        self.ghost = 0;
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Master(Master),
+    Client(Client),
+    Counter(u32),
+    Resource(Resource),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Msg {
+    /// `SET lock me NX PX ttl`, for attempt `round`.
+    Lock {
+        round: u8,
+    },
+    /// A master's answer.
+    Locked {
+        round: u8,
+        ok: bool,
+    },
+    /// Compare-and-delete: `if GET lock == me then DEL lock`.
+    Unlock,
+    /// Ask the counter service for a token (`INCR`).
+    Incr,
+    Token {
+        token: u32,
+    },
+    Resource(ResourceMsg),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Timer {
+    /// Master: the key's TTL.
+    KeyExpiry,
+    /// Master: a `delayed` restart ends.
+    Recovered,
+    /// Client: the per-request timeout.
+    Timeout,
+    /// Client: what is left of the lock's validity.
+    Validity,
+    /// Client: wait before trying again.
+    Retry,
+}
+
+/// Client: T1, the stopwatch started when an attempt begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Elapsed;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Step {
+    Acquire,
+    Check,
+    Write,
+}
+
+impl Node {
+    fn params(&self) -> Option<&Params> {
+        match self {
+            Node::Master(p) | Node::Client(p) | Node::Resource(p) => Some(p),
+            Node::Counter => None,
+        }
+    }
+}
+
+impl Actor for Node {
+    type State = State;
+    type Msg = Msg;
+    type Timer = Timer;
+    type Watch = Elapsed;
+    type Step = Step;
+
+    fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
+        match self {
+            Node::Master(_) => State::Master(Master::default()),
+            Node::Client(p) => State::Client(Client {
+                script: Script::new(p.acquisitions),
+                round: 0,
+                answered: 0,
+                yes: 0,
+                checked: false,
+                token: None,
+                ghost: 0,
+            }),
+            Node::Counter => State::Counter(0),
+            Node::Resource(_) => State::Resource(Resource::default()),
+        }
+    }
+
+    fn steps(&self, ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
+        let State::Client(c) = state else { return };
+        match c.script.phase {
+            Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
+            Phase::Holding if !c.checked && c.token.is_some() => steps.push(Step::Check),
+            Phase::Holding if c.checked => steps.push(Step::Write),
+            _ => {}
+        }
+    }
+
+    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p)) = (state, self) else {
+            return;
+        };
+        match step {
+            // Acquire: T1, then SET NX PX on every master, with a timeout.
+            Step::Acquire => {
+                c.round = (c.round + 1) % 2;
+                c.answered = 0;
+                c.yes = 0;
+                out.start_watch(Elapsed);
+                for m in 0..p.masters as Id {
+                    out.send(m, Msg::Lock { round: c.round });
+                }
+                out.set_timer(Timer::Timeout, p.timeout);
+                c.script.phase = Phase::Acquiring;
+            }
+            // Check: is there validity left for the work? Only then use the resource.
+            Step::Check => {
+                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
+                    c.checked = true;
+                    out.cancel_timer(Timer::Validity);
+                } else {
+                    give_up(p, c, out);
+                }
+            }
+            // Write: the critical section's write, with the token if fenced.
+            Step::Write => {
+                let write = ResourceMsg::Write {
+                    token: c.token.unwrap_or(0),
+                    ghost: c.ghost,
+                };
+                out.send(p.resource(), Msg::Resource(write));
+                c.script.phase = Phase::Writing;
+            }
+        }
+    }
+
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+        match (self, state) {
+            (Node::Master(p), State::Master(m)) => master_receive(p, m, src, msg, out),
+            (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, src, msg, out),
+            (Node::Counter, State::Counter(n)) if msg == Msg::Incr => {
+                *n += 1;
+                out.send(src, Msg::Token { token: *n });
+            }
+            (Node::Resource(p), State::Resource(r)) => {
+                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
+                    let answer = r.write(p.fencing != Fencing::None, token, ghost, out);
+                    out.send(src, Msg::Resource(answer));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&self, ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        match (self, state, timer) {
+            (Node::Client(p), State::Client(c), Timer::Timeout) if c.script.phase == Phase::Acquiring => {
+                decide(p, c, ctx, out)
+            }
+            // The validity ran out before the client checked it: lost.
+            (Node::Client(p), State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => {
+                give_up(p, c, out)
+            }
+            (Node::Master(_), State::Master(m), Timer::KeyExpiry) => m.key = None,
+            (Node::Master(_), State::Master(m), Timer::Recovered) => m.recovering = false,
+            _ => {}
+        }
+    }
+
+    fn crash(&self, state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+        match (self, state) {
+            // fsync: the key survives, and its expiry is an absolute time on
+            // disk that keeps running while the master is down.
+            (Node::Master(p), State::Master(_)) if p.restart == Restart::Fsync => {
+                timers.retain(|(t, _)| *t == Timer::KeyExpiry)
+            }
+            (Node::Master(_), s) => {
+                *s = State::Master(Master::default());
+                timers.clear();
+            }
+            _ => timers.clear(),
+        }
+    }
+
+    fn restart(&self, ctx: &Ctx<'_, Self>, durable: &State, out: &mut Out<Self>) -> State {
+        match (self, durable) {
+            (Node::Master(p), State::Master(m)) if p.restart == Restart::Fsync => {
+                let mut m = *m;
+                match ctx.timer(Timer::KeyExpiry) {
+                    Some(0) => m.key = None,
+                    Some(left) => out.set_timer(Timer::KeyExpiry, left),
+                    None => {}
+                }
+                State::Master(m)
+            }
+            (Node::Master(p), _) if p.restart == Restart::Delayed => {
+                out.set_timer(Timer::Recovered, p.ttl);
+                State::Master(Master {
+                    key: None,
+                    recovering: true,
+                })
+            }
+            _ => self.init(ctx, out),
+        }
+    }
+
+    fn watch_cap(&self, _: Elapsed) -> u8 {
+        // Any elapsed time of a TTL or more leaves no validity.
+        self.params().map_or(u8::MAX, |p| p.ttl)
+    }
+
+    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
+        // Masks are over master ids (below 8); an id renamed out of that
+        // range (symmetry's erasure) lands on the top bit.
+        let remap = |mask: u8| {
+            (0..8)
+                .filter(|b| mask & (1 << b) != 0)
+                .fold(0u8, |m, b| m | 1 << ids(b).min(7))
+        };
+        match state {
+            State::Master(m) => m.key = m.key.map(ids),
+            State::Client(c) => {
+                c.answered = remap(c.answered);
+                c.yes = remap(c.yes);
+            }
+            _ => {}
+        }
+    }
+
+    fn may_pause(&self, state: &State) -> bool {
+        match (self, state) {
+            (Node::Client(p), State::Client(c)) if p.pause_window == PauseWindow::Acquiring => {
+                c.script.phase == Phase::Acquiring
+            }
+            _ => true,
+        }
+    }
+
+    fn persistence(&self) -> &'static str {
+        match self {
+            Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
+            Node::Master(p) if p.restart == Restart::Delayed => "empty, silent for one TTL",
+            _ => "empty",
+        }
+    }
+}
+
+/// The client's answer handler.
+fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match (c.script.phase, msg) {
+        (Phase::Acquiring, Msg::Locked { round, ok }) if round == c.round => {
+            c.answered |= 1 << src;
+            if ok {
+                c.yes |= 1 << src;
+            }
+            if c.answered == p.all_masters() {
+                decide(p, c, ctx, out);
+            }
+        }
+        (Phase::Holding, Msg::Token { token }) if c.token.is_none() => c.token = Some(token),
+        // The write is answered: release on every master, without waiting.
+        (Phase::Writing, Msg::Resource(_)) => {
+            unlock_all(p, out);
+            c.forget();
+            c.script.released(p.acquisitions);
+        }
+        _ => {}
+    }
+}
+
+/// T2: every master answered or the timeout fired. Hold the lock only with
+/// a majority and validity left.
+fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
+    out.cancel_timer(Timer::Timeout);
+    out.stop_watch(Elapsed);
+    let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
+    let validity = p.ttl as i16 - elapsed - p.drift as i16;
+    if c.yes.count_ones() < p.quorum() || validity <= 0 {
+        give_up(p, c, out);
+        return;
+    }
+    c.script.phase = Phase::Holding;
+    c.answered = 0;
+    c.yes = 0;
+    c.ghost = out.next_ghost();
+    out.set_timer(Timer::Validity, validity as u8);
+    c.token = match p.fencing {
+        Fencing::None => Some(0),
+        // The value each client sets is unique but random: node ids stand
+        // for it, in no relation to the order of acquisitions.
+        Fencing::LockValue => Some(ctx.id as u32),
+        Fencing::Counter => {
+            out.send(p.counter(), Msg::Incr);
+            None
+        }
+    };
+}
+
+/// The attempt failed or the lock was lost: unlock every master, retry later.
+fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    unlock_all(p, out);
+    out.cancel_timer(Timer::Validity);
+    c.script.phase = Phase::Want;
+    c.forget();
+    out.set_timer(Timer::Retry, p.retry);
+}
+
+fn unlock_all(p: &Params, out: &mut Out<Node>) {
+    for m in 0..p.masters as Id {
+        out.send(m, Msg::Unlock);
+    }
+}
+
+/// A master runs each command atomically; a recovering one answers nothing.
+fn master_receive(p: &Params, m: &mut Master, src: Id, msg: Msg, out: &mut Out<Node>) {
+    if m.recovering {
+        return;
+    }
+    match msg {
+        Msg::Lock { round } => {
+            let ok = m.key.is_none();
+            if ok {
+                m.key = Some(src);
+                out.set_timer(Timer::KeyExpiry, p.ttl);
+            }
+            out.send(src, Msg::Locked { round, ok });
+        }
+        Msg::Unlock if m.key == Some(src) => {
+            m.key = None;
+            out.cancel_timer(Timer::KeyExpiry);
+        }
+        _ => {}
+    }
+}
+
+impl Lock for Node {
+    /// A client believes it holds the lock while its validity timer is
+    /// above zero, and, once it has checked that timer, until it has
+    /// written and released (DESIGN.md §5).
+    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        let mut v = LockView::default();
+        for (i, n) in state.nodes.iter().enumerate() {
+            let State::Client(c) = &n.state else { continue };
+            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
+            let holds = match c.script.phase {
+                Phase::Holding => c.checked || valid,
+                Phase::Writing => true,
+                _ => false,
+            };
+            if holds {
+                v.holding |= 1 << i;
+            }
+            if c.script.wants() {
+                v.wanting |= 1 << i;
+            }
+        }
+        v
+    }
+}
+
+/// The world of a `redlock` scenario: masters s1..sN, clients c1..,
+/// the counter service (with counter fencing), the resource.
+pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
+    let p = Params::read(sc)?;
+    let mut actors = Vec::new();
+    let mut names = Vec::new();
+    let mut roles = Vec::new();
+    for i in 1..=p.masters {
+        actors.push(Node::Master(p));
+        names.push(format!("s{i}"));
+        roles.push(Role::Server);
+    }
+    for i in 1..=p.clients {
+        actors.push(Node::Client(p));
+        names.push(format!("c{i}"));
+        roles.push(Role::Client);
+    }
+    if p.fencing == Fencing::Counter {
+        actors.push(Node::Counter);
+        names.push("counter".into());
+        roles.push(Role::Observer);
+    }
+    actors.push(Node::Resource(p));
+    names.push("resource".into());
+    roles.push(Role::Observer);
+    let mut symmetry = Vec::new();
+    if sc.symmetry {
+        // Masters run the same program. So do clients, unless their lock
+        // values are the fencing tokens: ids then carry an order.
+        symmetry.push((0..p.masters as Id).collect());
+        if p.fencing != Fencing::LockValue && p.clients > 1 {
+            symmetry.push((p.masters as Id..(p.masters + p.clients) as Id).collect());
+        }
+    }
+    Ok(World {
+        actors,
+        names,
+        roles,
+        faults: sc.faults.clone(),
+        properties: stateright_properties(),
+        symmetry,
+    })
+}

@@ -1,0 +1,242 @@
+//! Symmetry reduction (DESIGN.md §6, §12): stateright's BFS ignores
+//! `.symmetry()`, so the world canonicalises states itself. Nodes in one
+//! declared group run the same program and may be renamed freely; a state
+//! is replaced by the representative of its orbit, found by sorting each
+//! group's nodes on a signature that does not depend on names, and breaking
+//! remaining ties by the smallest fingerprint over the tied orders. The
+//! renaming applied is returned, so traces can be mapped back to the names
+//! of the run they describe.
+
+use super::{fingerprint, Action, Actor, Envelope, Id, World, WorldState};
+
+/// `perm[old] = new`.
+pub type Renaming = Vec<Id>;
+
+impl<A: Actor> World<A> {
+    /// Applies a renaming to every node id in the state.
+    pub fn rename_state(&self, s: &WorldState<A>, perm: &[Id]) -> WorldState<A> {
+        let ids = |i: Id| perm[i];
+        let mut nodes = s.nodes.clone();
+        for (old, node) in s.nodes.iter().enumerate() {
+            let mut n = node.clone();
+            self.actors[old].rename(&mut n.state, &ids);
+            nodes[perm[old]] = n;
+        }
+        let mut net: Vec<Envelope<A::Msg>> = s
+            .net
+            .iter()
+            .map(|e| {
+                let mut msg = e.msg.clone();
+                self.actors[e.dst].rename_msg(&mut msg, &ids);
+                Envelope {
+                    src: perm[e.src],
+                    dst: perm[e.dst],
+                    msg,
+                    age: e.age,
+                }
+            })
+            .collect();
+        if self.faults.reorder {
+            net.sort();
+        } else {
+            net.sort_by_key(|e| (e.src, e.dst));
+        }
+        let mut cut: Vec<(Id, Id)> = s
+            .cut
+            .iter()
+            .map(|&(a, b)| (perm[a].min(perm[b]), perm[a].max(perm[b])))
+            .collect();
+        cut.sort();
+        WorldState {
+            nodes,
+            net,
+            cut,
+            spent: s.spent,
+            ghost: s.ghost,
+            history: s.history,
+        }
+    }
+
+    /// Applies a renaming to an action.
+    pub fn rename_action(&self, a: &Action<A>, perm: &[Id]) -> Action<A> {
+        let ids = |i: Id| perm[i];
+        let msg = |m: &A::Msg, dst: Id| {
+            let mut m = m.clone();
+            self.actors[dst].rename_msg(&mut m, &ids);
+            m
+        };
+        match a {
+            Action::Tick | Action::Heal => a.clone(),
+            Action::Step { node, step } => Action::Step {
+                node: perm[*node],
+                step: *step,
+            },
+            Action::Fire { node, timer } => Action::Fire {
+                node: perm[*node],
+                timer: *timer,
+            },
+            Action::Deliver { src, dst, msg: m } => Action::Deliver {
+                src: perm[*src],
+                dst: perm[*dst],
+                msg: msg(m, *dst),
+            },
+            Action::Lose { src, dst, msg: m } => Action::Lose {
+                src: perm[*src],
+                dst: perm[*dst],
+                msg: msg(m, *dst),
+            },
+            Action::Duplicate { src, dst, msg: m } => Action::Duplicate {
+                src: perm[*src],
+                dst: perm[*dst],
+                msg: msg(m, *dst),
+            },
+            Action::Restart { node } => Action::Restart { node: perm[*node] },
+            Action::Crash { node } => Action::Crash { node: perm[*node] },
+            Action::Pause { node, ticks } => Action::Pause {
+                node: perm[*node],
+                ticks: *ticks,
+            },
+            Action::Partition { a, b } => Action::Partition {
+                a: perm[*a].min(perm[*b]),
+                b: perm[*a].max(perm[*b]),
+            },
+            Action::ClockJump { node, by } => Action::ClockJump {
+                node: perm[*node],
+                by: *by,
+            },
+            Action::ClockFast { node } => Action::ClockFast { node: perm[*node] },
+            Action::ClockSlow { node } => Action::ClockSlow { node: perm[*node] },
+        }
+    }
+
+    /// Which group a node belongs to, if any.
+    fn group_of(&self, id: Id) -> Option<usize> {
+        self.symmetry.iter().position(|g| g.contains(&id))
+    }
+
+    /// A name-free signature of one node: its own state with every id
+    /// erased, its clock, and the messages it sends and receives with the
+    /// other end named only by its group.
+    fn signature(&self, s: &WorldState<A>, id: Id) -> u64 {
+        let erase = |_: Id| usize::MAX;
+        let n = &s.nodes[id];
+        let mut state = n.state.clone();
+        self.actors[id].rename(&mut state, &erase);
+        let end = |other: Id| self.group_of(other).map_or(other, |g| usize::MAX - g);
+        let mut links: Vec<(bool, Id, u64, u8)> = s
+            .net
+            .iter()
+            .filter(|e| e.src == id || e.dst == id)
+            .map(|e| {
+                let mut m = e.msg.clone();
+                self.actors[e.dst].rename_msg(&mut m, &erase);
+                (
+                    e.src == id,
+                    end(if e.src == id { e.dst } else { e.src }),
+                    fingerprint(&m),
+                    e.age,
+                )
+            })
+            .collect();
+        links.sort_unstable();
+        fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links))
+    }
+
+    /// The orbit's representative and the renaming that produced it.
+    pub fn canonical(&self, s: WorldState<A>) -> (WorldState<A>, Renaming) {
+        let n = s.nodes.len();
+        let identity: Renaming = (0..n).collect();
+        if self.symmetry.is_empty() {
+            return (s, identity);
+        }
+        // Each group's members in signature order, with runs of ties.
+        let mut orders: Vec<Vec<Vec<Id>>> = Vec::new();
+        for group in &self.symmetry {
+            let mut keyed: Vec<(u64, Id)> = group.iter().map(|&id| (self.signature(&s, id), id)).collect();
+            keyed.sort_unstable();
+            let mut runs: Vec<Vec<Id>> = Vec::new();
+            let mut last = None;
+            for (k, id) in keyed {
+                match runs.last_mut() {
+                    Some(run) if last == Some(k) => run.push(id),
+                    _ => runs.push(vec![id]),
+                }
+                last = Some(k);
+            }
+            orders.push(runs);
+        }
+        let renaming = |order: &[Vec<Id>]| {
+            let mut perm = identity.clone();
+            for (group, members) in self.symmetry.iter().zip(order) {
+                let mut slots = group.clone();
+                slots.sort_unstable();
+                for (slot, &old) in slots.iter().zip(members) {
+                    perm[old] = *slot;
+                }
+            }
+            perm
+        };
+        // No ties: the signatures alone fix the order.
+        if orders.iter().all(|runs| runs.iter().all(|r| r.len() == 1)) {
+            let order: Vec<Vec<Id>> = orders.iter().map(|runs| runs.iter().map(|r| r[0]).collect()).collect();
+            let perm = renaming(&order);
+            return (self.rename_state(&s, &perm), perm);
+        }
+        let mut best: Option<(u64, WorldState<A>, Renaming)> = None;
+        let mut candidate = |order: &[Vec<Id>]| {
+            let perm = renaming(order);
+            let t = self.rename_state(&s, &perm);
+            let fp = fingerprint(&t);
+            if best.as_ref().is_none_or(|(b, _, _)| fp < *b) {
+                best = Some((fp, t, perm));
+            }
+        };
+        for_each_order(&orders, &mut Vec::new(), &mut candidate);
+        match best {
+            Some((_, t, perm)) => (t, perm),
+            None => (s, identity),
+        }
+    }
+}
+
+/// Calls `f` with every way to order each group: its runs in sequence,
+/// each run in every order of its members.
+fn for_each_order(groups: &[Vec<Vec<Id>>], done: &mut Vec<Vec<Id>>, f: &mut impl FnMut(&[Vec<Id>])) {
+    let Some((runs, rest)) = groups.split_first() else {
+        f(done);
+        return;
+    };
+    let mut orders: Vec<Vec<Id>> = vec![Vec::new()];
+    for run in runs {
+        let mut next = Vec::new();
+        for prefix in &orders {
+            for p in permutations(run) {
+                let mut o = prefix.clone();
+                o.extend(p);
+                next.push(o);
+            }
+        }
+        orders = next;
+    }
+    for o in orders {
+        done.push(o);
+        for_each_order(rest, done, f);
+        done.pop();
+    }
+}
+
+fn permutations(items: &[Id]) -> Vec<Vec<Id>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let x = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, x);
+            out.push(p);
+        }
+    }
+    out
+}
