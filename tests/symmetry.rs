@@ -1,0 +1,128 @@
+//! Symmetry reduction: the representative of a state must not depend on
+//! the names its nodes happen to have, and checking the quotient must reach
+//! the same safety verdicts, with counterexamples of the same (shortest)
+//! length, as checking every state.
+
+mod common;
+
+use common::{run, scenario};
+use locksmith::algorithms::{dispatch, Job};
+use locksmith::check::Options;
+use locksmith::properties::{Lock, Prop};
+use locksmith::scenario::{Scenario, Verdict};
+use locksmith::world::{fingerprint, World};
+
+/// Every renaming that permutes nodes within the world's groups.
+fn renamings(n: usize, groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut out = vec![(0..n).collect::<Vec<usize>>()];
+    for g in groups {
+        let mut next = Vec::new();
+        for base in &out {
+            for p in permutations(g) {
+                let mut perm = base.clone();
+                for (from, to) in g.iter().zip(&p) {
+                    perm[*from] = *to;
+                }
+                next.push(perm);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    (0..items.len())
+        .flat_map(|i| {
+            let mut rest = items.to_vec();
+            let x = rest.remove(i);
+            permutations(&rest).into_iter().map(move |mut p| {
+                p.insert(0, x);
+                p
+            })
+        })
+        .collect()
+}
+
+struct Invariance(usize);
+
+impl Job for Invariance {
+    type Output = usize;
+    /// Walks `self.0` states breadth-first (unreduced) and checks that every
+    /// renaming of each has the same representative. Returns the number of
+    /// states whose orbit had more than one member.
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> usize {
+        assert!(!world.symmetry.is_empty(), "{} declares symmetry", sc.name);
+        let perms = renamings(world.actors.len(), &world.symmetry);
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = std::collections::VecDeque::from([world.init()]);
+        let mut nontrivial = 0;
+        while let Some(s) = queue.pop_front() {
+            if seen.len() >= self.0 {
+                break;
+            }
+            if !seen.insert(fingerprint(&s)) {
+                continue;
+            }
+            let canon = fingerprint(&world.canonical(s.clone()).0);
+            let mut orbit = std::collections::HashSet::new();
+            for p in &perms {
+                let renamed = world.rename_state(&s, p);
+                orbit.insert(fingerprint(&renamed));
+                assert_eq!(
+                    fingerprint(&world.canonical(renamed).0),
+                    canon,
+                    "{}: a renaming changes the representative",
+                    sc.name
+                );
+            }
+            nontrivial += usize::from(orbit.len() > 1);
+            let mut next = Vec::new();
+            world.enabled(&s, &mut next);
+            queue.extend(next.iter().filter_map(|a| world.after(&s, a)));
+        }
+        nontrivial
+    }
+}
+
+#[test]
+fn the_representative_does_not_depend_on_names() {
+    for name in ["redlock-no-fsync", "redlock-gc-pause-fencing", "redlock-five-masters"] {
+        let nontrivial = dispatch(&scenario(name), Invariance(3000)).expect("builds");
+        assert!(
+            nontrivial > 100,
+            "{name}: the test saw only {nontrivial} states with a nontrivial orbit"
+        );
+    }
+}
+
+#[test]
+fn the_quotient_keeps_safety_verdicts_and_shortest_lengths() {
+    for name in ["redlock-no-faults", "redlock-no-fsync"] {
+        let mut sc = scenario(name);
+        sc.symmetry = true;
+        let reduced = run(&sc, Options::default());
+        sc.symmetry = false;
+        let full = run(&sc, Options::default());
+        assert!(
+            reduced.unique_states * 3 < full.unique_states,
+            "{name}: {} vs {}",
+            reduced.unique_states,
+            full.unique_states
+        );
+        for p in Prop::SAFETY {
+            assert_eq!(reduced.verdict(p), full.verdict(p), "{name}: {}", p.name());
+            assert_eq!(reduced.steps(p), full.steps(p), "{name}: {} shortest length", p.name());
+        }
+        for p in [Prop::DeadlockFreedom, Prop::StarvationFreedom] {
+            assert_eq!(
+                reduced.verdict(p),
+                Verdict::Unknown,
+                "{name}: liveness is not checked on the quotient"
+            );
+        }
+    }
+}
