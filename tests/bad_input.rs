@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use toml::{Table, Value};
+
+mod common;
+use common::{locksmith, TempDir};
 
 /// A valid single-redis scenario that the cases below break one key at a
 /// time.
@@ -38,54 +40,6 @@ acquisitions = 1
 mutual_exclusion = "violated"
 deadlock_freedom = "holds"
 "#;
-
-/// A directory under the system's temp dir, unique to one test of this
-/// process, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("locksmith-bad-input-{test}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("create the temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn locksmith<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        // Unset, so that a panic would also print its RUST_BACKTRACE hint.
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run locksmith");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// `VALID` with `from` (which must occur exactly once) replaced by `to`.
 fn edit(from: &str, to: &str) -> String {

@@ -9,61 +9,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-/// A directory under the system's temp dir, unique to one test of this
-/// process, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("locksmith-cli-{test}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("create the temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn locksmith<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run locksmith");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
-        "locksmith panicked:\n{}",
-        run.stderr
-    );
-    run
-}
+mod common;
+use common::{locksmith, Run, TempDir};
 
 /// The names of the bundled scenarios (`scenarios/*.toml`), sorted.
 fn bundled() -> Vec<String> {

@@ -6,50 +6,18 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-/// A directory under the system's temp dir, unique to one test of this
-/// process, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("locksmith-determinism-{test}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("create the temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 /// Runs locksmith with `args` and the extra environment `env`, asserts it
 /// exits 0 and returns its stdout.
 fn locksmith(args: &[&OsStr], env: &[(&str, &OsStr)]) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_locksmith"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run locksmith");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+    let run = common::locksmith_env(args, env);
+    assert_eq!(run.code, 0, "{args:?}: {}{}", run.stdout, run.stderr);
+    run.stdout
 }
 
 /// Every file under `root`, by its path relative to `root`.

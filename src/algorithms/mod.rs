@@ -12,7 +12,7 @@ pub mod single_redis;
 
 use crate::properties::{stateright_properties, Lock};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Role, World};
+use crate::world::{Id, Role, World};
 
 /// The `algorithm` values scenario files may name.
 pub const NAMES: &[&str] = &["lock-table", "primary-replica", "redlock", "single-redis"];
@@ -60,26 +60,61 @@ pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// A world of one server (node 0, named `server.1`), `clients` clients
-/// (`c1`..) and the protected resource (last).
+/// The nodes of a world in id order, as an algorithm lays them out.
+pub struct Layout<A: Lock> {
+    actors: Vec<A>,
+    names: Vec<String>,
+    roles: Vec<Role>,
+}
+
+impl<A: Lock> Default for Layout<A> {
+    fn default() -> Self {
+        Layout {
+            actors: Vec::new(),
+            names: Vec::new(),
+            roles: Vec::new(),
+        }
+    }
+}
+
+impl<A: Lock> Layout<A> {
+    /// Adds one node; returns its id.
+    pub fn node(&mut self, actor: A, name: impl Into<String>, role: Role) -> Id {
+        self.actors.push(actor);
+        self.names.push(name.into());
+        self.roles.push(role);
+        self.actors.len() - 1
+    }
+
+    /// Adds `count` nodes running `actor`, named `{prefix}1`, `{prefix}2`...;
+    /// returns their ids.
+    pub fn nodes(&mut self, actor: &A, prefix: &str, count: u8, role: Role) -> Vec<Id> {
+        (1..=count)
+            .map(|i| self.node(actor.clone(), format!("{prefix}{i}"), role))
+            .collect()
+    }
+
+    /// The world of these nodes under the scenario's faults. `symmetry`:
+    /// groups of interchangeable nodes, empty for none.
+    #[must_use]
+    pub fn world(self, sc: &Scenario, symmetry: Vec<Vec<Id>>) -> World<A> {
+        World {
+            actors: self.actors,
+            names: self.names,
+            roles: self.roles,
+            faults: sc.faults.clone(),
+            properties: stateright_properties(),
+            symmetry,
+        }
+    }
+}
+
+/// A world of one server (node 0), `clients` clients (`c1`..) and the
+/// protected resource (last).
 pub fn one_server_world<A: Lock>(sc: &Scenario, server: (A, &str), client: A, clients: u8, resource: A) -> World<A> {
-    let mut actors = vec![server.0];
-    let mut names = vec![server.1.to_string()];
-    let mut roles = vec![Role::Server];
-    for i in 1..=clients {
-        actors.push(client.clone());
-        names.push(format!("c{i}"));
-        roles.push(Role::Client);
-    }
-    actors.push(resource);
-    names.push("resource".into());
-    roles.push(Role::Observer);
-    World {
-        actors,
-        names,
-        roles,
-        faults: sc.faults.clone(),
-        properties: stateright_properties(),
-        symmetry: Vec::new(),
-    }
+    let mut layout = Layout::default();
+    layout.node(server.0, server.1, Role::Server);
+    layout.nodes(&client, "c", clients, Role::Client);
+    layout.node(resource, "resource", Role::Observer);
+    layout.world(sc, Vec::new())
 }

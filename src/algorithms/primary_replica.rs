@@ -94,7 +94,8 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{scripts_view, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
-use crate::properties::{stateright_properties, Lock, LockView};
+use super::Layout;
+use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
 
@@ -738,25 +739,13 @@ impl Lock for Node {
 /// `sentinel`, clients `c1`.., and the protected resource last.
 pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     let p = Params::read(sc)?;
-    let mut actors = vec![Node::Redis(p), Node::Redis(p), Node::Sentinel(p)];
-    let mut names: Vec<String> = vec!["primary".into(), "replica".into(), "sentinel".into()];
-    let mut roles = vec![Role::Server; 3];
-    for i in 1..=p.clients {
-        actors.push(Node::Client(p));
-        names.push(format!("c{i}"));
-        roles.push(Role::Client);
-    }
-    actors.push(Node::Resource(p));
-    names.push("resource".into());
-    roles.push(Role::Observer);
-    Ok(World {
-        actors,
-        names,
-        roles,
-        faults: sc.faults.clone(),
-        properties: stateright_properties(),
-        symmetry: Vec::new(),
-    })
+    let mut layout = Layout::default();
+    layout.node(Node::Redis(p), "primary", Role::Server);
+    layout.node(Node::Redis(p), "replica", Role::Server);
+    layout.node(Node::Sentinel(p), "sentinel", Role::Server);
+    layout.nodes(&Node::Client(p), "c", p.clients, Role::Client);
+    layout.node(Node::Resource(p), "resource", Role::Observer);
+    Ok(layout.world(sc, Vec::new()))
 }
 
 #[cfg(test)]

@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{Phase, Script};
 use super::resource::{Resource, ResourceMsg};
-use crate::properties::{stateright_properties, Lock, LockView};
+use super::Layout;
+use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
 
@@ -562,42 +563,21 @@ impl Lock for Node {
 /// the counter service (with counter fencing), the resource.
 pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     let p = Params::read(sc)?;
-    let mut actors = Vec::new();
-    let mut names = Vec::new();
-    let mut roles = Vec::new();
-    for i in 1..=p.masters {
-        actors.push(Node::Master(p));
-        names.push(format!("s{i}"));
-        roles.push(Role::Server);
-    }
-    for i in 1..=p.clients {
-        actors.push(Node::Client(p));
-        names.push(format!("c{i}"));
-        roles.push(Role::Client);
-    }
+    let mut layout = Layout::default();
+    let masters = layout.nodes(&Node::Master(p), "s", p.masters, Role::Server);
+    let clients = layout.nodes(&Node::Client(p), "c", p.clients, Role::Client);
     if p.fencing == Fencing::Counter {
-        actors.push(Node::Counter);
-        names.push("counter".into());
-        roles.push(Role::Observer);
+        layout.node(Node::Counter, "counter", Role::Observer);
     }
-    actors.push(Node::Resource(p));
-    names.push("resource".into());
-    roles.push(Role::Observer);
+    layout.node(Node::Resource(p), "resource", Role::Observer);
     let mut symmetry = Vec::new();
     if sc.symmetry {
         // Masters run the same program. So do clients, unless their lock
         // values are the fencing tokens: ids then carry an order.
-        symmetry.push((0..p.masters as Id).collect());
-        if p.fencing != Fencing::LockValue && p.clients > 1 {
-            symmetry.push((p.masters as Id..(p.masters + p.clients) as Id).collect());
+        symmetry.push(masters);
+        if p.fencing != Fencing::LockValue && clients.len() > 1 {
+            symmetry.push(clients);
         }
     }
-    Ok(World {
-        actors,
-        names,
-        roles,
-        faults: sc.faults.clone(),
-        properties: stateright_properties(),
-        symmetry,
-    })
+    Ok(layout.world(sc, symmetry))
 }

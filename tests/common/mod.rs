@@ -33,9 +33,9 @@ impl Result {
     }
 }
 
-struct Run(Options);
+struct Check(Options);
 
-impl Job for Run {
+impl Job for Check {
     type Output = Result;
     fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> Result {
         summarise(&check(&world, &self.0))
@@ -55,5 +55,73 @@ pub fn summarise<A: locksmith::world::Actor>(o: &Outcome<A>) -> Result {
 }
 
 pub fn run(sc: &Scenario, opts: Options) -> Result {
-    dispatch(sc, Run(opts)).expect("the scenario builds")
+    dispatch(sc, Check(opts)).expect("the scenario builds")
+}
+
+/// A directory under the system's temp dir, unique to one test of this
+/// process, removed when dropped.
+pub struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("locksmith-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the temp dir");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    pub fn join(&self, p: impl AsRef<std::path::Path>) -> std::path::PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// How a run of the `locksmith` binary ended.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the binary from the crate root, with extra environment `env`.
+/// `RUST_BACKTRACE` is unset, so that a panic would also print its hint;
+/// a panic fails the test.
+pub fn locksmith_env<I, S>(args: I, env: &[(&str, &std::ffi::OsStr)]) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_locksmith"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run locksmith");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked"), "locksmith panicked:\n{}", run.stderr);
+    run
+}
+
+/// Runs the binary from the crate root (see [`locksmith_env`]).
+pub fn locksmith<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    locksmith_env(args, &[])
 }
