@@ -55,7 +55,12 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         sc.name
     );
     let _ = writeln!(md, "{}\n", verdict_line(world, prop, &states, loop_at));
-    let legend: Vec<String> = world.names.iter().enumerate().map(|(i, n)| format!("{i} = {n}")).collect();
+    let legend: Vec<String> = world
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{i} = {n}"))
+        .collect();
     let _ = writeln!(md, "States refer to nodes by number: {}.\n", legend.join(", "));
 
     let _ = writeln!(md, "## Steps\n");
