@@ -196,10 +196,11 @@ impl Actor for Node {
         match durable {
             State::Database(d) => {
                 let mut d = *d;
-                match (d.row.as_mut(), ctx.timer(Timer::RowExpiry)) {
-                    (Some(row), Some(0)) => row.expired = true,
-                    (Some(_), Some(left)) => out.set_timer(Timer::RowExpiry, left),
-                    _ => {}
+                // The expiry timer survives a crash only with its row.
+                if ctx.resume(Timer::RowExpiry, out) {
+                    if let Some(row) = d.row.as_mut() {
+                        row.expired = true;
+                    }
                 }
                 State::Database(d)
             }

@@ -387,10 +387,8 @@ impl Actor for Node {
         match (self, durable) {
             (Node::Master(p), State::Master(m)) if p.restart == Restart::Fsync => {
                 let mut m = *m;
-                match ctx.timer(Timer::KeyExpiry) {
-                    Some(0) => m.key = None,
-                    Some(left) => out.set_timer(Timer::KeyExpiry, left),
-                    None => {}
+                if ctx.resume(Timer::KeyExpiry, out) {
+                    m.key = None;
                 }
                 State::Master(m)
             }

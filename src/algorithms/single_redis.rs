@@ -321,10 +321,8 @@ impl Actor for Node {
         match (self, durable) {
             (Node::Server(p), State::Server(s)) if p.restart == Restart::Fsync => {
                 let mut s = *s;
-                match ctx.timer(Timer::KeyExpiry) {
-                    Some(0) => s.key = None,
-                    Some(left) => out.set_timer(Timer::KeyExpiry, left),
-                    None => {}
+                if ctx.resume(Timer::KeyExpiry, out) {
+                    s.key = None;
                 }
                 State::Server(s)
             }

@@ -103,6 +103,21 @@ impl<A: Actor> Ctx<'_, A> {
         self.timers.iter().find(|(t, _)| *t == timer).map(|(_, v)| *v)
     }
 
+    /// For [`Actor::restart`]: resumes a timer that [`Actor::crash`] kept
+    /// (a durable deadline, which ran on while the node was down). Returns
+    /// true when it ran out meanwhile; otherwise re-arms it with what is
+    /// left, if it was set at all.
+    pub fn resume(&self, timer: A::Timer, out: &mut Out<A>) -> bool {
+        match self.timer(timer) {
+            Some(0) => true,
+            Some(left) => {
+                out.set_timer(timer, left);
+                false
+            }
+            None => false,
+        }
+    }
+
     /// Local ticks since `watch` started (saturating), or `None` when it is
     /// not running.
     pub fn elapsed(&self, watch: A::Watch) -> Option<u8> {
