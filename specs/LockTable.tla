@@ -31,9 +31,14 @@
 (*   phase, left     Client::script; acquired is Client::ghost (renamed:   *)
 (*                   ghost is the world's)                                 *)
 (*   max_token, max_ghost   Resource (tokens are always 0 here)            *)
+(* Ghost numbers only grow: Rust renumbers them by rank after every action *)
+(* (src/world/ranks.rs); here RankedVars is that renumbered state, and the *)
+(* .cfg's VIEW makes TLC count states by it.                               *)
 (* Not modelled, because no scenario of this family uses them: stopwatches *)
 (* (this algorithm starts none), clock drift and jumps (Node::skew stays   *)
-(* 0), partitions (cut stays empty), loss, duplication and reordering.     *)
+(* 0), partitions (cut stays empty), loss, duplication (Envelope::copied   *)
+(* stays false), reordering, and recovery = "none" (Restart is always fair *)
+(* here).                                                                  *)
 (*                                                                         *)
 (* Node ids as in Rust: the database is 0, clients 1..Clients, the         *)
 (* resource Clients + 1.                                                   *)
@@ -141,12 +146,15 @@ Released(c) ==
          /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). They are urgent: time does not *)
-(* pass while a running client has one.                                    *)
+(* Client steps (Actor::steps and on_step). Write is urgent: time does     *)
+(* not pass while a running client has it. Acquire is not                  *)
+(* (Actor::urgent): a client comes to want the lock, and retries after its *)
+(* back-off, at any moment, any number of ticks later, but not never (it   *)
+(* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
 CanWrite(c) == phase[c] = "Holding"
-HasStep(n) == n \in ClientIds /\ (CanAcquire(n) \/ CanWrite(n))
+HasUrgentStep(n) == n \in ClientIds /\ CanWrite(n)
 
 \* Acquire: INSERT the row.
 Acquire(c) ==
@@ -292,10 +300,11 @@ Fire(n, t) ==
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled step of a
-\* running node, nor a message to a running node in flight MaxDelay ticks.
+\* World::time_blocked: time cannot pass a due timer or an enabled urgent
+\* step of a running node, nor a message to a running node in flight
+\* MaxDelay ticks.
 TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
+    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
@@ -407,6 +416,34 @@ Fairness ==
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
+(* Renumbering (src/world/ranks.rs). Ghost numbers are only ever compared, *)
+(* so Rust replaces each by its rank among the ghost numbers present in    *)
+(* the state and the world's counter (0, "none", stays 0) after every      *)
+(* action. RankedVars is the state so renumbered: two states with the same *)
+(* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
+(* RankedVars makes TLC count the states the Rust checker counts. Tokens   *)
+(* are always 0 here (no fencing): there is nothing to renumber in them.   *)
+
+Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
+
+InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+Numbered == {m \in InFlight : m.type \in {"Inserted", "Write"}}
+
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
+      \cup (IF row = None THEN {} ELSE {row.ghost}) \cup {m.ghost : m \in Numbered}
+
+RankedVars ==
+    LET G == GhostValues
+        rg(v) == Rank(v, G)
+        msg(m) == IF m.type \in {"Inserted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
+    IN  <<status, pause, timers,
+          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
+          spent, rg(ghost), history,
+          IF row = None THEN None ELSE [row EXCEPT !.ghost = rg(@)],
+          phase, left, [c \in ClientIds |-> rg(acquired[c])], max_token, rg(max_ghost)>>
+
+-----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
@@ -429,8 +466,9 @@ NoStaleWrite == "StaleWrite" \notin history
 \* guarded by owner = me, so this flag is never raised here).
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step.
-Granted(c) == c \notin Holding /\ c \in Holding'
+\* Client c is granted the lock in this step: it stops wanting it
+\* (properties.rs's acquired).
+Granted(c) == c \in Wanting /\ c \notin Wanting'
 
 \* Once faults stop, whenever a running client wants the lock, some client
 \* eventually acquires it: no run ends in a suffix where some running client

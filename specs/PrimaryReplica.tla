@@ -37,10 +37,14 @@
 (*   max_ghost       Resource (its max_token stays 0: this family has no   *)
 (*                   fencing, every token is 0, so it is left out, as are  *)
 (*                   the tokens of Granted and Write)                      *)
+(* Ghost numbers only grow and are only compared: Rust renumbers them by   *)
+(* rank after every action (src/world/ranks.rs); here RankedVars is that   *)
+(* renumbered state, and the .cfg's VIEW makes TLC count states by it.     *)
 (* Not modelled, because the Rust module rejects them or no scenario of    *)
 (* this family uses them: stopwatches (this algorithm starts none), clock  *)
 (* drift and jumps (Node::skew stays 0), partitions (cut stays empty),     *)
-(* loss, duplication and reordering.                                       *)
+(* loss, duplication and reordering, and recovery = "none" (Restart is     *)
+(* always fair here).                                                      *)
 (*                                                                         *)
 (* Node ids as in Rust: the primary is 0, the replica 1, the Sentinel 2,   *)
 (* clients 3..Clients + 2, the resource Clients + 3. Node names are the    *)
@@ -211,16 +215,19 @@ Released(c) ==
          /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
 
 -----------------------------------------------------------------------------
-(* Own steps (Actor::steps and on_step). They are urgent: time does not    *)
-(* pass while a running node has one.                                      *)
+(* Own steps (Actor::steps and on_step). Write and Replicate are urgent:   *)
+(* time does not pass while a running node has one. Acquire is not         *)
+(* (Actor::urgent): a client comes to want the lock, and retries after its *)
+(* back-off, at any moment, any number of ticks later, but not never (it   *)
+(* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
 CanWrite(c) == phase[c] = "Holding"
 \* A Redis node lists Replicate whenever the key is unshipped and fewer
 \* than MaxUnacked shipments are out, whatever its standing.
 CanReplicate(r) == unshipped[r] /\ unacked[r] < MaxUnacked
-HasStep(n) == \/ n \in ClientIds /\ (CanAcquire(n) \/ CanWrite(n))
-              \/ n \in RedisNodes /\ CanReplicate(n)
+HasUrgentStep(n) == \/ n \in ClientIds /\ CanWrite(n)
+                    \/ n \in RedisNodes /\ CanReplicate(n)
 
 \* Acquire: SET lock me NX PX ttl, to the node believed primary.
 Acquire(c) ==
@@ -595,10 +602,11 @@ Fire(n, t) ==
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled step of a
-\* running node, nor a message to a running node in flight MaxDelay ticks.
+\* World::time_blocked: time cannot pass a due timer or an enabled urgent
+\* step of a running node, nor a message to a running node in flight
+\* MaxDelay ticks.
 TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
+    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
@@ -736,6 +744,42 @@ Fairness ==
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
+(* Renumbering (src/world/ranks.rs). Ghost numbers (the world's counter,   *)
+(* the clients' acquired, those of Granted and Write, the resource's       *)
+(* max_ghost) are only ever compared, so Rust replaces each by its rank    *)
+(* among the ghost numbers present in the state (0, "none", stays 0) after *)
+(* every action. RankedVars is the state so renumbered: two states with    *)
+(* the same RankedVars have the same future up to renumbering, so the      *)
+(* .cfg's VIEW RankedVars makes TLC count the states the Rust checker      *)
+(* counts. (This family has no fencing: there are no tokens to renumber.)  *)
+
+Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
+
+InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
+      \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Granted", "Write"}}}
+
+\* TLC builds a function [x \in S |-> e] lazily and makes it concrete when
+\* it fingerprints a state. Under a VIEW it fingerprints the view instead,
+\* so a variable the view rewrites would stay lazy, which TLC 2.15
+\* mishandles (it fails writing such a state to its disk queue, or
+\* printing it in a trace). Comparing the variable with itself makes TLC
+\* evaluate it, as fingerprinting would.
+Concrete(v) == v = v
+
+RankedVars ==
+    LET G == GhostValues
+        rg(v) == Rank(v, G)
+        msg(m) == IF m.type \in {"Granted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
+    IN  IF ~(Concrete(net) /\ Concrete(acquired)) THEN <<>> ELSE
+        <<status, pause, timers,
+          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
+          spent, rg(ghost), history, standing, key, unshipped, unacked, waiting, sentinel,
+          phase, left, primary, [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
+
+-----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 Standings == [kind : {"Primary", "Detached", "Syncing", "Streaming"}, peer : RedisNodes \cup {None}]
@@ -765,8 +809,9 @@ NoStaleWrite == "StaleWrite" \notin history
 \* compare-and-delete script never does: the flag is never raised).
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step.
-Granted(c) == c \notin Holding /\ c \in Holding'
+\* Client c is granted the lock in this step: it stops wanting it
+\* (properties.rs's acquired).
+Granted(c) == c \in Wanting /\ c \notin Wanting'
 
 \* Once faults stop, whenever a running client wants the lock, some client
 \* eventually acquires it.

@@ -29,8 +29,8 @@
 (*   status, pause   Node::status (Up, Paused(pause), Down)                *)
 (*   timers          Node::timers, as a function from timer name to ticks  *)
 (*   elapsed         Node::watches of a client: the stopwatch Elapsed (T1) *)
-(*                   counting up and saturating at Ttl (watch_cap), or     *)
-(*                   None when it is not running                           *)
+(*                   counting up and saturating at WatchCap, or None when  *)
+(*                   it is not running                                     *)
 (*   net             WorldState::net, as one FIFO queue per link           *)
 (*   spent           WorldState::spent                                     *)
 (*   ghost, history  WorldState::ghost and WorldState::history (flag bits  *)
@@ -41,9 +41,13 @@
 (*                   of master ids), checked, token as in Client; acquired *)
 (*                   is Client::ghost (renamed: ghost is the world's)      *)
 (*   max_token, max_ghost   Resource                                       *)
-(* Not modelled, because no redlock scenario uses them: clock drift       *)
-(* (Node::skew stays 0), partitions (cut stays empty), loss, duplication   *)
-(* and reordering.                                                         *)
+(* Values that only grow (ghost numbers; with counter fencing, tokens) are *)
+(* renumbered by rank after every action in Rust (src/world/ranks.rs);     *)
+(* here RankedVars is that renumbered state, and the .cfg's VIEW makes TLC *)
+(* count states by it.                                                     *)
+(* Not modelled, because no redlock scenario uses them: clock drift        *)
+(* (Node::skew stays 0), partitions (cut stays empty), loss, duplication,  *)
+(* reordering, and recovery = "none" (Restart is always fair here).        *)
 (*                                                                         *)
 (* Node ids as in Rust: masters 0..Masters-1, then the clients, then the   *)
 (* counter service (only with Fencing = "counter"), then the resource.     *)
@@ -114,7 +118,7 @@ VARIABLES
     status,     \* status[n] \in {"Up", "Paused", "Down"}
     pause,      \* ticks of pause left; 0 unless status[n] = "Paused"
     timers,     \* timers[n]: set timer names -> local ticks left
-    elapsed,    \* elapsed[c]: the stopwatch T1, 0..Ttl, or None
+    elapsed,    \* elapsed[c]: the stopwatch T1, 0..WatchCap, or None
     net,        \* net[<<src, dst>>]: messages in flight, send order
     spent,      \* faults spent: [crashes, pauses, jumps]
     ghost,      \* the last ghost number drawn (numbers acquisitions)
@@ -173,6 +177,12 @@ Up(n) == status[n] = "Up"
 
 Clamp(v, lo, hi) == IF v < lo THEN lo ELSE IF v > hi THEN hi ELSE v
 
+\* World::watch_cap: where the stopwatch saturates. Any elapsed time of a
+\* TTL or more leaves no validity, but saturation is sound only for a clock
+\* that never goes back: while clock jumps remain in the budget, the cap sits
+\* above Ttl by every tick they could still take back (sp: the faults spent).
+WatchCap(sp) == Ttl + (ClockJumps - sp.jumps) * MaxJump
+
 -----------------------------------------------------------------------------
 (* The client's script (client.rs) and the lock view (redlock.rs's         *)
 (* lock_view and properties.rs).                                           *)
@@ -183,7 +193,12 @@ Clamp(v, lo, hi) == IF v < lo THEN lo ELSE IF v > hi THEN hi ELSE v
 Holds(c) ==
     \/ phase[c] = "Holding" /\ (checked[c] \/ (IsSet(c, "Validity") /\ timers[c]["Validity"] > 0))
     \/ phase[c] = "Writing"
-Wants(c) == phase[c] \in {"Want", "Acquiring"}
+\* A client wants the lock until it may use it: a client that won a
+\* majority but has not passed its Check yet still wants it (and may hold
+\* it too, for mutual exclusion).
+Wants(c) ==
+    \/ phase[c] \in {"Want", "Acquiring"}
+    \/ phase[c] = "Holding" /\ ~checked[c]
 
 \* The lock view counts running (not crashed) clients only.
 Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
@@ -238,13 +253,16 @@ Decide(c, q, tm, y) ==
                 /\ UNCHANGED checked
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). They are urgent: time does not *)
-(* pass while a running client has one.                                    *)
+(* Client steps (Actor::steps and on_step). Check and Write are urgent:    *)
+(* time does not pass while a running client has one. Acquire is not       *)
+(* (Actor::urgent): a client comes to want the lock, and retries after its *)
+(* back-off, at any moment, any number of ticks later, but not never (it   *)
+(* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
 CanCheck(c) == phase[c] = "Holding" /\ ~checked[c] /\ token[c] # None
 CanWrite(c) == phase[c] = "Holding" /\ checked[c]
-HasStep(n) == n \in ClientIds /\ (CanAcquire(n) \/ CanCheck(n) \/ CanWrite(n))
+HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
 
 \* Acquire: T1, then SET NX PX on every master, with a timeout.
 Acquire(c) ==
@@ -463,22 +481,23 @@ Fire(n, t) ==
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses, jumps.   *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled step of a
-\* running node, nor a message to a running node in flight MaxDelay ticks.
+\* World::time_blocked: time cannot pass a due timer or an enabled urgent
+\* step of a running node, nor a message to a running node in flight
+\* MaxDelay ticks.
 TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
+    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
 \* World::time_matters: a tick must change something.
 TimeMatters ==
     \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ \E c \in ClientIds : elapsed[c] # None /\ elapsed[c] < Ttl
+    \/ \E c \in ClientIds : elapsed[c] # None /\ elapsed[c] < WatchCap(spent)
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
 
 \* One tick of real time. Every node's clock runs, a crashed one's too (an
 \* fsynced key's expiry is an absolute deadline); stopwatches saturate at
-\* Ttl; a paused node's pause counts down; messages age, saturating at
+\* WatchCap; a paused node's pause counts down; messages age, saturating at
 \* MaxDelay. (TimeMatters = TRUE: TLC then evaluates TimeMatters once,
 \* instead of generating the same successor once per witness of its
 \* existentials, so its "states generated" is the Rust checker's
@@ -489,7 +508,7 @@ Tick ==
                     [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
     /\ elapsed' = [c \in ClientIds |->
                     IF elapsed[c] = None THEN None
-                    ELSE IF elapsed[c] < Ttl THEN elapsed[c] + 1 ELSE Ttl]
+                    ELSE Clamp(elapsed[c] + 1, 0, WatchCap(spent))]
     /\ status' = [n \in Nodes |->
                     IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
     /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
@@ -580,15 +599,17 @@ Pause(n, k) ==
                    clientVars, resourceVars>>
 
 \* Fault: a node's clock steps by `by` local ticks at once (an NTP step):
-\* timers run down (or back up) and stopwatches move by as much.
+\* timers run down (or back up) and stopwatches move by as much, within
+\* the cap that the jumps still left in the budget allow (the jump is
+\* counted as spent first).
 ClockJump(n, by) ==
     /\ Targeted(n) /\ status[n] # "Down" /\ spent.jumps < ClockJumps
+    /\ spent' = [spent EXCEPT !.jumps = @ + 1]
     /\ timers' = [timers EXCEPT ![n] =
                     [t \in DOMAIN timers[n] |-> Clamp(timers[n][t] - by, 0, 255)]]
     /\ elapsed' = IF n \in ClientIds /\ elapsed[n] # None
-                  THEN [elapsed EXCEPT ![n] = Clamp(elapsed[n] + by, 0, Ttl)]
+                  THEN [elapsed EXCEPT ![n] = Clamp(elapsed[n] + by, 0, WatchCap(spent'))]
                   ELSE elapsed
-    /\ spent' = [spent EXCEPT !.jumps = @ + 1]
     /\ UNCHANGED <<status, pause, net, ghost, history, masterVars, issued,
                    phase, left, round, answered, yes, checked, token, acquired,
                    resourceVars>>
@@ -644,13 +665,50 @@ Fairness ==
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
+(* Renumbering (src/world/ranks.rs). Ghost numbers, and with counter       *)
+(* fencing the counter's value and the tokens drawn from it, are only ever *)
+(* compared, so Rust replaces each by its rank among the values of its     *)
+(* sequence present in the state (0, "none", stays 0) after every action.  *)
+(* RankedVars is the state so renumbered: two states with the same         *)
+(* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
+(* RankedVars makes TLC count the states the Rust checker counts. Lock     *)
+(* values (Fencing = "lock-value") are node ids, not renumbered.           *)
+
+Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
+
+InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
+      \cup {w.ghost : w \in {m \in InFlight : m.type = "Write"}}
+
+Counted == Fencing = "counter"
+TokenValues ==
+    {0, issued, max_token} \cup {token[c] : c \in {d \in ClientIds : token[d] # None}}
+      \cup {w.token : w \in {m \in InFlight : m.type \in {"Write", "Token"}}}
+
+RankedVars ==
+    LET G == GhostValues
+        T == TokenValues
+        rg(v) == Rank(v, G)
+        rt(v) == IF Counted /\ v # None THEN Rank(v, T) ELSE v
+        msg(m) == CASE m.type = "Write" -> [m EXCEPT !.ghost = rg(@), !.token = rt(@)]
+                    [] m.type = "Token" -> [m EXCEPT !.token = rt(@)]
+                    [] OTHER -> m
+    IN  <<status, pause, timers, elapsed,
+          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
+          spent, rg(ghost), history, key, recovering, rt(issued), phase, left, round,
+          answered, yes, checked, [c \in ClientIds |-> rt(token[c])],
+          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
+
+-----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
     /\ status \in [Nodes -> {"Up", "Paused", "Down"}]
     /\ pause \in [Nodes -> 0..MaxPause]
     /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ elapsed \in [ClientIds -> 0..Ttl \cup {None}]
+    /\ elapsed \in [ClientIds -> 0..WatchCap(spent) \cup {None}]
     /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses, jumps : 0..ClockJumps]
     /\ history \subseteq {"StaleWrite"}
     /\ key \in [MasterIds -> ClientIds \cup {None}]
@@ -673,8 +731,9 @@ NoStaleWrite == "StaleWrite" \notin history
 \* compare-and-delete raises no flag, so this holds by construction.
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step.
-Granted(c) == c \notin Holding /\ c \in Holding'
+\* Client c is granted the lock in this step: it stops wanting it
+\* (properties.rs's acquired). A majority whose Check fails is no grant.
+Granted(c) == c \in Wanting /\ c \notin Wanting'
 
 \* Once faults stop, whenever a running client wants the lock, some client
 \* eventually acquires it.

@@ -28,9 +28,15 @@
 (*   phase, left     Client::script; expire, token as in Client; acquired  *)
 (*                   is Client::ghost (renamed: ghost is the world's)      *)
 (*   max_token, max_ghost   Resource                                       *)
+(* Values that only grow (ghost numbers; the fencing counter and tokens)   *)
+(* are renumbered by rank after every action in Rust (src/world/ranks.rs); *)
+(* here RankedVars is that renumbered state, and the .cfg's VIEW makes TLC *)
+(* count states by it.                                                     *)
 (* Not modelled, because no scenario of this family uses them: stopwatches *)
 (* (this algorithm starts none), clock drift and jumps (Node::skew stays   *)
-(* 0), partitions (cut stays empty), loss, duplication and reordering.     *)
+(* 0), partitions (cut stays empty), loss, duplication (Envelope::copied   *)
+(* stays false), reordering, and recovery = "none" (Restart is always fair *)
+(* here).                                                                  *)
 (*                                                                         *)
 (* Node ids as in Rust: the server is 0, clients 1..Clients, the resource  *)
 (* Clients + 1.                                                            *)
@@ -153,13 +159,16 @@ Released(c) ==
          /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). They are urgent: time does not *)
-(* pass while a running client has one.                                    *)
+(* Client steps (Actor::steps and on_step). Expire and Write are urgent:   *)
+(* time does not pass while a running client has one. Acquire is not       *)
+(* (Actor::urgent): a client comes to want the lock, and retries after its *)
+(* back-off, at any moment, any number of ticks later, but not never (it   *)
+(* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
 CanExpire(c) == phase[c] = "Holding" /\ expire[c] = "ToSend"
 CanWrite(c) == phase[c] = "Holding" /\ expire[c] = "Done"
-HasStep(n) == n \in ClientIds /\ (CanAcquire(n) \/ CanExpire(n) \/ CanWrite(n))
+HasUrgentStep(n) == n \in ClientIds /\ (CanExpire(n) \/ CanWrite(n))
 
 \* Acquire: SETNX, or SET NX PX.
 Acquire(c) ==
@@ -393,10 +402,11 @@ Fire(n, t) ==
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled step of a
-\* running node, nor a message to a running node in flight MaxDelay ticks.
+\* World::time_blocked: time cannot pass a due timer or an enabled urgent
+\* step of a running node, nor a message to a running node in flight
+\* MaxDelay ticks.
 TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
+    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
@@ -520,6 +530,45 @@ Fairness ==
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
+(* Renumbering (src/world/ranks.rs). Ghost numbers, and the fencing        *)
+(* counter's value and the tokens drawn from it, are only ever compared,   *)
+(* so Rust replaces each by its rank among the values of its sequence      *)
+(* present in the state (0, "none", stays 0) after every action.           *)
+(* RankedVars is the state so renumbered: two states with the same         *)
+(* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
+(* RankedVars makes TLC count the states the Rust checker counts.          *)
+
+Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
+
+InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+Numbered == {m \in InFlight : m.type \in {"Granted", "Write"}}
+
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
+      \cup (IF key = None THEN {} ELSE {key.ghost}) \cup {m.ghost : m \in Numbered}
+
+TokenValues ==
+    {0, fence, max_token} \cup {token[c] : c \in ClientIds} \cup {m.token : m \in Numbered}
+
+RankedVars ==
+    LET G == GhostValues
+        T == TokenValues
+        rg(v) == Rank(v, G)
+        \* A fence that a crash and a restart without persistence reset to 0
+        \* is compared with older tokens by its distance to them, so tokens
+        \* are renumbered only where that cannot happen (Params::rank_tokens).
+        rt(v) == IF RestartMode = "fsync" \/ Crashes = 0 \/ Targets = "clients"
+                 THEN Rank(v, T) ELSE v
+        msg(m) == IF m.type \in {"Granted", "Write"}
+                  THEN [m EXCEPT !.ghost = rg(@), !.token = rt(@)] ELSE m
+    IN  <<status, pause, timers,
+          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
+          spent, rg(ghost), history,
+          IF key = None THEN None ELSE [key EXCEPT !.ghost = rg(@)],
+          rt(fence), phase, left, expire, [c \in ClientIds |-> rt(token[c])],
+          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
+
+-----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
@@ -542,8 +591,9 @@ NoStaleWrite == "StaleWrite" \notin history
 \* A release never removes a lock that another client acquired.
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step.
-Granted(c) == c \notin Holding /\ c \in Holding'
+\* Client c is granted the lock in this step: it stops wanting it
+\* (properties.rs's acquired).
+Granted(c) == c \in Wanting /\ c \notin Wanting'
 
 \* Once faults stop, whenever a running client wants the lock, some client
 \* eventually acquires it: no run ends in a suffix where some running client

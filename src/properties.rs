@@ -17,8 +17,19 @@ pub const STALE_WRITE: u32 = 2;
 pub struct LockView {
     /// Clients that believe they hold the lock.
     pub holding: u64,
-    /// Clients that want the lock and do not hold it yet.
+    /// Clients that want the lock and may not use it yet (a client can be
+    /// in both masks: a Redlock client between its majority and its
+    /// validity check believes it holds the lock but still wants it).
     pub wanting: u64,
+}
+
+/// Clients granted the lock between two states: those that wanted it and
+/// no longer do. A client holds the lock from the step at which it may use
+/// it; a momentary win it cannot use (a Redlock majority whose validity
+/// check fails) leaves it wanting, so a loop of such wins is a liveness
+/// violation (DESIGN.md §5). Used by the liveness pass and by replay.
+pub fn acquired(wanting_before: u64, wanting_after: u64) -> u64 {
+    wanting_before & !wanting_after
 }
 
 /// An algorithm whose states have a lock view.

@@ -8,7 +8,7 @@ use serde::Serialize;
 use toml::{Table, Value};
 
 use crate::properties::Prop;
-use crate::world::{Faults, Targets};
+use crate::world::{Faults, Recovery, Targets};
 
 /// A scenario file that cannot be used, in one sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,6 +199,11 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
                 ("servers", Targets::Servers),
             ],
             Targets::All,
+        )?,
+        recovery: k.choice(
+            "recovery",
+            &[("eventual", Recovery::Eventual), ("none", Recovery::None)],
+            Recovery::Eventual,
         )?,
     };
     k.finish()?;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::algorithms::{dispatch, Job};
 use crate::check::graph::fingerprint;
 use crate::check::Counterexample;
-use crate::properties::{safe, view, Lock, Prop};
+use crate::properties::{acquired, safe, view, Lock, Prop};
 use crate::scenario::{self, Scenario};
 use crate::world::{Action, Actor, World, WorldState};
 
@@ -222,7 +222,7 @@ fn lasso_violates<A: Lock>(
     prop: Prop,
 ) -> Result<(), String> {
     let views: Vec<_> = states.iter().map(|s| view(world, s)).collect();
-    if let Some(a) = actions.iter().find(|a| a.is_fault()) {
+    if let Some(a) = actions.iter().find(|a| world.is_fault(a)) {
         return Err(format!("the loop contains a fault ({})", world.describe(a)));
     }
     let fair = |s: &WorldState<A>| -> BTreeSet<u64> {
@@ -230,7 +230,7 @@ fn lasso_violates<A: Lock>(
         world.enabled(s, &mut enabled);
         enabled
             .iter()
-            .filter(|a| !a.is_fault() && world.after(s, a).is_some())
+            .filter(|a| !world.is_fault(a) && world.after(s, a).is_some())
             .map(fingerprint)
             .collect()
     };
@@ -248,7 +248,9 @@ fn lasso_violates<A: Lock>(
     if fingerprint(&states[0]) != fingerprint(&states[states.len() - 1]) {
         return Err("the loop does not return to the state it started in".into());
     }
-    let granted = views.windows(2).fold(0u64, |m, w| m | (w[1].holding & !w[0].holding));
+    let granted = views
+        .windows(2)
+        .fold(0u64, |m, w| m | acquired(w[0].wanting, w[1].wanting));
     let always_wanting = views.iter().fold(u64::MAX, |m, v| m & v.wanting);
     let starving = always_wanting & !granted;
     match prop {

@@ -1,87 +1,13 @@
-//! Every bundled scenario's verdicts, as `check --all` judges them, plus
-//! pinned state counts and shortest-trace lengths (as stateright's paxos
-//! example pins its own): a change to the world or an algorithm that moves
-//! them must be a deliberate one.
+//! Checks of single bundled scenarios: BFS and DFS agree, and the exact
+//! pause boundaries. Every scenario's verdicts, pinned counts and reports
+//! are checked by the one full run in tests/bundled.rs.
 
 mod common;
 
 use common::{run, scenario};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{all, load, Verdict};
-
-/// (scenario, unique states, mutual_exclusion steps, deadlock_freedom
-/// steps): every bundled scenario is pinned.
-const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
-    ("lock-table-crash", 3437, None, Some(13)),
-    ("lock-table-expiry", 7793, None, None),
-    ("redis-cas-release", 7272, Some(16), None),
-    ("redis-del-foreign-release", 785, Some(14), None),
-    ("redis-fencing", 7108, Some(16), None),
-    ("redis-setnx-crash", 3437, None, Some(13)),
-    ("redis-setnx-expire-crash", 8682, None, Some(13)),
-    ("redis-ttl-gc-pause", 7924, Some(16), None),
-    ("redis-ttl-no-faults", 459, None, None),
-    ("redis-watchdog-long-pause", 18464, Some(29), None),
-    ("redis-watchdog-short-pause", 8622, None, None),
-    ("redlock-clock-jump", 364636, Some(16), None),
-    ("redlock-delayed-restart", 184851, None, None),
-    ("redlock-five-masters", 340976, None, None),
-    ("redlock-fsync", 128287, None, None),
-    ("redlock-gc-pause-fencing", 622350, Some(49), None),
-    ("redlock-gc-pause-value-fencing", 776786, Some(47), None),
-    ("redlock-gc-pause", 389148, Some(47), None),
-    ("redlock-no-faults", 142900, None, None),
-    ("redlock-no-fsync", 116951, Some(16), None),
-    ("redlock-pause-during-acquire", 644676, None, None),
-    ("replica-failover-async", 684653, Some(15), None),
-    ("replica-failover-wait", 703239, None, None),
-];
-
-/// One check of every bundled scenario: its verdicts as `check --all`
-/// judges them, and its pinned counts.
-#[test]
-fn every_scenario_meets_its_expectations_and_its_pins() {
-    let files = all();
-    assert_eq!(files.len(), PINNED.len(), "every bundled scenario is pinned");
-    for path in files {
-        let sc = load(&path).expect("bundled scenarios are valid");
-        let r = run(&sc, Options::default());
-        for (prop, verdict, steps) in &r.verdicts {
-            if let Some(expected) = sc.expected(*prop) {
-                assert_eq!(*verdict, expected, "{}: {}", sc.name, prop.name());
-            } else {
-                assert_ne!(
-                    *verdict,
-                    Verdict::Violated,
-                    "{}: {} violated unexpectedly",
-                    sc.name,
-                    prop.name()
-                );
-            }
-            assert_eq!(
-                steps.is_some(),
-                *verdict == Verdict::Violated,
-                "{}: a violation has a trace",
-                sc.name
-            );
-        }
-        let &(_, states, me, df) = PINNED.iter().find(|p| p.0 == sc.name).expect("pinned");
-        assert_eq!(r.unique_states, states, "{}: unique states", sc.name);
-        assert_eq!(
-            r.steps(Prop::MutualExclusion),
-            me,
-            "{}: mutual_exclusion trace length",
-            sc.name
-        );
-        assert_eq!(
-            r.steps(Prop::DeadlockFreedom),
-            df,
-            "{}: deadlock_freedom trace length",
-            sc.name
-        );
-    }
-}
+use locksmith::scenario::Verdict;
 
 #[test]
 fn depth_first_search_reaches_the_same_verdicts_and_states() {

@@ -14,7 +14,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Seq, World, WorldState};
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,6 +141,12 @@ impl Actor for Node {
         }
     }
 
+    /// A client comes to want the lock, and retries after its back-off,
+    /// at any moment (DESIGN.md §2).
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Acquire
+    }
+
     fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
@@ -205,6 +211,26 @@ impl Actor for Node {
                 State::Database(d)
             }
             _ => self.init(ctx, out),
+        }
+    }
+
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Database(d) => {
+                if let Some(row) = &mut d.row {
+                    visit(Seq::Ghost, &mut row.ghost);
+                }
+            }
+            State::Client(c) => visit(Seq::Ghost, &mut c.ghost),
+            State::Resource(r) => r.numbers(false, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Inserted { ghost } => visit(Seq::Ghost, ghost),
+            Msg::Resource(m) => m.numbers(false, visit),
+            _ => {}
         }
     }
 

@@ -97,7 +97,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 
 /// When the primary answers a granted `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -425,6 +425,12 @@ impl Actor for Node {
         }
     }
 
+    /// A client comes to want the lock, and retries after its back-off,
+    /// at any moment (DESIGN.md §2).
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Acquire
+    }
+
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         match (state, step) {
             // Acquire: SET lock me NX PX ttl, to the node believed primary.
@@ -536,6 +542,22 @@ impl Actor for Node {
                 State::Sentinel(*s)
             }
             _ => self.init(ctx, out),
+        }
+    }
+
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Client(c) => visit(Seq::Ghost, &mut c.ghost),
+            State::Resource(r) => r.numbers(false, visit),
+            _ => {}
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Granted { ghost, .. } => visit(Seq::Ghost, ghost),
+            Msg::Resource(m) => m.numbers(false, visit),
+            _ => {}
         }
     }
 

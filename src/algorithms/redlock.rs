@@ -33,7 +33,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 
 /// What survives a master's restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -297,6 +297,12 @@ impl Actor for Node {
         }
     }
 
+    /// A client comes to want the lock, and retries after its back-off,
+    /// at any moment (DESIGN.md §2).
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Acquire
+    }
+
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
@@ -435,6 +441,30 @@ impl Actor for Node {
         }
     }
 
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let counted = self.params().is_some_and(|p| p.fencing == Fencing::Counter);
+        match state {
+            State::Client(c) => {
+                visit(Seq::Ghost, &mut c.ghost);
+                if let (true, Some(token)) = (counted, &mut c.token) {
+                    visit(Seq::Token, token);
+                }
+            }
+            State::Counter(n) => visit(Seq::Token, n),
+            State::Resource(r) => r.numbers(counted, visit),
+            State::Master(_) => {}
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let counted = self.params().is_none_or(|p| p.fencing == Fencing::Counter);
+        match msg {
+            Msg::Token { token } => visit(Seq::Token, token),
+            Msg::Resource(m) => m.numbers(counted, visit),
+            _ => {}
+        }
+    }
+
     fn persistence(&self) -> &'static str {
         match self {
             Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
@@ -549,7 +579,9 @@ impl Lock for Node {
             if holds {
                 v.holding |= 1 << i;
             }
-            if c.script.wants() {
+            // Until it has passed its check, a client that won a majority
+            // may not use the lock, and still wants it (DESIGN.md §5).
+            if c.script.wants() || (c.script.phase == Phase::Holding && !c.checked) {
                 v.wanting |= 1 << i;
             }
         }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::properties::STALE_WRITE;
-use crate::world::{Actor, Out};
+use crate::world::{Actor, Out, Seq};
 
 /// A write and its answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -44,5 +44,29 @@ impl Resource {
         self.max_token = self.max_token.max(token);
         self.max_ghost = self.max_ghost.max(ghost);
         ResourceMsg::Accepted
+    }
+}
+
+impl Resource {
+    /// Visits its growing values (see `Actor::numbers`). `tokens`: whether
+    /// tokens may be renumbered: not when they are lock values (node ids,
+    /// in no order) or come from a counter a restart can reset.
+    pub fn numbers(&mut self, tokens: bool, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        visit(Seq::Ghost, &mut self.max_ghost);
+        if tokens {
+            visit(Seq::Token, &mut self.max_token);
+        }
+    }
+}
+
+impl ResourceMsg {
+    /// Visits a write's growing values (see [`Resource::numbers`]).
+    pub fn numbers(&mut self, tokens: bool, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        if let ResourceMsg::Write { token, ghost } = self {
+            visit(Seq::Ghost, ghost);
+            if tokens {
+                visit(Seq::Token, token);
+            }
+        }
     }
 }

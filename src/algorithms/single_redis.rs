@@ -12,7 +12,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,12 +58,17 @@ pub struct Params {
     pub retry: u8,
     pub restart: Restart,
     pub acquisitions: u8,
+    /// Whether tokens may be renumbered by rank: not when a crash can
+    /// reset the counter (`restart = "empty"` and the server may crash),
+    /// since the reset counter is then compared with older tokens by its
+    /// distance to them.
+    pub rank_tokens: bool,
 }
 
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
         let mut k = sc.system_keys();
-        let p = Params {
+        let mut p = Params {
             clients: k.uint("clients", 1, 4, 2)?,
             ttl: k.uint("ttl", 1, 30, 4)?,
             command: k.choice(
@@ -89,8 +94,10 @@ impl Params {
                 Restart::Empty,
             )?,
             acquisitions: sc.acquisitions,
+            rank_tokens: true,
         };
         k.finish()?;
+        p.rank_tokens = p.restart == Restart::Fsync || sc.faults.crashes == 0 || !sc.faults.targets.hits(Role::Server);
         if p.watchdog && p.command == Command::Setnx {
             return Err(ScenarioError(format!(
                 "{}: [system] watchdog = true renews an expiry that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\"",
@@ -241,6 +248,12 @@ impl Actor for Node {
         }
     }
 
+    /// A client comes to want the lock, and retries after its back-off,
+    /// at any moment (DESIGN.md §2).
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Acquire
+    }
+
     fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
@@ -327,6 +340,43 @@ impl Actor for Node {
                 State::Server(s)
             }
             _ => self.init(ctx, out),
+        }
+    }
+
+    /// Ghost numbers, and tokens unless a restart can reset the counter:
+    /// without persistence, `INCR lock:fence` starts again from 0.
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let tokens = self.params().rank_tokens;
+        match state {
+            State::Server(s) => {
+                if let Some(k) = &mut s.key {
+                    visit(Seq::Ghost, &mut k.ghost);
+                }
+                if tokens {
+                    visit(Seq::Token, &mut s.fence);
+                }
+            }
+            State::Client(c) => {
+                visit(Seq::Ghost, &mut c.ghost);
+                if tokens {
+                    visit(Seq::Token, &mut c.token);
+                }
+            }
+            State::Resource(r) => r.numbers(tokens, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let tokens = self.params().rank_tokens;
+        match msg {
+            Msg::Granted { token, ghost } => {
+                visit(Seq::Ghost, ghost);
+                if tokens {
+                    visit(Seq::Token, token);
+                }
+            }
+            Msg::Resource(m) => m.numbers(tokens, visit),
+            _ => {}
         }
     }
 

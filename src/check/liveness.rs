@@ -15,6 +15,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use super::graph::{Class, Edge, Graph, FAULT};
+use crate::properties::acquired;
 
 /// A lasso: the state where the loop starts and the loop's edges as
 /// (from, edge). An empty loop means the run is stuck in that state.
@@ -50,7 +51,7 @@ pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
             return false;
         }
         let (a, b) = (g.facts[s as usize], g.facts[e.to as usize]);
-        let granted = b.holding & !a.holding;
+        let granted = acquired(a.wanting, b.wanting);
         match who {
             Waiting::Anyone => granted == 0,
             Waiting::Client(c) => granted & (1 << c) == 0,

@@ -28,6 +28,10 @@ pub struct Options {
     pub max_states: Option<usize>,
     /// Stop after this long; open verdicts become `unknown`.
     pub timeout: Option<Duration>,
+    /// Stop when the process's resident memory exceeds this many bytes
+    /// (checked every few thousand states; Linux only, elsewhere it never
+    /// stops the search); open verdicts become `unknown`.
+    pub max_memory: Option<u64>,
     /// Print a progress line to stderr every few seconds.
     pub progress: bool,
 }
@@ -67,6 +71,10 @@ pub struct Outcome<A: Actor> {
     pub states: usize,
     pub max_depth: usize,
     pub seconds: f64,
+    /// The chance that two distinct states shared a 64-bit fingerprint, so
+    /// that one of them was never explored: TLC's "optimistic" estimate
+    /// `n * (g - n) / 2^64` for `n` unique states out of `g` generated.
+    pub fingerprint_collision_probability: f64,
     /// Transitions explored per fault (and recovery) kind: a fault that
     /// never fired shows as 0.
     pub events: BTreeMap<&'static str, u64>,
@@ -95,6 +103,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut events: BTreeMap<&'static str, u64> = EVENT_KINDS.iter().map(|k| (*k, 0)).collect();
     let mut first_bad: BTreeMap<Prop, u32> = BTreeMap::new();
     let mut generated = 0usize;
+    let mut expanded = 0usize;
     let mut stopped = None;
 
     let init = world.canonical(world.init()).0;
@@ -127,10 +136,18 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
             break;
         }
+        if let Some(m) = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY)) {
+            if memory::resident().is_some_and(|r| r > m) {
+                stopped = Some(format!("the memory bound of {} was reached", memory::human(m)));
+                break;
+            }
+        }
+        expanded += 1;
         if opts.progress && last_report.elapsed() >= Duration::from_secs(3) {
             last_report = Instant::now();
+            let resident = memory::resident().map_or(String::new(), |r| format!(", {} resident", memory::human(r)));
             eprintln!(
-                "locksmith: {} states, depth {}, {} queued, {:.0} s",
+                "locksmith: {} states, depth {}, {} queued, {:.0} s{resident}",
                 seen.len(),
                 g.facts[i as usize].depth,
                 frontier.len(),
@@ -146,7 +163,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             if let Some(kind) = a.event_kind() {
                 *events.entry(kind).or_default() += 1;
             }
-            let class = if a.is_fault() {
+            let class = if world.is_fault(&a) {
                 FAULT
             } else {
                 let next = classes.len() as u32;
@@ -233,11 +250,86 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         props,
         unique_states: seen.len(),
         states: generated,
+        fingerprint_collision_probability: collision_probability(seen.len(), generated),
         max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
         seconds: start.elapsed().as_secs_f64(),
         events,
         stopped,
         liveness_skipped,
+    }
+}
+
+/// TLC's optimistic fingerprint collision estimate, `n * (g - n) / 2^64`:
+/// each of the `g - n` successors that matched a known fingerprint could
+/// have been a new state colliding with one of the `n` known ones.
+fn collision_probability(unique: usize, generated: usize) -> f64 {
+    let (n, g) = (unique as f64, generated.saturating_sub(unique) as f64);
+    (n * g / 2f64.powi(64)).min(1.0)
+}
+
+/// States expanded between two reads of the resident memory.
+const MEMORY_EVERY: usize = 4096;
+
+/// The process's memory, as Linux reports it in `/proc`.
+pub mod memory {
+    const KIB: u64 = 1 << 10;
+
+    /// The resident set size in bytes (`/proc/self/statm`), or `None`
+    /// where `/proc` cannot be read.
+    pub fn resident() -> Option<u64> {
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        Some(pages.saturating_mul(page_size()))
+    }
+
+    /// The page size from the auxiliary vector (`AT_PAGESZ`), else 4 KiB.
+    fn page_size() -> u64 {
+        static PAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        *PAGE.get_or_init(|| {
+            const AT_PAGESZ: u64 = 6;
+            let word = std::mem::size_of::<usize>();
+            let auxv = std::fs::read("/proc/self/auxv").unwrap_or_default();
+            let read = |c: &[u8]| {
+                let mut b = [0u8; 8];
+                b[..word].copy_from_slice(c);
+                if cfg!(target_endian = "big") {
+                    u64::from_be_bytes(b) >> (64 - 8 * word as u32)
+                } else {
+                    u64::from_le_bytes(b)
+                }
+            };
+            auxv.chunks_exact(2 * word)
+                .find(|pair| read(&pair[..word]) == AT_PAGESZ)
+                .map(|pair| read(&pair[word..]))
+                .filter(|p| *p > 0)
+                .unwrap_or(4 * KIB)
+        })
+    }
+
+    /// The machine's physical memory in bytes (`MemTotal` in
+    /// `/proc/meminfo`), or `None` where it cannot be read.
+    pub fn total() -> Option<u64> {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let mut words = line.split_whitespace().skip(1);
+        let n: u64 = words.next()?.parse().ok()?;
+        (words.next() == Some("kB")).then(|| n.saturating_mul(KIB))
+    }
+
+    /// `bytes` in the largest binary unit it reaches: `512 MiB`, `8 GiB`,
+    /// `17.6 GiB`.
+    pub fn human(bytes: u64) -> String {
+        let units = [
+            ("TiB", KIB.pow(4)),
+            ("GiB", KIB.pow(3)),
+            ("MiB", KIB.pow(2)),
+            ("KiB", KIB),
+        ];
+        match units.iter().find(|(_, u)| bytes >= *u) {
+            Some((name, u)) if bytes.is_multiple_of(*u) => format!("{} {name}", bytes / u),
+            Some((name, u)) => format!("{:.1} {name}", bytes as f64 / *u as f64),
+            None => format!("{bytes} bytes"),
+        }
     }
 }
 

@@ -147,15 +147,16 @@ impl Clocks {
     fn step<A: Lock>(&mut self, a: &Action<A>) {
         match a {
             // A crashed machine's clock runs on, like its durable timers.
-            Action::Tick | Action::ClockSlow { .. } => {
+            Action::Tick => {
+                self.real += 1;
+                self.local.iter_mut().for_each(|l| *l += 1);
+            }
+            Action::Drift { fast, slow } => {
                 self.real += 1;
                 for (i, l) in self.local.iter_mut().enumerate() {
-                    if !matches!(a, Action::ClockSlow { node } if *node == i) {
-                        *l += 1;
-                    }
+                    *l += 1 + i64::from(fast.contains(&i)) - i64::from(slow.contains(&i));
                 }
             }
-            Action::ClockFast { node } => self.local[*node] += 1,
             Action::ClockJump { node, by } => self.local[*node] += *by as i64,
             _ => {}
         }
@@ -220,7 +221,7 @@ fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, aft
         }
         for (t, v) in &n.timers {
             let old = b.timer(*t);
-            let set = old.is_none_or(|o| *v > o) && !matches!(a, Action::Tick | Action::ClockSlow { .. });
+            let set = old.is_none_or(|o| *v > o) && !matches!(a, Action::Tick | Action::Drift { .. });
             if set {
                 out.push(format!("{name} sets {t:?} to {v}"));
             }
@@ -245,7 +246,7 @@ fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, aft
     if raised & STALE_WRITE != 0 {
         out.push("**the resource accepts a stale write**".into());
     }
-    if matches!(a, Action::Tick | Action::ClockSlow { .. }) {
+    if matches!(a, Action::Tick | Action::Drift { .. }) {
         let running: Vec<String> = after
             .nodes
             .iter()
@@ -304,12 +305,16 @@ fn mermaid<A: Lock>(world: &World<A>, actions: &[&Action<A>], loop_at: Option<us
             m.push_str("    loop forever, fair and fault-free\n");
         }
         match a {
-            Action::Tick | Action::ClockSlow { .. } => {
+            Action::Tick | Action::Drift { .. } => {
                 ticks += 1;
                 time += 1;
-                if let Action::ClockSlow { node } = a {
+                if let Action::Drift { fast, slow } = a {
                     flush(&mut m, &mut ticks, time);
-                    let _ = writeln!(m, "    Note over {}: clock runs one tick slow", world.name(*node));
+                    for (ids, what) in [(fast, "moves two ticks"), (slow, "stands still")] {
+                        for id in ids {
+                            let _ = writeln!(m, "    Note over {}: clock {what}", world.name(*id));
+                        }
+                    }
                 }
                 continue;
             }

@@ -40,6 +40,12 @@ pub struct Summary {
     pub unique_states: usize,
     pub states: usize,
     pub max_depth: usize,
+    /// TLC's optimistic estimate of the chance that two distinct states
+    /// shared a fingerprint (so one was never explored): `n * (g - n) /
+    /// 2^64` for `n` unique states and `g` generated. Deterministic, unlike
+    /// `seconds`.
+    #[serde(default)]
+    pub fingerprint_collision_probability: f64,
     pub seconds: f64,
     /// "bfs" or "dfs".
     pub search: String,
@@ -87,6 +93,7 @@ impl Summary {
             unique_states: outcome.unique_states,
             states: outcome.states,
             max_depth: outcome.max_depth,
+            fingerprint_collision_probability: outcome.fingerprint_collision_probability,
             seconds: (outcome.seconds * 1000.0).round() / 1000.0,
             search: if dfs { "dfs" } else { "bfs" }.into(),
             complete: outcome.stopped.is_none(),
@@ -113,6 +120,20 @@ impl Summary {
         self.properties.iter().all(|p| match &p.expected {
             Some(e) => *e == p.verdict,
             None => p.verdict != "violated",
+        })
+    }
+
+    /// Whether a definite verdict (`holds` or `violated`, never `unknown`)
+    /// differs from what the scenario expects, or is a violation where it
+    /// expects nothing. A bound that left another property open does not
+    /// make this any less of a difference (DESIGN.md §9: exit 1, not 3).
+    pub fn differs(&self) -> bool {
+        self.properties.iter().any(|p| {
+            p.verdict != "unknown"
+                && match &p.expected {
+                    Some(e) => *e != p.verdict,
+                    None => p.verdict == "violated",
+                }
         })
     }
 

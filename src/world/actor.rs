@@ -32,10 +32,19 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// The node's state when the world starts.
     fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> Self::State;
 
-    /// The node's own steps enabled in `state`. They are urgent: time does
+    /// The node's own steps enabled in `state`. Most are urgent: time does
     /// not pass while a running node has one (a process computes in far
-    /// less than a tick unless it is paused).
+    /// less than a tick unless it is paused). See [`Actor::urgent`].
     fn steps(&self, _ctx: &Ctx<'_, Self>, _state: &Self::State, _steps: &mut Vec<Self::Step>) {}
+
+    /// Whether `step` is urgent. A step that waits on the world rather than
+    /// on the process (a client coming to want the lock, a retry after its
+    /// back-off) is not: time may pass while it is enabled, any number of
+    /// ticks, but weak fairness still forces it eventually (DESIGN.md §2).
+    /// So no verdict depends on a fixed schedule the real system lacks.
+    fn urgent(&self, _step: Self::Step) -> bool {
+        true
+    }
 
     /// Takes one of the steps [`Actor::steps`] listed.
     fn on_step(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _step: Self::Step, _out: &mut Out<Self>) {}
@@ -76,6 +85,19 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// Rewrites every node id held in a message (see [`Actor::rename`]).
     fn rename_msg(&self, _msg: &mut Self::Msg, _ids: &dyn Fn(Id) -> Id) {}
 
+    /// Visits every value in `state` that only grows and is only compared
+    /// (ghost acquisition numbers, fencing counters and tokens, the
+    /// resource's maxima), with the sequence it belongs to. The world
+    /// renumbers each sequence by rank among the values present, so a
+    /// client that loops forever still has a finite state space (DESIGN.md
+    /// §2). Zero stays zero: it means "none". Sound only where the next
+    /// value drawn exceeds every value present (see [`Seq::Token`]). The
+    /// default: none held.
+    fn numbers(&self, _state: &mut Self::State, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+
+    /// Visits every growing value in a message (see [`Actor::numbers`]).
+    fn numbers_msg(&self, _msg: &mut Self::Msg, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+
     /// Whether the adversary may pause this node in `state`. A scenario can
     /// confine pauses to one phase of an algorithm (antirez's "pause during
     /// acquisition" case); by default a node may be paused at any time.
@@ -88,6 +110,20 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn persistence(&self) -> &'static str {
         "empty"
     }
+}
+
+/// A sequence of growing values whose order alone matters
+/// ([`Actor::numbers`]). Values of different sequences are never compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seq {
+    /// The world's ghost counter (`Out::next_ghost`) and its copies.
+    Ghost,
+    /// A fencing counter and the tokens drawn from it. Only a counter
+    /// that never goes back may be renumbered: one that a restart resets
+    /// is then compared with older tokens by its distance to them (how
+    /// many tokens it draws before its tokens pass again), so an actor
+    /// visits no tokens where its counter can be reset.
+    Token,
 }
 
 /// What a handler may look at besides its own state: its id and its clock.

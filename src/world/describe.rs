@@ -40,8 +40,12 @@ impl<A: Actor> World<A> {
                 by.unsigned_abs(),
                 if by.unsigned_abs() == 1 { "" } else { "s" }
             ),
-            Action::ClockFast { node } => format!("{}'s clock runs one tick fast", n(node)),
-            Action::ClockSlow { node } => format!("time passes; {}'s clock runs one tick slow", n(node)),
+            Action::Drift { fast, slow } => {
+                let mut parts = vec!["time passes".to_string()];
+                parts.extend(fast.iter().map(|i| format!("{}'s clock moves two ticks", n(i))));
+                parts.extend(slow.iter().map(|i| format!("{}'s clock stands still", n(i))));
+                parts.join("; ")
+            }
         }
     }
 }

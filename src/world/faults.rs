@@ -32,6 +32,18 @@ impl Targets {
     }
 }
 
+/// Whether crashed nodes come back and cut links heal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Restart and Heal are weakly fair: every outage ends.
+    Eventual,
+    /// Restart and Heal may happen but need not: crash-stop failures and
+    /// partitions that never heal. They are then the adversary's choices,
+    /// like faults, and never part of a liveness counterexample's loop.
+    None,
+}
+
 /// The fault budget of one scenario. Every field defaults to "none".
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Faults {
@@ -56,13 +68,16 @@ pub struct Faults {
     pub partitions: u8,
     /// Messages may be lost.
     pub loss: bool,
-    /// Messages may be duplicated (at most two copies in flight).
+    /// Messages may be duplicated (each at most once, the copy as old as
+    /// its original).
     pub duplicate: bool,
     /// Messages on one link may overtake each other; otherwise each link is
     /// FIFO, as a TCP connection is.
     pub reorder: bool,
     /// Who may be crashed, paused or have its clock jump.
     pub targets: Targets,
+    /// Whether outages end.
+    pub recovery: Recovery,
 }
 
 impl Default for Faults {
@@ -81,6 +96,7 @@ impl Default for Faults {
             duplicate: false,
             reorder: false,
             targets: Targets::All,
+            recovery: Recovery::Eventual,
         }
     }
 }

@@ -8,12 +8,13 @@ mod action;
 mod actor;
 mod describe;
 mod faults;
+mod ranks;
 mod state;
 mod symmetry;
 
 pub use action::{Action, EVENT_KINDS};
-pub use actor::{Actor, Cmd, Ctx, Id, Out};
-pub use faults::{Faults, Role, Targets};
+pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
+pub use faults::{Faults, Recovery, Role, Targets};
 pub use state::{Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
 
@@ -80,6 +81,7 @@ impl<A: Actor> World<A> {
         for (id, cmds) in pending {
             self.apply(&mut s, id, cmds);
         }
+        self.renumber(&mut s);
         s
     }
 
@@ -102,7 +104,8 @@ impl<A: Actor> World<A> {
     }
 
     /// Messages the network may deliver now: each link's oldest message, or
-    /// every message when the scenario allows reordering.
+    /// every distinct message when the scenario allows reordering (of
+    /// identical copies, [`World::find`] takes the oldest).
     fn deliverable(&self, s: &WorldState<A>) -> Vec<usize> {
         let mut out = Vec::new();
         for (i, e) in s.net.iter().enumerate() {
@@ -119,11 +122,15 @@ impl<A: Actor> World<A> {
         out
     }
 
-    /// Time cannot pass a due timer or an enabled step of a running node,
-    /// nor a message to a running node that has been in flight `max_delay`.
+    /// Time cannot pass a due timer or an enabled urgent step of a running
+    /// node, nor a message to a running node that has been in flight
+    /// `max_delay`.
     fn time_blocked(&self, s: &WorldState<A>) -> bool {
         for (id, n) in s.nodes.iter().enumerate() {
-            if n.is_up() && (n.timers.iter().any(|(_, v)| *v == 0) || !self.node_steps(s, id).is_empty()) {
+            if n.is_up()
+                && (n.timers.iter().any(|(_, v)| *v == 0)
+                    || self.node_steps(s, id).into_iter().any(|st| self.actors[id].urgent(st)))
+            {
                 return true;
             }
         }
@@ -139,30 +146,51 @@ impl<A: Actor> World<A> {
         let clocks = s.nodes.iter().enumerate().any(|(id, n)| {
             matches!(n.status, Status::Paused(_))
                 || n.timers.iter().any(|(_, v)| *v > 0)
-                || n.watches.iter().any(|(w, v)| *v < self.actors[id].watch_cap(*w))
+                || n.watches.iter().any(|(w, v)| *v < self.watch_cap(s, id, *w))
         });
         let ageing = self.faults.max_delay.is_some_and(|d| s.net.iter().any(|e| e.age < d));
         clocks || ageing
     }
 
-    /// Moves one node's clock by `by` local ticks (negative: back).
-    fn advance_clock(&self, n: &mut Node<A>, id: Id, by: i16) {
+    /// Where a stopwatch saturates in `s`. Saturation is sound only for a
+    /// clock that never goes back, so while clock jumps remain in the
+    /// budget the cap sits above the actor's by every tick they could still
+    /// take back; each jump spent lowers it again.
+    fn watch_cap(&self, s: &WorldState<A>, id: Id, w: A::Watch) -> u8 {
+        let f = &self.faults;
+        let reserve = f
+            .clock_jumps
+            .saturating_sub(s.spent.clock_jumps)
+            .saturating_mul(f.max_jump);
+        self.actors[id].watch_cap(w).saturating_add(reserve)
+    }
+
+    /// Moves node `id`'s clock by `by` local ticks (negative: back).
+    fn advance_clock(&self, s: &mut WorldState<A>, id: Id, by: i16) {
+        let caps: Vec<i16> = s.nodes[id]
+            .watches
+            .iter()
+            .map(|(w, _)| self.watch_cap(s, id, *w) as i16)
+            .collect();
+        let n = &mut s.nodes[id];
         for (_, v) in n.timers.iter_mut() {
             *v = (*v as i16 - by).clamp(0, u8::MAX as i16) as u8;
         }
-        for (w, v) in n.watches.iter_mut() {
-            let cap = self.actors[id].watch_cap(*w) as i16;
+        for ((_, v), cap) in n.watches.iter_mut().zip(caps) {
             *v = (*v as i16 + by).clamp(0, cap) as u8;
         }
     }
 
-    /// One tick of real time; `lagging` is a node whose clock stands still.
-    fn tick(&self, s: &mut WorldState<A>, lagging: Option<Id>) {
+    /// One tick of real time, in which the `fast` nodes' clocks move by 2
+    /// and the `slow` nodes' stand still (DESIGN.md §2).
+    fn tick(&self, s: &mut WorldState<A>, fast: &[Id], slow: &[Id]) {
         for id in 0..s.nodes.len() {
-            let n = &mut s.nodes[id];
-            if Some(id) != lagging {
-                self.advance_clock(n, id, 1);
+            let rate = 1 + i8::from(fast.contains(&id)) - i8::from(slow.contains(&id));
+            if rate > 0 {
+                self.advance_clock(s, id, rate as i16);
             }
+            let n = &mut s.nodes[id];
+            n.skew += rate - 1;
             if let Status::Paused(k) = n.status {
                 n.status = if k <= 1 { Status::Up } else { Status::Paused(k - 1) };
             }
@@ -203,6 +231,7 @@ impl<A: Actor> World<A> {
                             dst,
                             msg,
                             age: 0,
+                            copied: false,
                         });
                         sent = true;
                     }
@@ -241,9 +270,33 @@ impl<A: Actor> World<A> {
         }
     }
 
-    /// Index of the message an action names: the oldest matching copy.
-    fn find(&self, s: &WorldState<A>, src: Id, dst: Id, msg: &A::Msg) -> Option<usize> {
-        s.net.iter().position(|e| e.src == src && e.dst == dst && &e.msg == msg)
+    /// Index of the message an action names: the oldest matching copy
+    /// (the first of the oldest), so that a duplicate or a repeated
+    /// message can still arrive late. With `fresh`, only a copy not yet
+    /// duplicated.
+    fn find(&self, s: &WorldState<A>, src: Id, dst: Id, msg: &A::Msg, fresh: bool) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, e) in s.net.iter().enumerate() {
+            let matches = e.src == src && e.dst == dst && &e.msg == msg && !(fresh && e.copied);
+            if matches && best.is_none_or(|b| e.age > s.net[b].age) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Whether the network's faults (loss, duplication) may touch the link:
+    /// the protected resource is an observer, and its links are reliable.
+    fn faultable(&self, src: Id, dst: Id) -> bool {
+        self.roles[src] != Role::Observer && self.roles[dst] != Role::Observer
+    }
+
+    /// Whether `action` is the adversary's choice: a fault, or with
+    /// `recovery = "none"` a restart or heal, which then need not happen.
+    /// Such actions are never weakly fair.
+    pub fn is_fault(&self, action: &Action<A>) -> bool {
+        action.is_fault()
+            || (self.faults.recovery == Recovery::None && matches!(action, Action::Restart { .. } | Action::Heal))
     }
 
     fn can_drift(&self, s: &WorldState<A>, id: Id) -> bool {
@@ -323,7 +376,7 @@ impl<A: Actor> World<A> {
             let mut seen: Vec<(Id, Id, &A::Msg)> = Vec::new();
             for e in &s.net {
                 let key = (e.src, e.dst, &e.msg);
-                if seen.contains(&key) {
+                if seen.contains(&key) || !self.faultable(e.src, e.dst) {
                     continue;
                 }
                 seen.push(key);
@@ -334,8 +387,8 @@ impl<A: Actor> World<A> {
                         msg: e.msg.clone(),
                     });
                 }
-                let copies = s.net.iter().filter(|o| (o.src, o.dst, &o.msg) == key).count();
-                if f.duplicate && copies == 1 {
+                let fresh = s.net.iter().any(|o| (o.src, o.dst, &o.msg) == key && !o.copied);
+                if f.duplicate && fresh {
                     actions.push(Action::Duplicate {
                         src: e.src,
                         dst: e.dst,
@@ -354,16 +407,42 @@ impl<A: Actor> World<A> {
                 }
             }
         }
-        for id in 0..n {
-            if self.can_drift(s, id) {
+        if !blocked {
+            self.drifts(s, actions);
+        }
+    }
+
+    /// Every tick in which some drifting nodes' clocks run fast (move 2) or
+    /// slow (stand still), each keeping its skew within `max_drift`: any
+    /// combination, as the nodes' clocks are independent.
+    fn drifts(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
+        let max = self.faults.max_drift as i8;
+        // Each drifting node's possible rates this tick, besides 1.
+        let nodes: Vec<(Id, Vec<i8>)> = (0..s.nodes.len())
+            .filter(|&id| self.can_drift(s, id))
+            .map(|id| {
                 let skew = s.nodes[id].skew;
-                if skew < f.max_drift as i8 {
-                    actions.push(Action::ClockFast { node: id });
-                }
-                if !blocked && skew > -(f.max_drift as i8) {
-                    actions.push(Action::ClockSlow { node: id });
+                let rates = [2, 0].into_iter().filter(|r| (skew + r - 1).abs() <= max).collect();
+                (id, rates)
+            })
+            .collect();
+        let mut choice = vec![0usize; nodes.len()];
+        loop {
+            // Advance the mixed-radix counter: 0 is rate 1, k is rates[k - 1].
+            let Some(i) = (0..nodes.len()).find(|&i| choice[i] < nodes[i].1.len()) else {
+                return;
+            };
+            choice[i] += 1;
+            choice[..i].iter_mut().for_each(|c| *c = 0);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            for ((id, rates), &c) in nodes.iter().zip(&choice) {
+                match c.checked_sub(1).map(|k| rates[k]) {
+                    Some(2) => fast.push(*id),
+                    Some(_) => slow.push(*id),
+                    None => {}
                 }
             }
+            actions.push(Action::Drift { fast, slow });
         }
     }
 
@@ -379,16 +458,8 @@ impl<A: Actor> World<A> {
     pub fn after(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
         let mut t = s.clone();
         match action {
-            Action::Tick => self.tick(&mut t, None),
-            Action::ClockSlow { node } => {
-                self.tick(&mut t, Some(*node));
-                t.nodes[*node].skew -= 1;
-            }
-            Action::ClockFast { node } => {
-                let n = &mut t.nodes[*node];
-                self.advance_clock(n, *node, 1);
-                n.skew += 1;
-            }
+            Action::Tick => self.tick(&mut t, &[], &[]),
+            Action::Drift { fast, slow } => self.tick(&mut t, fast, slow),
             Action::Step { node, step } => {
                 let step = *step;
                 self.handle(&mut t, *node, |a, ctx, st, out| a.on_step(ctx, st, step, out));
@@ -399,7 +470,7 @@ impl<A: Actor> World<A> {
                 self.handle(&mut t, *node, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
             }
             Action::Deliver { src, dst, msg } => {
-                let i = self.find(&t, *src, *dst, msg)?;
+                let i = self.find(&t, *src, *dst, msg, false)?;
                 let e = t.net.remove(i);
                 self.handle(&mut t, *dst, |a, ctx, st, out| a.on_msg(ctx, st, e.src, e.msg, out));
             }
@@ -444,23 +515,24 @@ impl<A: Actor> World<A> {
                 t.spent.partitions += 1;
             }
             Action::Lose { src, dst, msg } => {
-                let i = self.find(&t, *src, *dst, msg)?;
+                let i = self.find(&t, *src, *dst, msg, false)?;
                 t.net.remove(i);
             }
+            // The copy is as old as its original and travels right behind
+            // it; neither is duplicated again.
             Action::Duplicate { src, dst, msg } => {
-                t.net.push(Envelope {
-                    src: *src,
-                    dst: *dst,
-                    msg: msg.clone(),
-                    age: 0,
-                });
+                let i = self.find(&t, *src, *dst, msg, true)?;
+                t.net[i].copied = true;
+                let copy = t.net[i].clone();
+                t.net.insert(i + 1, copy);
                 self.normalise_net(&mut t);
             }
             Action::ClockJump { node, by } => {
-                self.advance_clock(&mut t.nodes[*node], *node, *by as i16);
                 t.spent.clock_jumps += 1;
+                self.advance_clock(&mut t, *node, *by as i16);
             }
         }
+        self.renumber(&mut t);
         if &t == s {
             None
         } else {

@@ -49,6 +49,9 @@ pub struct Envelope<M> {
     pub msg: M,
     /// Ticks in flight, saturating at the scenario's `max_delay`.
     pub age: u8,
+    /// A duplicate, or an original that has been duplicated: the network
+    /// duplicates each message at most once.
+    pub copied: bool,
 }
 
 /// Faults spent so far, against the scenario's budget.

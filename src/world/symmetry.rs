@@ -33,6 +33,7 @@ impl<A: Actor> World<A> {
                     dst: perm[e.dst],
                     msg,
                     age: e.age,
+                    copied: e.copied,
                 }
             })
             .collect();
@@ -104,8 +105,17 @@ impl<A: Actor> World<A> {
                 node: perm[*node],
                 by: *by,
             },
-            Action::ClockFast { node } => Action::ClockFast { node: perm[*node] },
-            Action::ClockSlow { node } => Action::ClockSlow { node: perm[*node] },
+            Action::Drift { fast, slow } => {
+                let ids = |v: &[Id]| {
+                    let mut v: Vec<Id> = v.iter().map(|i| perm[*i]).collect();
+                    v.sort_unstable();
+                    v
+                };
+                Action::Drift {
+                    fast: ids(fast),
+                    slow: ids(slow),
+                }
+            }
         }
     }
 
@@ -123,7 +133,7 @@ impl<A: Actor> World<A> {
         let mut state = n.state.clone();
         self.actors[id].rename(&mut state, &erase);
         let end = |other: Id| self.group_of(other).map_or(other, |g| usize::MAX - g);
-        let mut links: Vec<(bool, Id, u64, u8)> = s
+        let mut links: Vec<(bool, Id, u64, u8, bool)> = s
             .net
             .iter()
             .filter(|e| e.src == id || e.dst == id)
@@ -135,6 +145,7 @@ impl<A: Actor> World<A> {
                     end(if e.src == id { e.dst } else { e.src }),
                     fingerprint(&m),
                     e.age,
+                    e.copied,
                 )
             })
             .collect();

@@ -1,0 +1,117 @@
+//! Values that only grow are renumbered by rank (DESIGN.md §2). Ghost
+//! acquisition numbers, fencing counters and tokens, and the resource's
+//! maxima are only ever compared, so only their order among the values
+//! present in a state matters; renumbering them 1, 2, 3... in that order
+//! keeps every comparison and makes a client that loops forever
+//! (`acquisitions = 0`) revisit states instead of counting for ever.
+
+use super::{Actor, Seq, World, WorldState};
+
+impl<A: Actor> World<A> {
+    /// Rewrites every growing value in `s` to its rank among the values of
+    /// its sequence present in `s` (zero, "none", stays zero).
+    pub(super) fn renumber(&self, s: &mut WorldState<A>) {
+        let mut present: [Vec<u32>; 2] = [vec![0, s.ghost], vec![0]];
+        self.visit_numbers(s, &mut |seq, v| present[seq as usize].push(*v));
+        let mut dense = true;
+        for values in present.iter_mut() {
+            values.sort_unstable();
+            values.dedup();
+            dense &= *values.last().unwrap_or(&0) as usize == values.len() - 1;
+        }
+        // Usually the new value is the next rank already: nothing to do.
+        if dense {
+            return;
+        }
+        // Every value visited is in `present`, so the search finds it.
+        let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
+        rank(Seq::Ghost, &mut s.ghost);
+        self.visit_numbers(s, &mut |seq, v| rank(seq, v));
+    }
+
+    fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        for (id, n) in s.nodes.iter_mut().enumerate() {
+            self.actors[id].numbers(&mut n.state, visit);
+        }
+        for e in s.net.iter_mut() {
+            self.actors[e.dst].numbers_msg(&mut e.msg, visit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::algorithms::resource::Resource;
+    use crate::algorithms::single_redis::{self, Msg, State, Step};
+    use crate::scenario;
+    use crate::world::{Action, World};
+
+    fn world(system: &str, faults: &str) -> World<single_redis::Node> {
+        let text = format!(
+            "summary = \"s\"\nalgorithm = \"single-redis\"\n[system]\n{system}\n[faults]\nmax_delay = 1\n{faults}\n[bounds]\nacquisitions = 0\n"
+        );
+        let sc = scenario::parse(std::path::Path::new("ranks.toml"), &text).expect("a valid scenario");
+        single_redis::world(&sc).expect("builds")
+    }
+
+    /// A client looping forever draws ghost numbers for ever, but they stay
+    /// ranks: at most the two the state can hold at once.
+    #[test]
+    fn a_forgotten_number_leaves_no_gap() {
+        let world = world("clients = 1", "");
+        let mut s = world.init();
+        for _ in 0..60 {
+            let mut actions = Vec::new();
+            world.enabled(&s, &mut actions);
+            let a = actions
+                .iter()
+                .find(|a| !matches!(a, Action::Tick))
+                .unwrap_or(&actions[0])
+                .clone();
+            s = world.after(&s, &a).expect("changes the state");
+            assert!(s.ghost <= 2, "ghost numbers stay ranks: {}", s.ghost);
+        }
+    }
+
+    /// A fencing counter that a restart without persistence can reset is
+    /// compared with older tokens by its distance to them (the next tokens
+    /// up to the resource's highest are rejected), so its tokens are not
+    /// renumbered.
+    #[test]
+    fn a_counter_behind_keeps_its_distance() {
+        let world = world(
+            "clients = 1\nfencing = true\nrestart = \"empty\"",
+            "crashes = 1\ntargets = \"servers\"",
+        );
+        let mut s = world.init();
+        let resource = 2;
+        s.nodes[resource].state = State::Resource(Resource {
+            max_token: 2,
+            max_ghost: 0,
+        });
+        let acquire = Action::Step {
+            node: 1,
+            step: Step::Acquire,
+        };
+        let s = world.after(&s, &acquire).expect("c1 asks");
+        let deliver = Action::Deliver {
+            src: 1,
+            dst: 0,
+            msg: Msg::SetNxPx,
+        };
+        let s = world.after(&s, &deliver).expect("the server grants");
+        assert_eq!(
+            s.nodes[resource].state,
+            State::Resource(Resource {
+                max_token: 2,
+                max_ghost: 0
+            })
+        );
+        let tokens: Vec<Msg> = s.net.iter().map(|e| e.msg.clone()).collect();
+        assert_eq!(
+            tokens,
+            vec![Msg::Granted { token: 1, ghost: 1 }],
+            "token 1 is still below 2"
+        );
+    }
+}
