@@ -124,6 +124,8 @@ pub enum Seq {
     /// many tokens it draws before its tokens pass again), so an actor
     /// visits no tokens where its counter can be reset.
     Token,
+    /// Lock values drawn by `Out::fresh_value`: only compared for equality.
+    Value,
 }
 
 /// What a handler may look at besides its own state: its id and its clock.
@@ -175,14 +177,16 @@ pub enum Cmd<A: Actor> {
 pub struct Out<A: Actor> {
     pub(crate) cmds: Vec<Cmd<A>>,
     pub(crate) ghost: u32,
+    pub(crate) value: u32,
     pub(crate) raised: u32,
 }
 
 impl<A: Actor> Out<A> {
-    pub(crate) fn new(ghost: u32) -> Self {
+    pub(crate) fn new(ghost: u32, value: u32) -> Self {
         Out {
             cmds: Vec::new(),
             ghost,
+            value,
             raised: 0,
         }
     }
@@ -215,6 +219,16 @@ impl<A: Actor> Out<A> {
     pub fn next_ghost(&mut self) -> u32 {
         self.ghost += 1;
         self.ghost
+    }
+
+    /// Draws a fresh lock value, unlike every value any node holds or any
+    /// message carries: the random value a real client draws for each
+    /// acquisition (the Redis documentation's "random value unique across
+    /// all clients and all lock requests"). Values are only compared for
+    /// equality, and are renumbered by rank as [`Seq::Value`].
+    pub fn fresh_value(&mut self) -> u32 {
+        self.value += 1;
+        self.value
     }
 
     /// Raises ghost flag `bit` in the world's history: a record that an

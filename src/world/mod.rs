@@ -56,11 +56,12 @@ impl<A: Actor> World<A> {
             cut: Vec::new(),
             spent: Spent::default(),
             ghost: 0,
+            value: 0,
             history: 0,
         };
         let mut pending = Vec::new();
         for (id, actor) in self.actors.iter().enumerate() {
-            let mut out = Out::new(s.ghost);
+            let mut out = Out::new(s.ghost, s.value);
             let ctx = Ctx {
                 id,
                 timers: &[],
@@ -68,6 +69,7 @@ impl<A: Actor> World<A> {
             };
             let state = actor.init(&ctx, &mut out);
             s.ghost = out.ghost;
+            s.value = out.value;
             s.history |= out.raised;
             s.nodes.push(Node {
                 status: Status::Up,
@@ -207,7 +209,7 @@ impl<A: Actor> World<A> {
     where
         F: FnOnce(&A, &Ctx<'_, A>, &mut A::State, &mut Out<A>),
     {
-        let mut out = Out::new(s.ghost);
+        let mut out = Out::new(s.ghost, s.value);
         let n = &mut s.nodes[id];
         let ctx = Ctx {
             id,
@@ -216,6 +218,7 @@ impl<A: Actor> World<A> {
         };
         f(&self.actors[id], &ctx, &mut n.state, &mut out);
         s.ghost = out.ghost;
+        s.value = out.value;
         s.history |= out.raised;
         self.apply(s, id, out.cmds);
     }
@@ -476,7 +479,7 @@ impl<A: Actor> World<A> {
             }
             Action::Restart { node } => {
                 let id = *node;
-                let mut out = Out::new(t.ghost);
+                let mut out = Out::new(t.ghost, t.value);
                 let n = &mut t.nodes[id];
                 let ctx = Ctx {
                     id,
@@ -489,6 +492,7 @@ impl<A: Actor> World<A> {
                 n.watches.clear();
                 n.status = Status::Up;
                 t.ghost = out.ghost;
+                t.value = out.value;
                 t.history |= out.raised;
                 self.apply(&mut t, id, out.cmds);
             }

@@ -11,7 +11,7 @@ impl<A: Actor> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {
-        let mut present: [Vec<u32>; 2] = [vec![0, s.ghost], vec![0]];
+        let mut present: [Vec<u32>; 3] = [vec![0, s.ghost], vec![0], vec![0, s.value]];
         self.visit_numbers(s, &mut |seq, v| present[seq as usize].push(*v));
         let mut dense = true;
         for values in present.iter_mut() {
@@ -26,6 +26,7 @@ impl<A: Actor> World<A> {
         // Every value visited is in `present`, so the search finds it.
         let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
         rank(Seq::Ghost, &mut s.ghost);
+        rank(Seq::Value, &mut s.value);
         self.visit_numbers(s, &mut |seq, v| rank(seq, v));
     }
 

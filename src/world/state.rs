@@ -75,6 +75,8 @@ pub struct WorldState<A: Actor> {
     pub spent: Spent,
     /// The last ghost number drawn (see `Out::next_ghost`).
     pub ghost: u32,
+    /// The last lock value drawn (see `Out::fresh_value`).
+    pub value: u32,
     /// Ghost flags raised so far (see `Out::raise`); a crash loses none.
     pub history: u32,
 }

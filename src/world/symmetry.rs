@@ -54,6 +54,7 @@ impl<A: Actor> World<A> {
             cut,
             spent: s.spent,
             ghost: s.ghost,
+            value: s.value,
             history: s.history,
         }
     }
