@@ -74,11 +74,11 @@ enum Command {
         /// cannot be read.
         #[arg(long, value_name = "SIZE")]
         max_memory: Option<String>,
-        /// Where to write reports.
-        #[arg(long, default_value = "reports")]
-        reports: PathBuf,
+        /// Where to write reports [default: reports].
+        #[arg(long, value_name = "DIR")]
+        reports: Option<PathBuf>,
         /// Write no reports.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "reports")]
         no_reports: bool,
         /// Explore without symmetry reduction even where a scenario asks
         /// for it (to measure it, or to check liveness).
@@ -96,9 +96,18 @@ enum Command {
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // One sentence with locksmith's own prefix, like every other
+            // error (clap's adds a usage block and its own `error:`).
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let sentence = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("locksmith: {sentence}; see `locksmith --help`");
+            return 2;
+        }
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return 0;
         }
     };
     match cli.command {
@@ -142,6 +151,7 @@ pub fn main() -> i32 {
                 max_memory: Some(max_memory),
                 progress: true,
             };
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
             check_cmd(&scenarios, all, &opts, format, out, no_symmetry)
         }
@@ -280,7 +290,11 @@ impl Job for CheckJob<'_> {
 
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
         let outcome = check(&world, self.opts);
-        let summary = Summary::new(sc, &outcome, self.opts.dfs);
+        let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
+        if self.reports.is_none() {
+            // No file to name: the trace was never written.
+            summary.properties.iter_mut().for_each(|p| p.trace = None);
+        }
         let dir = match self.reports {
             Some(root) => Some(
                 report::write(root, sc, &world, &outcome, &summary)
@@ -304,7 +318,7 @@ fn print_text(s: &Summary, dir: Option<&Path>) {
         s.unique_states,
         s.states,
         s.max_depth,
-        s.seconds,
+        s.seconds.unwrap_or(0.0),
         probability(s.fingerprint_collision_probability)
     );
     for note in &s.notes {
@@ -313,8 +327,8 @@ fn print_text(s: &Summary, dir: Option<&Path>) {
     for p in &s.properties {
         let expectation = match &p.expected {
             Some(e) if *e == p.verdict => "as expected".to_string(),
-            Some(e) => format!("EXPECTED {e}"),
-            None if p.verdict == "violated" => "NOT EXPECTED".to_string(),
+            Some(e) => format!("expected {e}"),
+            None if p.verdict == "violated" => "unexpected".to_string(),
             None => String::new(),
         };
         let trace = match (&p.trace, dir) {
@@ -326,7 +340,8 @@ fn print_text(s: &Summary, dir: Option<&Path>) {
             (Some(_), None) => format!("{} steps", p.trace_steps.unwrap_or(0)),
             _ => String::new(),
         };
-        say!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
+        let line = format!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
+        say!("{}", line.trim_end());
     }
 }
 

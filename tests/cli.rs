@@ -115,7 +115,7 @@ fn check_exits_1_when_a_verdict_differs_from_the_expectation() {
         .lines()
         .find(|l| l.trim_start().starts_with("mutual_exclusion"))
         .unwrap_or_else(|| panic!("no mutual_exclusion line in:\n{}", run.stdout));
-    assert!(line.contains("EXPECTED"), "{line}");
+    assert!(line.contains("expected holds"), "{line}");
 }
 
 /// The scenario of `check_exits_1_when_a_verdict_differs_from_the_expectation`,
@@ -293,6 +293,64 @@ fn check_of_an_unknown_scenario_exits_2() {
 #[test]
 fn check_all_with_a_name_exits_2() {
     assert_usage_error(&["check", "--all", "redis-fencing"]);
+}
+
+#[test]
+fn reports_and_no_reports_together_exit_2() {
+    // assert_usage_error adds `--reports DIR` itself.
+    assert_usage_error(&["check", "redis-fencing", "--no-reports"]);
+}
+
+/// A report names the folder it was written to, and holds no wall time:
+/// checking again leaves every byte as it was.
+#[test]
+fn a_report_names_its_own_folder_and_a_rerun_changes_no_byte() {
+    let tmp = TempDir::new("report_paths");
+    let reports = tmp.join("elsewhere");
+    let run = locksmith(run_dir_args(&["check", "redis-fencing"], &reports));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let dir = reports.join("redis-fencing");
+    let md = fs::read_to_string(dir.join("trace.md")).expect("trace.md written");
+    let replay = format!("replay {}", dir.join("trace.json").display());
+    assert!(md.contains(&replay), "trace.md does not say `{replay}`:\n{md}");
+    let before: Vec<(PathBuf, Vec<u8>)> = report_files(&dir);
+    let again = locksmith(run_dir_args(&["check", "redis-fencing"], &reports));
+    assert_eq!(again.code, 0);
+    assert_eq!(report_files(&dir), before, "a rerun changed the report");
+    let leftovers: Vec<_> = fs::read_dir(&reports)
+        .expect("the reports folder")
+        .map(|e| e.expect("an entry").file_name())
+        .filter(|n| n != "redis-fencing")
+        .collect();
+    assert!(leftovers.is_empty(), "temporary folders left behind: {leftovers:?}");
+}
+
+fn report_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(dir)
+        .expect("the report folder")
+        .map(|e| e.expect("an entry").path())
+        .map(|p| {
+            let bytes = fs::read(&p).expect("a report file");
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Without reports, `--format json` names no trace file (none was written).
+#[test]
+fn json_without_reports_names_no_trace() {
+    let run = locksmith(["check", "redis-fencing", "--no-reports", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON line");
+    for p in v["properties"].as_array().expect("properties") {
+        assert!(p["trace"].is_null(), "a trace is named: {p}");
+    }
+    assert!(
+        v["properties"].as_array().expect("properties").iter().any(|p| p["trace_steps"].is_u64()),
+        "the violation's length is still given"
+    );
 }
 
 #[test]

@@ -20,10 +20,6 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         // A counterexample only holds steps that change the state.
         states.push(next.unwrap_or_else(|| states[states.len() - 1].clone()));
     }
-    let file = json
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut md = String::new();
     let _ = writeln!(md, "# {}: {} violated\n", sc.name, prop.name());
     let _ = writeln!(md, "> **{}**: {}.\n", prop.name(), prop.meaning());
@@ -51,8 +47,8 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     );
     let _ = writeln!(
         md,
-        "Replay it: `cargo run --release -- replay reports/{}/{file}`\n",
-        sc.name
+        "Replay it: `locksmith replay {}`\n",
+        json.display()
     );
     let _ = writeln!(md, "{}\n", verdict_line(world, prop, &states, loop_at));
     let legend: Vec<String> = world

@@ -46,7 +46,10 @@ pub struct Summary {
     /// `seconds`.
     #[serde(default)]
     pub fingerprint_collision_probability: f64,
-    pub seconds: f64,
+    /// Wall time of the check: printed and in `--format json`, never in
+    /// the committed summary.json, whose bytes a rerun reproduces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
     /// "bfs" or "dfs".
     pub search: String,
     /// Whether the search ran to the end (no bound or timeout stopped it).
@@ -94,7 +97,7 @@ impl Summary {
             states: outcome.states,
             max_depth: outcome.max_depth,
             fingerprint_collision_probability: outcome.fingerprint_collision_probability,
-            seconds: (outcome.seconds * 1000.0).round() / 1000.0,
+            seconds: Some((outcome.seconds * 1000.0).round() / 1000.0),
             search: if dfs { "dfs" } else { "bfs" }.into(),
             complete: outcome.stopped.is_none(),
             symmetry: sc.symmetry,
@@ -167,10 +170,10 @@ fn trace_name(prop: Prop, headline: Option<Prop>) -> String {
     }
 }
 
-/// Writes `root/<scenario>/`: the summary and every trace. Files locksmith
-/// wrote there before and that no longer apply are removed; each file is
-/// written to a temporary name first and renamed, so a failed run never
-/// leaves half a report.
+/// Writes `root/<scenario>/`: the summary and every trace, as bytes a
+/// rerun reproduces (no wall time). The report is written whole into a
+/// temporary folder beside it and then swapped into place, so an
+/// interrupted or failed run leaves the previous report intact.
 pub fn write<A: Lock>(
     root: &Path,
     sc: &Scenario,
@@ -179,36 +182,111 @@ pub fn write<A: Lock>(
     summary: &Summary,
 ) -> std::io::Result<PathBuf> {
     let dir = root.join(&sc.name);
-    std::fs::create_dir_all(&dir)?;
-    for entry in std::fs::read_dir(&dir)? {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name == "trace.json" || name == "trace.md" || name.ends_with(".trace.json") || name.ends_with(".trace.md") {
-            std::fs::remove_file(&path)?;
-        }
+    let partial = root.join(format!(".{}.partial-{}", sc.name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&partial);
+    std::fs::create_dir_all(&partial)?;
+    let written = write_files(&partial, &dir, sc, world, outcome, summary);
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&partial);
+        return Err(e);
     }
+    swap_into_place(&partial, &dir)?;
+    Ok(dir)
+}
+
+/// Writes the report's files into `into`; paths inside them name `dir`,
+/// where the report will live.
+fn write_files<A: Lock>(
+    into: &Path,
+    dir: &Path,
+    sc: &Scenario,
+    world: &World<A>,
+    outcome: &Outcome<A>,
+    summary: &Summary,
+) -> std::io::Result<()> {
     let headline = headline(sc, outcome);
     for p in &outcome.props {
         let Some(cx) = &p.trace else { continue };
         let name = trace_name(p.prop, headline);
         let trace = TraceFile::new(sc, world, p.prop, cx);
         let json = serde_json::to_string_pretty(&trace).map_err(std::io::Error::other)? + "\n";
-        write_atomic(&dir.join(format!("{name}.json")), &json)?;
+        write_synced(&into.join(format!("{name}.json")), &json)?;
         let md = markdown::trace_md(sc, world, p.prop, cx, &dir.join(format!("{name}.json")));
-        write_atomic(&dir.join(format!("{name}.md")), &md)?;
+        write_synced(&into.join(format!("{name}.md")), &md)?;
     }
-    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)? + "\n";
-    write_atomic(&dir.join("summary.json"), &json)?;
-    Ok(dir)
+    let committed = Summary {
+        seconds: None,
+        ..summary.clone()
+    };
+    let json = serde_json::to_string_pretty(&committed).map_err(std::io::Error::other)? + "\n";
+    write_synced(&into.join("summary.json"), &json)
 }
 
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp)?;
+/// Replaces folder `dir` by `partial`: the old report is moved aside
+/// first and removed only once the new one is in place.
+fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
+    let old = partial.with_extension("old");
+    let _ = std::fs::remove_dir_all(&old);
+    let had_old = match std::fs::rename(dir, &old) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e),
+    };
+    if let Err(e) = std::fs::rename(partial, dir) {
+        if had_old {
+            let _ = std::fs::rename(&old, dir);
+        }
+        return Err(e);
+    }
+    if had_old {
+        std::fs::remove_dir_all(&old)?;
+    }
+    Ok(())
+}
+
+fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
     f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
+    f.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::swap_into_place;
+    use std::fs;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("locksmith-swap-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("a temp dir");
+        dir
+    }
+
+    #[test]
+    fn a_new_report_replaces_the_old_one_whole() {
+        let root = temp("replace");
+        let (dir, partial) = (root.join("s"), root.join(".s.partial-1"));
+        fs::create_dir_all(&dir).expect("old");
+        fs::write(dir.join("trace.md"), "old").expect("old file");
+        fs::create_dir_all(&partial).expect("new");
+        fs::write(partial.join("summary.json"), "new").expect("new file");
+        swap_into_place(&partial, &dir).expect("swaps");
+        assert_eq!(fs::read_to_string(dir.join("summary.json")).expect("new file"), "new");
+        assert!(!dir.join("trace.md").exists(), "the old report's files are gone");
+        assert_eq!(fs::read_dir(&root).expect("root").count(), 1, "nothing left beside it");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_failed_swap_puts_the_old_report_back() {
+        let root = temp("rollback");
+        let dir = root.join("s");
+        fs::create_dir_all(&dir).expect("old");
+        fs::write(dir.join("trace.md"), "old").expect("old file");
+        // The new report is missing: moving it into place fails.
+        let err = swap_into_place(&root.join(".s.partial-1"), &dir);
+        assert!(err.is_err());
+        assert_eq!(fs::read_to_string(dir.join("trace.md")).expect("old file"), "old");
+        let _ = fs::remove_dir_all(&root);
+    }
 }
