@@ -46,11 +46,16 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the bundled scenarios.
-    List,
+    /// List the bundled scenarios, and your own in ./scenarios/.
+    List {
+        /// `json` prints one JSON object per scenario and line.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Model-check scenarios (by name or path) and write reports/<scenario>/.
     Check {
-        /// Scenario names (from scenarios/) or paths to scenario files.
+        /// Bundled scenario names, names of files in ./scenarios/, or paths
+        /// to scenario files.
         scenarios: Vec<String>,
         /// Check every bundled scenario.
         #[arg(long)]
@@ -111,7 +116,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::List => list(),
+        Command::List { format } => list(format),
         Command::Check {
             scenarios,
             all,
@@ -188,22 +193,45 @@ fn parse_size(text: &str) -> Option<u64> {
     n.checked_mul(1 << shift).filter(|b| *b > 0)
 }
 
-fn list() -> i32 {
-    let files = scenario::all();
-    if files.is_empty() {
-        eprintln!("locksmith: no scenarios found in {}", scenario::dir().display());
-        return 2;
-    }
-    for path in files {
-        match scenario::load(&path) {
-            Ok(sc) => say!("{:32} {:14} {}", sc.name, sc.algorithm, sc.summary),
+/// The bundled scenarios, then the user's own in ./scenarios/ (files that
+/// are not a bundled one's exact text), each marked as which it is. A
+/// local file that does not load is listed too; its error goes to stderr
+/// and the exit code is 2.
+fn list(format: Format) -> i32 {
+    let mut code = 0;
+    let bundled = scenario::all().into_iter().map(|p| ("bundled", p));
+    let local = scenario::local().into_iter().map(|p| ("local", p));
+    for (origin, path) in bundled.chain(local) {
+        let sc = match scenario::load(&path) {
+            Ok(sc) => sc,
             Err(e) => {
                 eprintln!("locksmith: {e}");
-                return 2;
+                code = 2;
+                continue;
+            }
+        };
+        let file = (origin == "local").then(|| path.display().to_string());
+        match format {
+            Format::Json => {
+                let line = serde_json::json!({
+                    "name": sc.name,
+                    "origin": origin,
+                    "algorithm": sc.algorithm,
+                    "summary": sc.summary,
+                    "path": file,
+                });
+                say!("{line}");
+            }
+            Format::Text => {
+                let line = format!("{:32} {:8} {:16} {}", sc.name, origin, sc.algorithm, sc.summary);
+                match file {
+                    Some(f) => say!("{line}  [{f}]"),
+                    None => say!("{line}"),
+                }
             }
         }
     }
-    0
+    code
 }
 
 fn check_cmd(
@@ -234,7 +262,7 @@ fn check_cmd(
     });
     let scenarios = match loaded {
         Ok(s) if s.is_empty() => {
-            eprintln!("locksmith: no scenarios found in {}", scenario::dir().display());
+            eprintln!("locksmith: no scenarios to check");
             return 2;
         }
         Ok(s) => s,

@@ -45,8 +45,11 @@ impl Verdict {
 /// One loaded, validated scenario.
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    /// The file's stem: `check NAME` finds `scenarios/NAME.toml`.
+    /// The file's stem: `check NAME` finds bundled scenario NAME.
     pub name: String,
+    /// Whether this is a bundled scenario's exact text (its reports are
+    /// `reports/NAME/`; an own scenario's are keyed by its path).
+    pub bundled: bool,
     pub path: PathBuf,
     /// The file's text, kept so a trace can be replayed on its own.
     pub source: String,
@@ -71,51 +74,141 @@ impl Scenario {
         self.expect.iter().find(|(p, _)| *p == prop).map(|(_, v)| *v)
     }
 
+    /// The report folder under the reports root: `NAME` for a bundled
+    /// scenario; `own/NAME-HASH` for any other file, HASH a digest of its
+    /// absolute path, so that no two scenarios share a folder and a file
+    /// named like a bundled one never overwrites its reports.
+    pub fn report_key(&self) -> PathBuf {
+        if self.bundled {
+            return PathBuf::from(&self.name);
+        }
+        let full = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
+        // FNV-1a: stable across runs and machines, unlike std's hasher.
+        let hash = full
+            .to_string_lossy()
+            .bytes()
+            .fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+        Path::new("own").join(format!("{}-{hash:08x}", self.name))
+    }
+
     /// A reader over the `[system]` table for the algorithm's parameters.
     pub fn system_keys(&self) -> Keys {
         Keys::new(&self.path, "[system] ", self.system.clone())
     }
 }
 
-/// The folder of bundled scenarios: `scenarios/` under the working
-/// directory, else the one beside this crate's manifest.
-pub fn dir() -> PathBuf {
-    let here = PathBuf::from("scenarios");
-    if here.is_dir() {
-        here
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
-    }
+include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
+
+/// How a bundled scenario's path is written: no file has it, so `load`
+/// knows to read the text embedded in the binary (`build.rs`).
+const BUNDLED_PREFIX: &str = "bundled:";
+
+/// The bundled scenarios' names, sorted.
+pub fn bundled_names() -> impl Iterator<Item = &'static str> {
+    BUNDLED.iter().map(|(name, _)| *name)
 }
 
-/// Every bundled scenario file, sorted by name.
+fn bundled_text(name: &str) -> Option<&'static str> {
+    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The path under which `find` names bundled scenario `name`.
+fn bundled_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("{BUNDLED_PREFIX}{name}.toml"))
+}
+
+/// Every bundled scenario, sorted by name (as paths for `load`).
 pub fn all() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
+    bundled_names().map(bundled_path).collect()
+}
+
+/// The user's own scenarios in `./scenarios/`: files that are not a
+/// bundled scenario's exact text, sorted.
+pub fn local() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir("scenarios")
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml") && !is_bundled_copy(p));
     files.sort();
     files
 }
 
-/// Finds a scenario by name (`redlock-no-fsync`) or path.
+/// Whether the file at `path` is a bundled scenario, byte for byte.
+fn is_bundled_copy(path: &Path) -> bool {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    bundled_text(&stem).is_some_and(|t| std::fs::read_to_string(path).is_ok_and(|f| f == t))
+}
+
+/// Finds a scenario by path (anything that is a file, or looks like a
+/// path: it has a `/` or ends in `.toml`), else by bundled name
+/// (`redlock-no-fsync`), else as `./scenarios/NAME.toml`.
 pub fn find(name_or_path: &str) -> Result<PathBuf, ScenarioError> {
     let as_path = PathBuf::from(name_or_path);
     if as_path.is_file() {
         return Ok(as_path);
     }
-    let named = dir().join(format!("{name_or_path}.toml"));
-    if named.is_file() {
-        return Ok(named);
+    let looks_like_path = name_or_path.contains(std::path::MAIN_SEPARATOR) || name_or_path.ends_with(".toml");
+    if looks_like_path {
+        return Err(ScenarioError(format!("{name_or_path}: no such scenario file")));
     }
+    if bundled_text(name_or_path).is_some() {
+        return Ok(bundled_path(name_or_path));
+    }
+    let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
+    if local.is_file() {
+        return Ok(local);
+    }
+    let hint = did_you_mean(name_or_path)
+        .map(|n| format!("did you mean \"{n}\"? "))
+        .unwrap_or_default();
     Err(ScenarioError(format!(
-        "no scenario named \"{name_or_path}\": it is neither a file nor in {}; `locksmith list` shows the bundled ones",
-        dir().display()
+        "no scenario named \"{name_or_path}\": it is not bundled, not a file and not in ./scenarios/; {hint}`locksmith list` shows them all"
     )))
 }
 
-/// Loads and validates a scenario file.
+/// The bundled or local name closest to `name`, if it is close (an edit
+/// distance of at most a third of its length).
+fn did_you_mean(name: &str) -> Option<String> {
+    let local: Vec<String> = local()
+        .iter()
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    let candidates = bundled_names().map(str::to_string).chain(local);
+    candidates
+        .map(|c| (edit_distance(name, &c), c))
+        .filter(|(d, _)| *d <= name.len().max(3) / 3)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != *cb)).min(row[j] + 1).min(up + 1);
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+/// Loads and validates a scenario: a file, or a bundled one as `find` and
+/// `all` name it.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = path.to_string_lossy();
+    if let Some(name) = text.strip_prefix(BUNDLED_PREFIX).and_then(|t| t.strip_suffix(".toml")) {
+        let source =
+            bundled_text(name).ok_or_else(|| ScenarioError(format!("no bundled scenario named \"{name}\"")))?;
+        return parse(&Path::new("scenarios").join(format!("{name}.toml")), source);
+    }
     let source =
         std::fs::read_to_string(path).map_err(|e| ScenarioError(format!("{}: cannot be read: {e}", path.display())))?;
     parse(path, &source)
@@ -157,7 +250,9 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let bundled = bundled_text(&name) == Some(source);
     let scenario = Scenario {
+        bundled,
         name,
         path: path.to_path_buf(),
         source: source.to_string(),

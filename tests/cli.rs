@@ -162,7 +162,7 @@ fn a_definite_wrong_verdict_exits_1_even_when_another_is_unknown() {
 
     let reports = tmp.join("reports");
     let run = locksmith(run_dir_args(&["check", wrong, "--max-states", &bound], &reports));
-    let summary = read_json(&reports.join("expects-holds/summary.json"));
+    let summary = read_json(&own_report(&reports, "expects-holds").join("summary.json"));
     assert_eq!(summary["complete"], false, "the bound did not stop the search");
     assert_eq!(property(&summary, "mutual_exclusion")["verdict"], "violated");
     assert_eq!(property(&summary, "deadlock_freedom")["verdict"], "unknown");
@@ -348,7 +348,11 @@ fn json_without_reports_names_no_trace() {
         assert!(p["trace"].is_null(), "a trace is named: {p}");
     }
     assert!(
-        v["properties"].as_array().expect("properties").iter().any(|p| p["trace_steps"].is_u64()),
+        v["properties"]
+            .as_array()
+            .expect("properties")
+            .iter()
+            .any(|p| p["trace_steps"].is_u64()),
         "the violation's length is still given"
     );
 }
@@ -414,6 +418,104 @@ fn list_prints_every_bundled_scenario() {
     for name in bundled() {
         assert!(listed.contains(&name.as_str()), "{name} is not listed:\n{}", run.stdout);
     }
+}
+
+/// The report folder of own scenario `stem` under `reports` (`own/STEM-HASH`).
+fn own_report(reports: &Path, stem: &str) -> PathBuf {
+    let own = reports.join("own");
+    let found: Vec<PathBuf> = fs::read_dir(&own)
+        .unwrap_or_else(|e| panic!("read {}: {e}", own.display()))
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{stem}-")))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "one report folder for {stem}: {found:?}");
+    found[0].clone()
+}
+
+/// Runs the binary in `dir` (not the checkout).
+fn locksmith_in(dir: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run locksmith");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The bundled scenarios live in the binary: it checks them from any
+/// folder, and a `scenarios/` folder there adds the user's own without
+/// hiding the bundled ones. An own file named like a bundled scenario
+/// writes its reports elsewhere.
+#[test]
+fn bundled_scenarios_work_from_any_folder_beside_the_users_own() {
+    let tmp = TempDir::new("anywhere");
+    let run = locksmith_in(tmp.path(), &["check", "redis-fencing"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(tmp.join("reports/redis-fencing/summary.json").is_file());
+
+    let own = tmp.join("scenarios");
+    fs::create_dir_all(&own).expect("scenarios/");
+    let bundled_text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/redis-fencing.toml"))
+        .expect("the bundled file");
+    fs::write(
+        own.join("redis-fencing.toml"),
+        bundled_text.replace("ttl = 4", "ttl = 5"),
+    )
+    .expect("an own copy");
+    fs::write(own.join("my-lock.toml"), &bundled_text).expect("an own scenario");
+    let list = locksmith_in(tmp.path(), &["list", "--format", "json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let entries: Vec<Value> = list
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(
+        entries.iter().filter(|e| e["origin"] == "bundled").count(),
+        bundled().len(),
+        "every bundled scenario is listed"
+    );
+    let local: Vec<&str> = entries
+        .iter()
+        .filter(|e| e["origin"] == "local")
+        .map(|e| e["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(local, ["my-lock", "redis-fencing"]);
+
+    let before = fs::read(tmp.join("reports/redis-fencing/summary.json")).expect("the bundled report");
+    let run = locksmith_in(tmp.path(), &["check", "scenarios/redis-fencing.toml", "my-lock"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        fs::read(tmp.join("reports/redis-fencing/summary.json")).expect("still there"),
+        before,
+        "an own scenario overwrote the bundled one's report"
+    );
+    let own_reports: Vec<String> = fs::read_dir(tmp.join("reports/own"))
+        .expect("reports/own")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(own_reports.len(), 2, "{own_reports:?}");
+    // By name, the bundled scenario still wins over the local file.
+    let run = locksmith_in(
+        tmp.path(),
+        &["check", "redis-fencing", "--no-reports", "--format", "json"],
+    );
+    let v: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON line");
+    let committed = read_json(&tmp.join("reports/redis-fencing/summary.json"));
+    assert_eq!(v["unique_states"], committed["unique_states"]);
+}
+
+#[test]
+fn a_misspelled_name_gets_a_suggestion() {
+    let run = assert_usage_error(&["check", "redis-fencng"]);
+    assert!(run.stderr.contains("did you mean \"redis-fencing\"?"), "{}", run.stderr);
 }
 
 /// DESIGN.md §9: "never a panic or a backtrace", including when stdout is

@@ -21,7 +21,11 @@ fn locksmith(args: &[&OsStr], env: &[(&str, &OsStr)]) -> String {
 }
 
 /// Every file under `root`, by its path relative to `root`.
+/// Every file under `root`, by relative path. A trace.md names the folder
+/// it was written to in its replay line; that folder is written as
+/// `reports` here, so that two folders can be compared.
 fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let root_text = root.display().to_string();
     let mut found = BTreeMap::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
@@ -31,7 +35,12 @@ fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
                 todo.push(path);
             } else {
                 let rel = path.strip_prefix(root).expect("under the root").to_path_buf();
-                found.insert(rel, fs::read(&path).expect("read a file"));
+                let bytes = fs::read(&path).expect("read a file");
+                let bytes = match String::from_utf8(bytes) {
+                    Ok(text) => text.replace(&root_text, "reports").into_bytes(),
+                    Err(e) => e.into_bytes(),
+                };
+                found.insert(rel, bytes);
             }
         }
     }

@@ -45,11 +45,7 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
             faults.join("; ")
         }
     );
-    let _ = writeln!(
-        md,
-        "Replay it: `locksmith replay {}`\n",
-        json.display()
-    );
+    let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
     let _ = writeln!(md, "{}\n", verdict_line(world, prop, &states, loop_at));
     let legend: Vec<String> = world
         .names

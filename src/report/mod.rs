@@ -170,7 +170,7 @@ fn trace_name(prop: Prop, headline: Option<Prop>) -> String {
     }
 }
 
-/// Writes `root/<scenario>/`: the summary and every trace, as bytes a
+/// Writes `root/<scenario>/` (`Scenario::report_key`): the summary and every trace, as bytes a
 /// rerun reproduces (no wall time). The report is written whole into a
 /// temporary folder beside it and then swapped into place, so an
 /// interrupted or failed run leaves the previous report intact.
@@ -181,8 +181,10 @@ pub fn write<A: Lock>(
     outcome: &Outcome<A>,
     summary: &Summary,
 ) -> std::io::Result<PathBuf> {
-    let dir = root.join(&sc.name);
-    let partial = root.join(format!(".{}.partial-{}", sc.name, std::process::id()));
+    let dir = root.join(sc.report_key());
+    let parent = dir.parent().unwrap_or(root);
+    std::fs::create_dir_all(parent)?;
+    let partial = parent.join(format!(".{}.partial-{}", sc.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     std::fs::create_dir_all(&partial)?;
     let written = write_files(&partial, &dir, sc, world, outcome, summary);
