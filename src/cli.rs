@@ -31,7 +31,16 @@ macro_rules! say {
 #[command(
     name = "locksmith",
     version,
-    about = "Model-check distributed locks in a deterministic, faulty world"
+    about = "Model-check distributed locks in a deterministic, faulty world",
+    after_help = "Examples:
+  locksmith list                          # the bundled scenarios, and yours in ./scenarios/
+  locksmith check redlock-no-fsync        # check one; read reports/redlock-no-fsync/trace.md
+  locksmith check my-lock.toml            # your own scenario file
+  locksmith check --all                   # every bundled scenario against its expectations
+  locksmith replay reports/redlock-no-fsync/trace.json
+
+Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
+3 a bound stopped a check before a verdict (see each command's --help)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -47,12 +56,23 @@ enum Format {
 #[derive(Subcommand)]
 enum Command {
     /// List the bundled scenarios, and your own in ./scenarios/.
+    #[command(
+        after_help = "Exit codes: 0 listed; 2 a file in ./scenarios/ is not a valid scenario (named on stderr)."
+    )]
     List {
         /// `json` prints one JSON object per scenario and line.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
     /// Model-check scenarios (by name or path) and write reports/<scenario>/.
+    #[command(after_help = "Examples:
+  locksmith check redis-ttl-gc-pause
+  locksmith check redlock-no-fsync --no-symmetry --format json
+  locksmith check ./my-lock.toml --reports /tmp/reports
+
+Exit codes: 0 every verdict as expected; 1 a verdict differs from the
+expectation; 2 bad input or usage (nothing written); 3 a bound, timeout or
+the memory bound stopped a check before a verdict.")]
     Check {
         /// Bundled scenario names, names of files in ./scenarios/, or paths
         /// to scenario files.
@@ -66,11 +86,12 @@ enum Command {
         /// `json` prints each scenario's summary as one JSON line.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Stop after this many unique states (open verdicts become unknown).
-        #[arg(long)]
+        /// Stop after N unique states, N at least 1 (open verdicts become
+        /// unknown).
+        #[arg(long, value_name = "N")]
         max_states: Option<usize>,
         /// Stop after this many seconds (open verdicts become unknown).
-        #[arg(long)]
+        #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
         /// Stop when the resident memory exceeds SIZE (open verdicts become
         /// unknown): a whole number of MiB, or one with a suffix K, M, G or
@@ -92,6 +113,11 @@ enum Command {
     },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
+    #[command(after_help = "Example:
+  locksmith replay reports/redlock-no-fsync/trace.json
+
+Exit codes: 0 the violation occurs again; 1 it no longer does; 2 the file
+is not a valid trace or a step is not enabled.")]
     Replay {
         /// A trace.json written by `check`.
         trace: PathBuf,
@@ -129,6 +155,10 @@ pub fn main() -> i32 {
             no_reports,
             no_symmetry,
         } => {
+            if max_states == Some(0) {
+                eprintln!("locksmith: --max-states 0 is not allowed; allowed: a whole number of states, at least 1");
+                return 2;
+            }
             let timeout = match timeout.map(|t| (t, Duration::try_from_secs_f64(t))) {
                 None => None,
                 Some((t, Ok(d))) if t > 0.0 => Some(d),

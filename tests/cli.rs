@@ -358,6 +358,41 @@ fn json_without_reports_names_no_trace() {
 }
 
 #[test]
+fn check_with_a_zero_state_bound_exits_2() {
+    let run = assert_usage_error(&["check", "redis-fencing", "--max-states", "0"]);
+    assert!(run.stderr.contains("--max-states 0"), "{}", run.stderr);
+}
+
+/// Every command's help shows examples and its exit codes.
+#[test]
+fn help_shows_examples_and_exit_codes() {
+    for args in [
+        vec!["--help"],
+        vec!["check", "--help"],
+        vec!["replay", "--help"],
+        vec!["list", "--help"],
+    ] {
+        let run = locksmith(&args);
+        assert_eq!(run.code, 0, "{args:?}");
+        assert!(run.stdout.contains("Exit codes:"), "{args:?}:\n{}", run.stdout);
+    }
+    let run = locksmith(["check", "--help"]);
+    assert!(run.stdout.contains("--timeout <SECONDS>") && run.stdout.contains("--max-states <N>"));
+    assert!(run.stdout.contains("Examples:"));
+}
+
+/// Text output has no trailing spaces, and says what was expected in plain
+/// lower-case words.
+#[test]
+fn text_output_is_tidy() {
+    let run = locksmith(["check", "redis-fencing", "--no-reports"]);
+    for line in run.stdout.lines() {
+        assert_eq!(line, line.trim_end(), "trailing spaces in {line:?}");
+        assert!(!line.contains("EXPECTED"), "{line}");
+    }
+}
+
+#[test]
 fn check_with_a_zero_timeout_exits_2() {
     let run = assert_usage_error(&["check", "redis-fencing", "--timeout", "0"]);
     assert!(run.stderr.contains("--timeout"), "{}", run.stderr);
