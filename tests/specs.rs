@@ -2,19 +2,24 @@
 //! TLA+ grammar, and `specs/README.md`'s table of state counts is what the
 //! Rust model finds for the same scenario, whose parameters are the `.cfg`'s
 //! constants. With `TLA2TOOLS_JAR` set to a `tla2tools.jar` (and `java` on
-//! the path), TLC runs on every `.cfg` too and must find the same count:
-//! on every row but those the table marks as slow, which need
-//! `LOCKSMITH_TLC_SLOW=1` as well.
+//! the path), TLC runs on every `.cfg` too: its verdict on every invariant
+//! and temporal property the `.cfg` lists must be the Rust checker's on the
+//! row's scenario, and its distinct-state count the Rust count; on every row
+//! but those the table marks as slow, which need `LOCKSMITH_TLC_SLOW=1` as
+//! well. Without TLC these tests say loudly that TLC was not run, and fail
+//! under `CI=true`.
 
-use std::collections::BTreeMap;
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use locksmith::algorithms::{dispatch, lock_table, primary_replica, redlock, single_redis, Job};
 use locksmith::check::{check, Options};
-use locksmith::properties::Lock;
-use locksmith::scenario::{self, Scenario};
+use locksmith::properties::{Lock, Prop};
+use locksmith::scenario::{self, Scenario, Verdict};
 use locksmith::world::{Targets, World};
 use tree_sitter::{Node, Parser};
 
@@ -122,7 +127,7 @@ struct Row {
     rust: usize,
     /// A number when TLC ran, else why not.
     tlc: String,
-    /// TLC takes minutes on it: `tlc_agrees_when_available` skips it
+    /// TLC takes minutes on it: `tlc_agrees_with_the_rust_model` skips it
     /// unless `LOCKSMITH_TLC_SLOW` is set.
     slow: bool,
 }
@@ -434,38 +439,352 @@ fn cfg_constants_are_the_scenarios() {
     }
 }
 
-/// TLC's distinct-state count, from its closing line "N states generated,
-/// M distinct states found, 0 states left on queue."
-fn tlc_distinct(output: &str) -> Option<usize> {
-    let line = output
-        .lines()
-        .rev()
-        .find(|l| l.contains(" distinct states found, 0 states left"))?;
-    let before = line.split(" distinct states found").next()?;
-    before.rsplit(' ').next()?.replace(',', "").parse().ok()
+// ---------------------------------------------------------------------------
+// TLC: its verdict on every property of every .cfg, and its state count.
+// ---------------------------------------------------------------------------
+
+/// Where `tla2tools.jar` is; `java` must be on the path.
+const JAR_VAR: &str = "TLA2TOOLS_JAR";
+
+/// The TLA+ operator each of the five properties is checked by, in every spec.
+fn prop_of(name: &str) -> Option<Prop> {
+    Some(match name {
+        "MutualExclusion" => Prop::MutualExclusion,
+        "NoStaleWrite" => Prop::NoStaleWrite,
+        "NoForeignRelease" => Prop::NoForeignRelease,
+        "DeadlockFreedom" => Prop::DeadlockFreedom,
+        "StarvationFreedom" => Prop::StarvationFreedom,
+        _ => return None,
+    })
 }
 
-#[test]
-fn tlc_agrees_when_available() {
-    let Some(jar) = std::env::var_os("TLA2TOOLS_JAR") else {
-        eprintln!("TLA2TOOLS_JAR is not set: TLC not run (see specs/README.md)");
-        return;
-    };
-    let slow_too = std::env::var_os(SLOW_VAR).is_some();
-    for row in table() {
-        if row.slow && !slow_too {
-            eprintln!(
-                "specs/{}: TLC not run, the table marks it slow (set {SLOW_VAR}=1 to run it)",
-                row.cfg
-            );
+/// Whether this run is CI's: `CI` set to anything but empty, `false` or `0`
+/// (CI sets `CI=true`).
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "false" | "0"))
+}
+
+/// Writes straight to the process's stderr, which the test harness does
+/// not capture, so that the line shows even when the test passes.
+fn loud(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// A way to run TLC: the jar, and `java` on the path.
+struct Tlc {
+    jar: PathBuf,
+}
+
+/// Where TLC's `.cfg` sections begin (TLC's `tlc2.tool.impl.ModelConfig`).
+const CFG_KEYWORDS: [&str; 18] = [
+    "SPECIFICATION",
+    "INIT",
+    "NEXT",
+    "CONSTANT",
+    "CONSTANTS",
+    "INVARIANT",
+    "INVARIANTS",
+    "PROPERTY",
+    "PROPERTIES",
+    "VIEW",
+    "SYMMETRY",
+    "CONSTRAINT",
+    "CONSTRAINTS",
+    "ACTION_CONSTRAINT",
+    "ACTION_CONSTRAINTS",
+    "CHECK_DEADLOCK",
+    "POSTCONDITION",
+    "ALIAS",
+];
+
+/// `text` with its comments (`\*` to the end of the line, nested `(* *)`)
+/// blanked out, newlines kept.
+fn strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut depth, mut line_comment) = (0, 0usize, false);
+    while i < b.len() {
+        let two = &b[i..(i + 2).min(b.len())];
+        if line_comment {
+            line_comment = b[i] != b'\n';
+        } else if two == b"(*" {
+            depth += 1;
+            out.push_str("  ");
+            i += 2;
             continue;
+        } else if depth > 0 && two == b"*)" {
+            depth -= 1;
+            out.push_str("  ");
+            i += 2;
+            continue;
+        } else if depth == 0 && two == b"\\*" {
+            line_comment = true;
         }
-        let meta = std::env::temp_dir().join(format!("locksmith-tlc-{}-{}", std::process::id(), row.cfg));
+        let ch = text[i..].chars().next().expect("i is on a char boundary");
+        if ch == '\n' || (depth == 0 && !line_comment) {
+            out.push(ch);
+        } else {
+            out.push(' ');
+        }
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// A `.cfg`: the names its INVARIANT(S) and PROPERTY(IES) sections list,
+/// and the rest of it (comments dropped), to write back with fewer names.
+#[derive(Debug, Clone, PartialEq)]
+struct Cfg {
+    rest: String,
+    invariants: Vec<String>,
+    properties: Vec<String>,
+}
+
+impl Cfg {
+    fn parse(text: &str) -> Cfg {
+        let clean = strip_comments(text);
+        let mut cfg = Cfg {
+            rest: String::new(),
+            invariants: Vec::new(),
+            properties: Vec::new(),
+        };
+        // The section being read: None outside INVARIANT/PROPERTY sections.
+        let mut listing: Option<bool> = None;
+        let mut kept_from = Some(0);
+        let mut pos = 0;
+        for token in clean.split_whitespace() {
+            let at = pos + clean[pos..].find(token).expect("the token is in the text");
+            pos = at + token.len();
+            if CFG_KEYWORDS.contains(&token) {
+                let names = match token {
+                    "INVARIANT" | "INVARIANTS" => Some(true),
+                    "PROPERTY" | "PROPERTIES" => Some(false),
+                    _ => None,
+                };
+                match (kept_from, names) {
+                    (Some(from), Some(_)) => {
+                        cfg.rest.push_str(&clean[from..at]);
+                        kept_from = None;
+                    }
+                    (None, None) => kept_from = Some(at),
+                    _ => {}
+                }
+                listing = names;
+            } else if let Some(invariant) = listing {
+                let list = if invariant {
+                    &mut cfg.invariants
+                } else {
+                    &mut cfg.properties
+                };
+                list.push(token.to_string());
+            }
+        }
+        if let Some(from) = kept_from {
+            cfg.rest.push_str(&clean[from..]);
+        }
+        cfg
+    }
+
+    /// The `.cfg` with only the given invariants and properties.
+    fn render(&self, invariants: &[String], properties: &[String]) -> String {
+        let mut text = self.rest.trim_end().to_string();
+        text.push('\n');
+        for (keyword, names) in [("INVARIANTS", invariants), ("PROPERTIES", properties)] {
+            if !names.is_empty() {
+                text.push_str(keyword);
+                text.push('\n');
+                for name in names {
+                    text.push_str(&format!("    {name}\n"));
+                }
+            }
+        }
+        text
+    }
+}
+
+/// One message of TLC's `-tool` output: `@!@!@STARTMSG code:severity @!@!@`,
+/// its text, `@!@!@ENDMSG code @!@!@`. Severity 1 is an error.
+#[derive(Debug)]
+struct TlcMessage {
+    code: u32,
+    severity: u32,
+    text: String,
+}
+
+/// TLC's messages, and the lines printed outside any (SANY's, Java's).
+fn tlc_messages(output: &str) -> (Vec<TlcMessage>, Vec<String>) {
+    let (mut messages, mut loose) = (Vec::new(), Vec::new());
+    let mut open: Option<TlcMessage> = None;
+    for line in output.lines() {
+        if let Some(head) = line.strip_prefix("@!@!@STARTMSG ") {
+            let head = head.trim_end_matches("@!@!@").trim();
+            let (code, severity) = head.split_once(':').unwrap_or((head, "0"));
+            if let Some(m) = open.take() {
+                messages.push(m);
+            }
+            open = Some(TlcMessage {
+                code: code.parse().unwrap_or(0),
+                severity: severity.parse().unwrap_or(0),
+                text: String::new(),
+            });
+        } else if line.starts_with("@!@!@ENDMSG ") {
+            messages.extend(open.take());
+        } else if let Some(m) = open.as_mut() {
+            m.text.push_str(line);
+            m.text.push('\n');
+        } else if !line.trim().is_empty() {
+            loose.push(line.to_string());
+        }
+    }
+    messages.extend(open);
+    (messages, loose)
+}
+
+/// What a TLC run found wrong: TLC names the invariant (or the property
+/// it checks as an invariant, such as `[]P`) it found violated, but not
+/// which temporal property.
+#[derive(Debug, Clone, PartialEq)]
+enum Violation {
+    Named(String),
+    Temporal,
+}
+
+/// How a TLC run ended without an error of its own.
+#[derive(Debug, Clone, PartialEq)]
+struct TlcRun {
+    violation: Option<Violation>,
+    /// The distinct states, when TLC explored the whole state space: it
+    /// found no error, or it found a temporal property violated (with
+    /// `-lncheck final`, only once the search is complete).
+    distinct: Option<usize>,
+}
+
+/// TLC's codes (`tlc2.output.EC`) for "Model checking completed. No error
+/// has been found.", the closing statistics, and "Checking temporal
+/// properties for the complete state space".
+const TLC_SUCCESS: u32 = 2193;
+const TLC_STATS: u32 = 2199;
+const TLC_CHECKING_TEMPORAL_PROPS: u32 = 2192;
+
+/// What TLC's `-tool` output and exit status say; an error (with TLC's
+/// own words) when TLC failed otherwise than by finding a violation: a
+/// parse or semantic error, a bad `.cfg`, an exception. Exit statuses
+/// (`EC.ExitStatus`): 0 no error, 10 to 14 a violation (assumption,
+/// deadlock, safety, liveness, assert), 75 and up TLC's own failures.
+fn interpret(output: &str, status: Option<i32>) -> Result<TlcRun, String> {
+    let (messages, loose) = tlc_messages(output);
+    let violation = messages.iter().filter(|m| m.severity == 1).find_map(|m| {
+        let text = m.text.trim();
+        if text.starts_with("Temporal properties were violated") {
+            return Some(Violation::Temporal);
+        }
+        ["Invariant ", "Action property ", "Property "]
+            .iter()
+            .find_map(|prefix| {
+                let rest = text.strip_prefix(prefix)?;
+                let (name, rest) = rest.split_once(' ')?;
+                rest.starts_with("is violated")
+                    .then(|| Violation::Named(name.to_string()))
+            })
+    });
+    let distinct = messages.iter().rev().filter(|m| m.code == TLC_STATS).find_map(|m| {
+        let before = m.text.split(" distinct states found").next()?;
+        before.rsplit(' ').next()?.replace(',', "").parse::<usize>().ok()
+    });
+    let has = |code: u32| messages.iter().any(|m| m.code == code);
+    let errors = || {
+        let mut text: Vec<String> = messages
+            .iter()
+            .filter(|m| m.severity == 1)
+            .map(|m| m.text.trim().to_string())
+            .collect();
+        text.extend(
+            loose
+                .iter()
+                .filter(|l| !l.starts_with("Parsing file") && !l.starts_with("Semantic processing"))
+                .cloned(),
+        );
+        let mut text = text.join("\n");
+        if text.len() > 4000 {
+            let mut cut = 4000;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("\n[...]");
+        }
+        format!("TLC exited with status {status:?}:\n{text}")
+    };
+    match violation {
+        Some(v) => {
+            if status == Some(0) {
+                return Err(format!("TLC reports {v:?} but exits with status 0: {}", errors()));
+            }
+            // A violation is the verdict, whatever follows it: under a VIEW,
+            // TLC may then fail to rebuild the counterexample and exit with
+            // another status (tlaplus/tlaplus#1045).
+            let complete = v == Violation::Temporal && has(TLC_CHECKING_TEMPORAL_PROPS);
+            Ok(TlcRun {
+                violation: Some(v),
+                distinct: distinct.filter(|_| complete),
+            })
+        }
+        None if status == Some(0) && has(TLC_SUCCESS) && distinct.is_some() => Ok(TlcRun {
+            violation: None,
+            distinct,
+        }),
+        None => Err(errors()),
+    }
+}
+
+impl Tlc {
+    /// TLC, if `TLA2TOOLS_JAR` names a jar and `java` runs; else why not.
+    fn find() -> Result<Tlc, String> {
+        let jar = std::env::var_os(JAR_VAR).ok_or(format!("{JAR_VAR} is not set"))?;
+        let jar = PathBuf::from(jar);
+        if !jar.is_file() {
+            return Err(format!("{JAR_VAR}={} is not a file", jar.display()));
+        }
+        match Command::new("java").arg("-version").output() {
+            Ok(out) if out.status.success() => Ok(Tlc { jar }),
+            Ok(out) => Err(format!(
+                "`java -version` fails: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )),
+            Err(e) => Err(format!("`java` does not run: {e}")),
+        }
+    }
+
+    /// TLC for a test, or `None` after saying loudly that TLC was not run
+    /// (`what`, for whom). Under CI, and whenever `TLA2TOOLS_JAR` is set,
+    /// a TLC that cannot run fails the test.
+    fn for_test(what: &str) -> Option<Tlc> {
+        match Tlc::find() {
+            Ok(tlc) => Some(tlc),
+            Err(why) => {
+                let how = "see specs/README.md, \"Running TLC\"; .ci/run installs both";
+                if in_ci() || std::env::var_os(JAR_VAR).is_some() {
+                    panic!("TLC is needed for {what} and cannot run: {why} ({how})");
+                }
+                loud(&format!(
+                    "\n*** TLC NOT RUN on {what}: {why}. This test passes without checking TLC's verdicts \
+                     (it fails under CI=true). Set {JAR_VAR} to tla2tools.jar ({how}).\n"
+                ));
+                None
+            }
+        }
+    }
+
+    /// Runs TLC from `dir` on the module `spec` with the `.cfg` at `cfg`,
+    /// its state files under `meta` (removed afterwards).
+    fn run(&self, dir: &Path, spec: &str, cfg: &Path, meta: &Path) -> Result<TlcRun, String> {
         let output = Command::new("java")
-            .arg("-cp")
-            .arg(&jar)
+            .args(["-XX:+UseParallelGC", "-cp"])
+            .arg(&self.jar)
             .args([
                 "tlc2.TLC",
+                "-tool",
                 "-deadlock",
                 "-lncheck",
                 "final",
@@ -473,19 +792,526 @@ fn tlc_agrees_when_available() {
                 "1",
                 "-metadir",
             ])
-            .arg(&meta)
-            .args(["-config", &row.cfg, &row.spec])
-            .current_dir(specs_dir())
+            .arg(meta)
+            .arg("-config")
+            .arg(cfg)
+            .arg(spec)
+            .current_dir(dir)
             .output()
-            .expect("java runs");
-        let _ = fs::remove_dir_all(&meta);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let distinct = tlc_distinct(&stdout)
-            .unwrap_or_else(|| panic!("TLC did not finish {} on {}:\n{stdout}", row.cfg, row.spec));
+            .map_err(|e| format!("java does not run: {e}"))?;
+        let _ = fs::remove_dir_all(meta);
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        interpret(&text, output.status.code())
+    }
+}
+
+/// TLC's verdicts on one `.cfg`: the names it lists under INVARIANTS and
+/// PROPERTIES, those found violated, and the distinct-state count of a
+/// complete search.
+#[derive(Debug)]
+struct TlcVerdicts {
+    checked: Vec<String>,
+    violated: BTreeSet<String>,
+    distinct: usize,
+    /// One line per TLC run: what it checked and found.
+    runs: Vec<String>,
+}
+
+/// Runs TLC on `spec` (in `dir`) with the `.cfg` text `cfg_text` until
+/// every name it checks has a verdict. TLC stops at the first invariant
+/// violated, and reports a temporal violation without saying which
+/// property: each named violation is recorded and the name dropped from
+/// a copy of the `.cfg` (written under `work`), and TLC runs again; when
+/// TLC reports a temporal violation, the search was complete
+/// (`-lncheck final`), so every invariant left holds, and each property
+/// left is checked alone.
+fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) -> Result<TlcVerdicts, String> {
+    fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let cfg = Cfg::parse(cfg_text);
+    let mut found = TlcVerdicts {
+        checked: cfg.invariants.iter().chain(&cfg.properties).cloned().collect(),
+        violated: BTreeSet::new(),
+        distinct: 0,
+        runs: Vec::new(),
+    };
+    let mut distinct: Option<usize> = None;
+    let run = |invariants: &[String],
+               properties: &[String],
+               found: &mut TlcVerdicts,
+               distinct: &mut Option<usize>|
+     -> Result<TlcRun, String> {
+        let n = found.runs.len() + 1;
+        let path = work.join(format!("run-{n}.cfg"));
+        fs::write(&path, cfg.render(invariants, properties)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let start = std::time::Instant::now();
+        let checks = invariants
+            .iter()
+            .chain(properties)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let result = tlc
+            .run(dir, spec, &path, &work.join(format!("meta-{n}")))
+            .map_err(|e| format!("TLC run {n} (checking {checks}): {e}"))?;
+        found.runs.push(format!(
+            "run {n}, {:.0} s, checking [{checks}]: {}{}",
+            start.elapsed().as_secs_f64(),
+            match &result.violation {
+                None => "no error".to_string(),
+                Some(Violation::Named(p)) => format!("{p} violated"),
+                Some(Violation::Temporal) => "temporal properties violated".to_string(),
+            },
+            result
+                .distinct
+                .map_or(String::new(), |d| format!(", {d} distinct states")),
+        ));
+        if let Some(d) = result.distinct {
+            if distinct.is_some_and(|before| before != d) {
+                return Err(format!(
+                    "TLC's complete searches disagree: {distinct:?} and {d} distinct states"
+                ));
+            }
+            *distinct = Some(d);
+        }
+        Ok(result)
+    };
+    let (mut invariants, mut properties) = (cfg.invariants.clone(), cfg.properties.clone());
+    // Each run but the last takes a name out: at most one run per name, plus one.
+    for _ in 0..=found.checked.len() {
+        match run(&invariants, &properties, &mut found, &mut distinct)?.violation {
+            None => break,
+            Some(Violation::Named(name)) => {
+                if !invariants.contains(&name) && !properties.contains(&name) {
+                    return Err(format!(
+                        "TLC reports {name} violated, which the .cfg does not ask it to check"
+                    ));
+                }
+                invariants.retain(|n| *n != name);
+                properties.retain(|n| *n != name);
+                found.violated.insert(name);
+            }
+            Some(Violation::Temporal) => {
+                // Every invariant left holds; which properties are violated?
+                let last = properties.len().saturating_sub(1);
+                for (i, p) in properties.iter().enumerate() {
+                    let none_yet = !properties[..i].iter().any(|q| found.violated.contains(q));
+                    let violated = if i == last && none_yet {
+                        // The others hold, and TLC found one violated.
+                        true
+                    } else {
+                        match run(&[], std::slice::from_ref(p), &mut found, &mut distinct)?.violation {
+                            None => false,
+                            Some(Violation::Temporal) => true,
+                            Some(Violation::Named(n)) if n == *p => true,
+                            Some(Violation::Named(n)) => {
+                                return Err(format!("TLC, checking {p} alone, reports {n} violated"))
+                            }
+                        }
+                    };
+                    if violated {
+                        found.violated.insert(p.clone());
+                    }
+                }
+                properties.clear();
+                break;
+            }
+        }
+    }
+    if distinct.is_none() {
+        // No run searched the whole state space (each stopped at a
+        // violation, or could not print it): search it once more with what
+        // holds.
+        let result = run(&invariants, &[], &mut found, &mut distinct)?;
+        if let Some(v) = result.violation {
+            return Err(format!("TLC, rerun with the invariants left, reports {v:?}"));
+        }
+    }
+    found.distinct = distinct.ok_or("no TLC run reported a complete search".to_string())?;
+    Ok(found)
+}
+
+/// Where TLC's verdicts on `cfg` differ from the Rust checker's on the
+/// row's scenario: one line per disagreement.
+fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &common::Result) -> Vec<String> {
+    let mut out = Vec::new();
+    let word = |violated: bool| if violated { "violated" } else { "holds" };
+    for p in Prop::ALL {
+        if !tlc.checked.iter().any(|n| prop_of(n) == Some(p)) {
+            out.push(format!(
+                "specs/{cfg}: checks no {} (list it under INVARIANTS or PROPERTIES)",
+                p.name()
+            ));
+        }
+    }
+    for name in &tlc.checked {
+        let tlc_violated = tlc.violated.contains(name);
+        match prop_of(name) {
+            None if tlc_violated => out.push(format!(
+                "specs/{cfg}: TLC finds {name} violated (not a property: the spec is wrong)"
+            )),
+            None => {}
+            Some(p) => match rust.verdict(p) {
+                Verdict::Unknown => out.push(format!(
+                    "specs/{cfg}: the Rust checker's verdict on {} is unknown",
+                    p.name()
+                )),
+                v if (v == Verdict::Violated) != tlc_violated => out.push(format!(
+                    "specs/{cfg}: {name} ({}): TLC {}, Rust {}",
+                    p.name(),
+                    word(tlc_violated),
+                    v.as_str()
+                )),
+                _ => {}
+            },
+        }
+    }
+    if tlc.distinct != rust.unique_states {
+        out.push(format!(
+            "specs/{cfg}: TLC finds {} distinct states, the Rust model {}",
+            tlc.distinct, rust.unique_states
+        ));
+    }
+    out
+}
+
+/// Runs TLC on one row's `.cfg` and the Rust checker on its scenario, and
+/// says loudly what TLC found; the disagreements.
+fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
+    let rust = common::run(&load(row), Options::default());
+    let work = common::TempDir::new(&format!("tlc-{}", row.cfg.trim_end_matches(".cfg")));
+    let cfg_text = read(&specs_dir().join(&row.cfg));
+    match tlc_verdicts(tlc, &specs_dir(), &row.spec, &cfg_text, work.path()) {
+        Err(e) => vec![format!("specs/{}: {e}", row.cfg)],
+        Ok(v) => {
+            let wrong = disagreements(&row.cfg, &v, &rust);
+            let violated: Vec<&str> = v.violated.iter().map(String::as_str).collect();
+            loud(&format!(
+                "TLC on specs/{}: {} distinct states, violated: [{}]; {}\n    {}",
+                row.cfg,
+                v.distinct,
+                violated.join(", "),
+                if wrong.is_empty() {
+                    "agrees with the Rust model"
+                } else {
+                    "DISAGREES with the Rust model"
+                },
+                v.runs.join("\n    ")
+            ));
+            wrong
+        }
+    }
+}
+
+#[test]
+fn tlc_agrees_with_the_rust_model() {
+    let Some(tlc) = Tlc::for_test("specs/*.cfg") else {
+        return;
+    };
+    let slow_too = std::env::var_os(SLOW_VAR).is_some();
+    let (slow, rows): (Vec<Row>, Vec<Row>) = table().into_iter().partition(|r| r.slow && !slow_too);
+    if !slow.is_empty() {
+        let names: Vec<String> = slow.iter().map(|r| format!("specs/{}", r.cfg)).collect();
+        loud(&format!(
+            "\n*** TLC NOT RUN on {}: the table marks them slow; set {SLOW_VAR}=1 to run them (see specs/README.md)\n",
+            names.join(", ")
+        ));
+    }
+    // One TLC (one worker) per core, on the rows in turn.
+    let jobs = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(rows.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(vec![Vec::new(); rows.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(row) = rows.get(i) else { break };
+                let wrong = tlc_row(&tlc, row);
+                failures.lock().expect("no thread panicked holding it")[i] = wrong;
+            });
+        }
+    });
+    let failures = failures.into_inner().expect("no thread panicked holding it").concat();
+    assert!(
+        failures.is_empty(),
+        "TLC and the Rust model disagree:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_cfg_lists_its_checks_and_rewrites() {
+    // The harness rewrites each .cfg with fewer names: parse every one,
+    // and check that a rewrite keeps the rest and lists what it is given.
+    for path in spec_files("cfg") {
+        let cfg = Cfg::parse(&read(&path));
+        let names: Vec<&String> = cfg.invariants.iter().chain(&cfg.properties).collect();
+        for p in Prop::ALL {
+            assert!(
+                names.iter().any(|n| prop_of(n) == Some(p)),
+                "{}: checks no {} (list it under INVARIANTS or PROPERTIES)",
+                path.display(),
+                p.name()
+            );
+        }
+        assert!(cfg.rest.contains("SPECIFICATION"), "{}: {:?}", path.display(), cfg.rest);
+        let again = Cfg::parse(&cfg.render(&cfg.invariants, &cfg.properties));
         assert_eq!(
-            distinct, row.rust,
-            "TLC finds {distinct} distinct states for specs/{}; the Rust model {}",
-            row.cfg, row.rust
+            again,
+            Cfg {
+                rest: again.rest.clone(),
+                ..cfg.clone()
+            }
+        );
+        assert_eq!(cfg_constants(&again.rest), cfg_constants(&read(&path)));
+        let fewer = Cfg::parse(&cfg.render(&cfg.invariants[1..], &[]));
+        assert_eq!(
+            (fewer.invariants.as_slice(), fewer.properties.len()),
+            (&cfg.invariants[1..], 0)
         );
     }
+    let text = "SPECIFICATION Spec \\* INVARIANT Commented\nINVARIANT A B (* PROPERTY C\n*) PROPERTY D\nVIEW V INVARIANTS E\nCONSTANT N = 1";
+    let cfg = Cfg::parse(text);
+    assert_eq!(cfg.invariants, ["A", "B", "E"]);
+    assert_eq!(cfg.properties, ["D"]);
+    assert_eq!(
+        cfg.rest.split_whitespace().collect::<Vec<_>>(),
+        ["SPECIFICATION", "Spec", "VIEW", "V", "CONSTANT", "N", "=", "1"]
+    );
+}
+
+/// TLC's `-tool` output, as lines of messages `(code, severity, text)`.
+fn tool_output(messages: &[(u32, u32, &str)]) -> String {
+    messages
+        .iter()
+        .map(|(code, severity, text)| {
+            format!("@!@!@STARTMSG {code}:{severity} @!@!@\n{text}\n@!@!@ENDMSG {code} @!@!@\n")
+        })
+        .collect()
+}
+
+#[test]
+fn tlc_output_is_read_by_its_codes() {
+    let stats = (
+        2199,
+        0,
+        "9761 states generated, 3397 distinct states found, 0 states left on queue.",
+    );
+    let checking = (
+        2192,
+        0,
+        "Checking temporal properties for the complete state space with 3397 total distinct states at (x)",
+    );
+    let ok = tool_output(&[(2193, 0, "Model checking completed. No error has been found."), stats]);
+    assert_eq!(
+        interpret(&ok, Some(0)),
+        Ok(TlcRun {
+            violation: None,
+            distinct: Some(3397)
+        })
+    );
+    // No success message, or a non-zero status, without a violation: an error.
+    assert!(interpret(&tool_output(&[stats]), Some(0)).is_err());
+    assert!(interpret(&ok, Some(75)).is_err());
+    // An invariant violated: its name, and a partial search has no count.
+    let inv = tool_output(&[
+        (2110, 1, "Invariant MutualExclusion is violated."),
+        (2121, 1, "The behavior up to this point is:"),
+        stats,
+    ]);
+    let named = |n: &str| Some(Violation::Named(n.to_string()));
+    assert_eq!(
+        interpret(&inv, Some(12)),
+        Ok(TlcRun {
+            violation: named("MutualExclusion"),
+            distinct: None
+        })
+    );
+    let init = tool_output(&[(2107, 1, "Invariant TypeOK is violated by the initial state:")]);
+    assert_eq!(interpret(&init, Some(12)).map(|r| r.violation), Ok(named("TypeOK")));
+    // A temporal violation after the complete search: its count.
+    let temporal = tool_output(&[checking, (2116, 1, "Temporal properties were violated.\n"), stats]);
+    assert_eq!(
+        interpret(&temporal, Some(13)),
+        Ok(TlcRun {
+            violation: Some(Violation::Temporal),
+            distinct: Some(3397)
+        })
+    );
+    // The counterexample cannot be rebuilt under a VIEW (tlaplus/tlaplus#1045):
+    // the verdict stands, the count is not trusted.
+    let lost = tool_output(&[
+        (2116, 1, "Temporal properties were violated."),
+        (1000, 1, "Failed to recover the next state from its fingerprint."),
+    ]);
+    assert_eq!(
+        interpret(&lost, Some(255)),
+        Ok(TlcRun {
+            violation: Some(Violation::Temporal),
+            distinct: None
+        })
+    );
+    // TLC's own errors, with its words.
+    let undefined = tool_output(&[(
+        2229,
+        1,
+        "The invariant Bogus specified in the configuration file\nis not defined in the specification.",
+    )]);
+    let e = interpret(&undefined, Some(151)).unwrap_err();
+    assert!(e.contains("151") && e.contains("Bogus"), "{e}");
+    let parse = format!(
+        "Parsing file Bad.tla\n***Parse Error***\nEncountered \"====\" at line 3\n{}",
+        tool_output(&[(3002, 1, "Parsing or semantic analysis failed.")])
+    );
+    let e = interpret(&parse, Some(150)).unwrap_err();
+    assert!(e.contains("Parse Error") && e.contains("line 3"), "{e}");
+}
+
+/// A throwaway spec for the harness's own test: a counter from 0 to `Max`
+/// that then stays there.
+const COUNTER_TLA: &str = r#"---- MODULE Counter ----
+EXTENDS Naturals
+CONSTANT Max
+VARIABLE x
+Init == x = 0
+Next == x' = IF x < Max THEN x + 1 ELSE x
+Spec == Init /\ [][Next]_x /\ WF_x(Next)
+NonNegative == x >= 0
+Small == x < 3
+Stays == [](x = 0)
+Reaches == <>(x = Max)
+Overflows == <>(x = Max + 1)
+Returns == []<>(x = 0)
+Settles == <>[](x = Max)
+View == x
+====
+"#;
+
+const COUNTER_CFG: &str = r"\* Two invariants, one violated; a property TLC checks as an invariant
+\* (violated); four temporal properties, two violated.
+SPECIFICATION Spec
+CONSTANT Max = 5
+VIEW View
+INVARIANTS NonNegative Small
+PROPERTIES
+    Stays
+    Reaches
+    Overflows
+    Returns
+    Settles
+";
+
+#[test]
+fn the_tlc_harness_finds_every_violation() {
+    let Some(tlc) = Tlc::for_test("the harness's own test spec") else {
+        return;
+    };
+    let dir = common::TempDir::new("tlc-harness");
+    fs::write(dir.join("Counter.tla"), COUNTER_TLA).expect("write Counter.tla");
+    let v =
+        tlc_verdicts(&tlc, dir.path(), "Counter.tla", COUNTER_CFG, &dir.join("work")).unwrap_or_else(|e| panic!("{e}"));
+    let runs = v.runs.join("\n");
+    assert_eq!(
+        v.checked,
+        [
+            "NonNegative",
+            "Small",
+            "Stays",
+            "Reaches",
+            "Overflows",
+            "Returns",
+            "Settles"
+        ]
+    );
+    assert_eq!(
+        v.violated.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["Overflows", "Returns", "Small", "Stays"],
+        "{runs}"
+    );
+    assert_eq!(v.distinct, 6, "{runs}");
+    // Stays (violated first, at x = 1), Small, then a temporal violation,
+    // then Reaches, Overflows, Returns and Settles alone.
+    assert_eq!(v.runs.len(), 7, "{runs}");
+    // Nothing was written next to the spec but by the test.
+    let mut left: Vec<String> = fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["Counter.tla", "work"]);
+
+    // TLC's own errors fail, with its words.
+    let bogus = COUNTER_CFG.replace("NonNegative Small", "NonNegative Bogus");
+    let e = tlc_verdicts(&tlc, dir.path(), "Counter.tla", &bogus, &dir.join("bogus")).unwrap_err();
+    assert!(e.contains("Bogus") && e.contains("not defined"), "{e}");
+    fs::write(
+        dir.join("Broken.tla"),
+        "---- MODULE Broken ----\nVARIABLE x\nInit == x = \n====\n",
+    )
+    .expect("write");
+    let e = tlc_verdicts(
+        &tlc,
+        dir.path(),
+        "Broken.tla",
+        "SPECIFICATION Spec\n",
+        &dir.join("broken"),
+    )
+    .unwrap_err();
+    assert!(e.contains("150"), "{e}");
+}
+
+#[test]
+fn a_disagreement_is_reported_per_property() {
+    let rust = common::Result {
+        verdicts: Prop::ALL
+            .iter()
+            .map(|&p| {
+                (
+                    p,
+                    if p == Prop::DeadlockFreedom {
+                        Verdict::Violated
+                    } else {
+                        Verdict::Holds
+                    },
+                    None,
+                )
+            })
+            .collect(),
+        unique_states: 10,
+        max_depth: 3,
+    };
+    let tlc = TlcVerdicts {
+        checked: [
+            "TypeOK",
+            "MutualExclusion",
+            "NoStaleWrite",
+            "NoForeignRelease",
+            "DeadlockFreedom",
+            "StarvationFreedom",
+        ]
+        .map(String::from)
+        .to_vec(),
+        violated: ["StarvationFreedom".to_string()].into(),
+        distinct: 11,
+        runs: Vec::new(),
+    };
+    assert_eq!(
+        disagreements("X.cfg", &tlc, &rust),
+        [
+            "specs/X.cfg: DeadlockFreedom (deadlock_freedom): TLC holds, Rust violated",
+            "specs/X.cfg: StarvationFreedom (starvation_freedom): TLC violated, Rust holds",
+            "specs/X.cfg: TLC finds 11 distinct states, the Rust model 10",
+        ]
+    );
+    let partial = TlcVerdicts {
+        checked: vec!["TypeOK".into()],
+        violated: ["TypeOK".to_string()].into(),
+        distinct: 10,
+        runs: Vec::new(),
+    };
+    let found = disagreements("Y.cfg", &partial, &rust);
+    assert_eq!(found.len(), 6, "{found:?}");
+    assert!(found[5].contains("TypeOK violated"), "{found:?}");
 }
