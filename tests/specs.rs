@@ -307,10 +307,23 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
         }
         "lock-table" => {
             let p = lock_table::Params::read(sc).map_err(|e| e.to_string())?;
+            let client = match p.client {
+                lock_table::ClientKind::Naive => "naive",
+                lock_table::ClientKind::Validity => "validity",
+            };
+            let window = match p.pause_window {
+                lock_table::PauseWindow::Any => "any",
+                lock_table::PauseWindow::Acquiring => "acquiring",
+            };
             set("Clients", p.clients.to_string());
             set("Expiry", boolean(p.expiry));
             set("Ttl", p.ttl.to_string());
+            set("Timeout", p.timeout.to_string());
+            set("Client", quoted(client));
+            set("Drift", p.drift.to_string());
+            set("Margin", p.margin.to_string());
             set("Retry", p.retry.to_string());
+            set("PauseWindow", quoted(window));
             ("LockTable.tla", &[])
         }
         "redlock" => {
