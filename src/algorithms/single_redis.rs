@@ -674,18 +674,17 @@ fn release(p: &Params, value: u32) -> Msg {
 /// release counts as done.
 fn timed_out(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     match c.script.phase {
-        Phase::Acquiring => {
-            out.stop_watch(Elapsed);
-            retry_later(p, c, out);
-        }
+        Phase::Acquiring => retry_later(p, c, out),
         Phase::Holding if c.expire == Expire::Sent => c.expire = Expire::Done,
         Phase::Releasing => released(p, c),
         _ => {}
     }
 }
 
-/// The attempt failed: want the lock again after the back-off.
+/// The attempt failed: want the lock again after the back-off (a validity
+/// client's stopwatch stops, if it still runs).
 fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    out.stop_watch(Elapsed);
     c.script.phase = Phase::Want;
     c.forget();
     out.set_timer(Timer::Retry, p.retry);
