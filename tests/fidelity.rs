@@ -195,7 +195,7 @@ fn identical_messages_leave_oldest_first() {
     let copy = |age| Envelope {
         src: 1,
         dst: 0,
-        msg: single_redis::Msg::SetNxPx,
+        msg: single_redis::Msg::SetNxPx { value: 1 },
         age,
         copied: false,
     };
@@ -204,12 +204,12 @@ fn identical_messages_leave_oldest_first() {
         Action::Deliver {
             src: 1,
             dst: 0,
-            msg: single_redis::Msg::SetNxPx,
+            msg: single_redis::Msg::SetNxPx { value: 1 },
         },
         Action::Lose {
             src: 1,
             dst: 0,
-            msg: single_redis::Msg::SetNxPx,
+            msg: single_redis::Msg::SetNxPx { value: 1 },
         },
     ] {
         assert!(world.is_enabled(&s, &action));
@@ -326,7 +326,7 @@ fn the_network_spares_the_resource_and_duplicates_once() {
         Envelope {
             src: 1,
             dst: 0,
-            msg: single_redis::Msg::SetNxPx,
+            msg: single_redis::Msg::SetNxPx { value: 1 },
             age: 2,
             copied: false,
         },
@@ -351,7 +351,7 @@ fn the_network_spares_the_resource_and_duplicates_once() {
     let dup = Action::Duplicate {
         src: 1,
         dst: 0,
-        msg: single_redis::Msg::SetNxPx,
+        msg: single_redis::Msg::SetNxPx { value: 1 },
     };
     let t = world.after(&s, &dup).expect("duplicates");
     let ages: Vec<u8> = t.net.iter().filter(|e| e.dst == 0).map(|e| e.age).collect();

@@ -303,6 +303,14 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Fencing", boolean(p.fencing));
             set("Retry", p.retry.to_string());
             set("RestartMode", quoted(restart));
+            let client = match p.client {
+                single_redis::ClientKind::Naive => "naive",
+                single_redis::ClientKind::Validity => "validity",
+            };
+            set("Timeout", p.timeout.to_string());
+            set("Client", quoted(client));
+            set("Drift", p.drift.to_string());
+            set("Margin", p.margin.to_string());
             ("SingleRedis.tla", &[])
         }
         "lock-table" => {

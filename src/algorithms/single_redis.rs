@@ -2,12 +2,34 @@
 //! documentation's `SET` locking pattern and its older `SETNX` form, with
 //! Redisson's watchdog renewal and an optional fencing counter.
 //! The spec is `specs/SingleRedis.tla`; actions appear here in its order:
-//! Acquire, Expire, Write, Release (client steps), then the server's
-//! handlers, then the lock view.
+//! Acquire, Expire, Check, Write, Release (client steps), then the server's
+//! handlers, the client's other handlers and timers, then the lock view.
+//!
+//! The client, as a real one behaves:
+//! - each acquisition attempt draws a fresh random lock value (the
+//!   documentation's "random value unique across all clients and all lock
+//!   requests"); the key stores it, compare-and-delete and renewal compare
+//!   it, and every answer carries it, so that an answer to an earlier
+//!   request is recognised and ignored;
+//! - every request that expects an answer (`SET NX PX` / `SETNX`, `EXPIRE`,
+//!   the release) has a timeout on the client's clock (`timeout`). When it
+//!   fires, an acquisition attempt has failed (back off and retry, as after
+//!   a refusal: a key it may have set expires by its TTL), an `EXPIRE`
+//!   counts as done (the client holds the key, and its release deletes it),
+//!   and a release counts as done (the key expires by its TTL). The write
+//!   to the protected resource has none: the resource and its links are
+//!   never faulted;
+//! - a `naive` client believes it holds the lock from the grant until its
+//!   write is answered. A `validity` client, as Redlock's clients do,
+//!   starts a stopwatch when it sends its request, computes validity =
+//!   ttl − elapsed − drift on the grant, holds only while a validity timer
+//!   of that length runs, and before its write checks (Check) that more
+//!   than `margin` is left; the write follows as a separate step, so a
+//!   pause between the two is a pause while it holds (Kleppmann's point).
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
+use super::client::{Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
@@ -17,11 +39,11 @@ use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
-    /// `SETNX lock me`: no expiry at all.
+    /// `SETNX lock value`: no expiry at all.
     Setnx,
-    /// `SETNX lock me`, then `EXPIRE lock ttl` as a second command.
+    /// `SETNX lock value`, then `EXPIRE lock ttl` as a second command.
     SetnxExpire,
-    /// `SET lock me NX PX ttl`: set and expiry in one command.
+    /// `SET lock value NX PX ttl`: set and expiry in one command.
     SetNxPx,
 }
 
@@ -30,7 +52,7 @@ pub enum Command {
 pub enum Release {
     /// `DEL lock`, whoever holds it now.
     Del,
-    /// The Lua script: `if GET lock == me then DEL lock`.
+    /// The Lua script: `if GET lock == value then DEL lock`.
     CompareAndDelete,
 }
 
@@ -39,6 +61,16 @@ pub enum Release {
 pub enum Restart {
     Empty,
     Fsync,
+}
+
+/// How long a client believes it holds the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKind {
+    /// From the grant until its write is answered.
+    Naive,
+    /// While its validity (ttl − elapsed − drift) lasts, and once it has
+    /// checked that more than `margin` is left, until its write is answered.
+    Validity,
 }
 
 /// The `[system]` parameters.
@@ -57,6 +89,13 @@ pub struct Params {
     /// Ticks a refused client waits before asking again.
     pub retry: u8,
     pub restart: Restart,
+    /// The per-request timeout, in the client's ticks.
+    pub timeout: u8,
+    pub client: ClientKind,
+    /// Validity client: the clock-drift allowance subtracted from the validity.
+    pub drift: u8,
+    /// Validity client: validity it insists on having left at its check.
+    pub margin: u8,
     pub acquisitions: u8,
     /// Whether tokens may be renumbered by rank: not when a crash can
     /// reset the counter (`restart = "empty"` and the server may crash),
@@ -93,16 +132,52 @@ impl Params {
                 &[("empty", Restart::Empty), ("fsync", Restart::Fsync)],
                 Restart::Empty,
             )?,
+            timeout: k.uint("timeout", 1, 30, 3)?,
+            client: k.choice(
+                "client",
+                &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
+                ClientKind::Naive,
+            )?,
+            drift: 1,
+            margin: 2,
             acquisitions: sc.acquisitions,
             rank_tokens: true,
         };
+        let drift = k.optional_uint("drift", 0, 10)?;
+        let margin = k.optional_uint("margin", 0, 10)?;
         k.finish()?;
+        let file = sc.path.display();
         p.rank_tokens = p.restart == Restart::Fsync || sc.faults.crashes == 0 || !sc.faults.targets.hits(Role::Server);
         if p.watchdog && p.command == Command::Setnx {
             return Err(ScenarioError(format!(
-                "{}: [system] watchdog = true renews an expiry that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\"",
-                sc.path.display()
+                "{file}: [system] watchdog = true renews an expiry that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\""
             )));
+        }
+        match p.client {
+            ClientKind::Naive => {
+                if let Some(key) = [("drift", drift), ("margin", margin)]
+                    .iter()
+                    .find_map(|(key, v)| v.map(|_| key))
+                {
+                    return Err(ScenarioError(format!(
+                        "{file}: [system] {key} is used only by a validity client; allowed with client = \"validity\" (client is \"naive\")"
+                    )));
+                }
+            }
+            ClientKind::Validity => {
+                p.drift = drift.unwrap_or(p.drift);
+                p.margin = margin.unwrap_or(p.margin);
+                if p.command == Command::Setnx {
+                    return Err(ScenarioError(format!(
+                        "{file}: [system] client = \"validity\" computes a validity from a TTL that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\""
+                    )));
+                }
+                if p.watchdog {
+                    return Err(ScenarioError(format!(
+                        "{file}: [system] client = \"validity\" keeps the validity of its grant, which watchdog renewals would not extend; allowed: watchdog = false"
+                    )));
+                }
+            }
         }
         Ok(p)
     }
@@ -110,6 +185,10 @@ impl Params {
     /// The watchdog's renewal period, as Redisson's `lockWatchdogTimeout / 3`.
     pub fn renew_every(&self) -> u8 {
         (self.ttl / 3).max(1)
+    }
+
+    fn validity(&self) -> bool {
+        self.client == ClientKind::Validity
     }
 }
 
@@ -123,11 +202,11 @@ pub enum Node {
     Resource(Params),
 }
 
-/// The lock key `lock`: its value is the owner's id (clients set unique
-/// values); `ghost` numbers the acquisition in grant order.
+/// The lock key `lock`: the value of the attempt that set it; `ghost`
+/// numbers the acquisition in grant order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
-    pub owner: Id,
+    pub value: u32,
     pub ghost: u32,
 }
 
@@ -141,10 +220,26 @@ pub struct Server {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
     pub script: Script,
+    /// The current attempt's lock value (0 between attempts).
+    pub value: u32,
     /// `EXPIRE` still to send (`setnx-expire` only) or awaiting its answer.
     pub expire: Expire,
+    /// Validity client: checked its validity timer and found time left.
+    pub checked: bool,
     pub token: u32,
     pub ghost: u32,
+}
+
+impl Client {
+    /// Drops what only mattered to the attempt or the hold that just ended,
+    /// so equal situations are equal states.
+    fn forget(&mut self) {
+        self.value = 0;
+        self.expire = Expire::Done;
+        self.checked = false;
+        self.token = 0;
+        self.ghost = 0;
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,31 +256,54 @@ pub enum State {
     Resource(Resource),
 }
 
+/// Every request carries the attempt's lock value, and every answer the
+/// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
+/// only tags the answer (and, for `DEL`, tells the `no_foreign_release`
+/// property whose lock the release meant to remove).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
-    /// `SETNX lock me`.
-    SetNx,
-    /// `SET lock me NX PX ttl`.
-    SetNxPx,
+    /// `SETNX lock value`.
+    SetNx {
+        value: u32,
+    },
+    /// `SET lock value NX PX ttl`.
+    SetNxPx {
+        value: u32,
+    },
     /// `EXPIRE lock ttl`.
-    Expire,
+    Expire {
+        value: u32,
+    },
     /// `DEL lock`.
-    Del,
-    /// `if GET lock == me then DEL lock`.
-    CompareAndDelete,
-    /// Redisson's renewal: `if GET lock == me then PEXPIRE lock ttl`.
-    Renew,
+    Del {
+        value: u32,
+    },
+    /// `if GET lock == value then DEL lock`.
+    CompareAndDelete {
+        value: u32,
+    },
+    /// Redisson's renewal: `if GET lock == value then PEXPIRE lock ttl`.
+    Renew {
+        value: u32,
+    },
     /// The key was set; `token` is the fencing counter (0 without fencing).
     Granted {
+        value: u32,
         token: u32,
         ghost: u32,
     },
     /// The key exists: not set.
-    Refused,
+    Refused {
+        value: u32,
+    },
     /// Answer to `EXPIRE`.
-    ExpireSet,
+    ExpireSet {
+        value: u32,
+    },
     /// Answer to a release.
-    Released,
+    Released {
+        value: u32,
+    },
     Resource(ResourceMsg),
 }
 
@@ -197,12 +315,21 @@ pub enum Timer {
     Retry,
     /// Client: the watchdog's next renewal.
     Renew,
+    /// Client: the request timeout.
+    Timeout,
+    /// Validity client: what is left of the lock's validity.
+    Validity,
 }
+
+/// Validity client: the stopwatch started when it sends its request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
     Acquire,
     Expire,
+    Check,
     Write,
 }
 
@@ -222,7 +349,7 @@ impl Actor for Node {
     type State = State;
     type Msg = Msg;
     type Timer = Timer;
-    type Watch = ();
+    type Watch = Elapsed;
     type Step = Step;
 
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
@@ -230,7 +357,9 @@ impl Actor for Node {
             Node::Server(_) => State::Server(Server::default()),
             Node::Client(p) => State::Client(Client {
                 script: Script::new(p.acquisitions),
+                value: 0,
                 expire: Expire::Done,
+                checked: false,
                 token: 0,
                 ghost: 0,
             }),
@@ -239,10 +368,13 @@ impl Actor for Node {
     }
 
     fn steps(&self, ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
-        let State::Client(c) = state else { return };
+        let (State::Client(c), Node::Client(p)) = (state, self) else {
+            return;
+        };
         match (c.script.phase, c.expire) {
             (Phase::Want, _) if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
             (Phase::Holding, Expire::ToSend) => steps.push(Step::Expire),
+            (Phase::Holding, Expire::Done) if p.validity() && !c.checked => steps.push(Step::Check),
             (Phase::Holding, Expire::Done) => steps.push(Step::Write),
             _ => {}
         }
@@ -254,25 +386,42 @@ impl Actor for Node {
         step != Step::Acquire
     }
 
-    fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
         match step {
-            // Acquire: SETNX, or SET NX PX.
+            // Acquire: a fresh value, then SETNX or SET NX PX, with a timeout
+            // (a validity client also starts its stopwatch).
             Step::Acquire => {
+                c.value = out.fresh_value();
+                let value = c.value;
                 let cmd = if p.command == Command::SetNxPx {
-                    Msg::SetNxPx
+                    Msg::SetNxPx { value }
                 } else {
-                    Msg::SetNx
+                    Msg::SetNx { value }
                 };
                 out.send(SERVER, cmd);
+                out.set_timer(Timer::Timeout, p.timeout);
+                if p.validity() {
+                    out.start_watch(Elapsed);
+                }
                 c.script.phase = Phase::Acquiring;
             }
             // Expire: the second command of the two-step form.
             Step::Expire => {
-                out.send(SERVER, Msg::Expire);
+                out.send(SERVER, Msg::Expire { value: c.value });
+                out.set_timer(Timer::Timeout, p.timeout);
                 c.expire = Expire::Sent;
+            }
+            // Check: is there more than the margin left? Only then write.
+            Step::Check => {
+                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
+                    c.checked = true;
+                    out.cancel_timer(Timer::Validity);
+                } else {
+                    give_up(p, c, out);
+                }
             }
             // Write: the critical section's write, with the token if fenced.
             Step::Write => {
@@ -288,10 +437,10 @@ impl Actor for Node {
         }
     }
 
-    fn on_msg(&self, _ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
         match (self, state) {
             (Node::Server(p), State::Server(s)) => server_receive(p, s, src, msg, out),
-            (Node::Client(p), State::Client(c)) => client_receive(p, c, msg, out),
+            (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, msg, out),
             (Node::Resource(p), State::Resource(r)) => {
                 if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
                     let answer = r.write(p.fencing, token, ghost, out);
@@ -303,14 +452,18 @@ impl Actor for Node {
     }
 
     fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        let p = self.params();
         match (state, timer) {
             // The key's TTL ran out on the server's clock.
             (State::Server(s), Timer::KeyExpiry) => s.key = None,
             // The watchdog renews while the client believes it holds.
             (State::Client(c), Timer::Renew) if c.script.holds() => {
-                out.send(SERVER, Msg::Renew);
-                out.set_timer(Timer::Renew, self.params().renew_every());
+                out.send(SERVER, Msg::Renew { value: c.value });
+                out.set_timer(Timer::Renew, p.renew_every());
             }
+            (State::Client(c), Timer::Timeout) => timed_out(p, c, out),
+            // The validity ran out before the client checked it: lost.
+            (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(p, c, out),
             _ => {}
         }
     }
@@ -343,13 +496,20 @@ impl Actor for Node {
         }
     }
 
-    /// Ghost numbers, and tokens unless a restart can reset the counter:
-    /// without persistence, `INCR lock:fence` starts again from 0.
+    fn watch_cap(&self, _: Elapsed) -> u8 {
+        // Any elapsed time of a TTL or more leaves no validity.
+        self.params().ttl
+    }
+
+    /// Lock values; ghost numbers; and tokens unless a restart can reset
+    /// the counter: without persistence, `INCR lock:fence` starts again
+    /// from 0.
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         let tokens = self.params().rank_tokens;
         match state {
             State::Server(s) => {
                 if let Some(k) = &mut s.key {
+                    visit(Seq::Value, &mut k.value);
                     visit(Seq::Ghost, &mut k.ghost);
                 }
                 if tokens {
@@ -357,6 +517,7 @@ impl Actor for Node {
                 }
             }
             State::Client(c) => {
+                visit(Seq::Value, &mut c.value);
                 visit(Seq::Ghost, &mut c.ghost);
                 if tokens {
                     visit(Seq::Token, &mut c.token);
@@ -369,14 +530,23 @@ impl Actor for Node {
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
         let tokens = self.params().rank_tokens;
         match msg {
-            Msg::Granted { token, ghost } => {
+            Msg::Granted { value, token, ghost } => {
+                visit(Seq::Value, value);
                 visit(Seq::Ghost, ghost);
                 if tokens {
                     visit(Seq::Token, token);
                 }
             }
+            Msg::SetNx { value }
+            | Msg::SetNxPx { value }
+            | Msg::Expire { value }
+            | Msg::Del { value }
+            | Msg::CompareAndDelete { value }
+            | Msg::Renew { value }
+            | Msg::Refused { value }
+            | Msg::ExpireSet { value }
+            | Msg::Released { value } => visit(Seq::Value, value),
             Msg::Resource(m) => m.numbers(tokens, visit),
-            _ => {}
         }
     }
 
@@ -391,54 +561,63 @@ impl Actor for Node {
 /// The server executes one command atomically, as Redis does.
 fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
     match msg {
-        Msg::SetNx | Msg::SetNxPx => {
+        Msg::SetNx { value } | Msg::SetNxPx { value } => {
             if s.key.is_some() {
-                out.send(src, Msg::Refused);
+                out.send(src, Msg::Refused { value });
                 return;
             }
-            s.key = Some(Key {
-                owner: src,
-                ghost: out.next_ghost(),
-            });
-            if msg == Msg::SetNxPx {
+            let ghost = out.next_ghost();
+            s.key = Some(Key { value, ghost });
+            if matches!(msg, Msg::SetNxPx { .. }) {
                 out.set_timer(Timer::KeyExpiry, p.ttl);
             }
             if p.fencing {
                 s.fence += 1;
             }
-            let ghost = s.key.map_or(0, |k| k.ghost);
-            out.send(src, Msg::Granted { token: s.fence, ghost });
+            out.send(
+                src,
+                Msg::Granted {
+                    value,
+                    token: s.fence,
+                    ghost,
+                },
+            );
         }
-        Msg::Expire => {
+        Msg::Expire { value } => {
             if s.key.is_some() {
                 out.set_timer(Timer::KeyExpiry, p.ttl);
             }
-            out.send(src, Msg::ExpireSet);
+            out.send(src, Msg::ExpireSet { value });
         }
-        Msg::Del => {
+        // DEL deletes whatever key is there: a foreign release when it is
+        // not the lock this release was for.
+        Msg::Del { value } => {
             if let Some(k) = s.key.take() {
-                if k.owner != src {
+                if k.value != value {
                     out.raise(FOREIGN_RELEASE);
                 }
                 out.cancel_timer(Timer::KeyExpiry);
             }
-            out.send(src, Msg::Released);
+            out.send(src, Msg::Released { value });
         }
-        Msg::CompareAndDelete => {
-            if s.key.is_some_and(|k| k.owner == src) {
+        Msg::CompareAndDelete { value } => {
+            if s.key.is_some_and(|k| k.value == value) {
                 s.key = None;
                 out.cancel_timer(Timer::KeyExpiry);
             }
-            out.send(src, Msg::Released);
+            out.send(src, Msg::Released { value });
         }
-        Msg::Renew if s.key.is_some_and(|k| k.owner == src) => out.set_timer(Timer::KeyExpiry, p.ttl),
+        Msg::Renew { value } if s.key.is_some_and(|k| k.value == value) => out.set_timer(Timer::KeyExpiry, p.ttl),
         _ => {}
     }
 }
 
-fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
+/// The client's answer handler: an answer whose value is not the current
+/// attempt's is an answer to an earlier request, and is ignored.
+fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, msg: Msg, out: &mut Out<Node>) {
     match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Granted { token, ghost }) => {
+        (Phase::Acquiring, Msg::Granted { value, token, ghost }) if value == c.value => {
+            out.cancel_timer(Timer::Timeout);
             c.script.phase = Phase::Holding;
             c.token = token;
             c.ghost = ghost;
@@ -448,33 +627,111 @@ fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
             if p.watchdog {
                 out.set_timer(Timer::Renew, p.renew_every());
             }
+            if p.validity() {
+                // T2: validity = ttl − (T2 − T1) − drift.
+                out.stop_watch(Elapsed);
+                let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
+                let validity = p.ttl as i16 - elapsed - p.drift as i16;
+                if validity <= 0 {
+                    give_up(p, c, out);
+                } else {
+                    out.set_timer(Timer::Validity, validity as u8);
+                }
+            }
         }
-        (Phase::Acquiring, Msg::Refused) => {
-            c.script.phase = Phase::Want;
-            out.set_timer(Timer::Retry, p.retry);
+        (Phase::Acquiring, Msg::Refused { value }) if value == c.value => {
+            out.cancel_timer(Timer::Timeout);
+            retry_later(p, c, out);
         }
-        (Phase::Holding, Msg::ExpireSet) => c.expire = Expire::Done,
+        (Phase::Holding, Msg::ExpireSet { value }) if value == c.value && c.expire == Expire::Sent => {
+            out.cancel_timer(Timer::Timeout);
+            c.expire = Expire::Done;
+        }
         // Release: the write is answered, so the critical section is over.
         (Phase::Writing, Msg::Resource(ResourceMsg::Accepted | ResourceMsg::Rejected)) => {
-            let cmd = match p.release {
-                Release::Del => Msg::Del,
-                Release::CompareAndDelete => Msg::CompareAndDelete,
-            };
-            out.send(SERVER, cmd);
+            out.send(SERVER, release(p, c.value));
+            out.set_timer(Timer::Timeout, p.timeout);
             out.cancel_timer(Timer::Renew);
             c.script.phase = Phase::Releasing;
         }
-        (Phase::Releasing, Msg::Released) => c.script.released(p.acquisitions),
+        (Phase::Releasing, Msg::Released { value }) if value == c.value => {
+            out.cancel_timer(Timer::Timeout);
+            released(p, c);
+        }
         _ => {}
     }
 }
 
+/// The release command for the lock of `value`.
+fn release(p: &Params, value: u32) -> Msg {
+    match p.release {
+        Release::Del => Msg::Del { value },
+        Release::CompareAndDelete => Msg::CompareAndDelete { value },
+    }
+}
+
+/// A request's timeout fired: the attempt failed, the `EXPIRE` or the
+/// release counts as done.
+fn timed_out(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    match c.script.phase {
+        Phase::Acquiring => retry_later(p, c, out),
+        Phase::Holding if c.expire == Expire::Sent => c.expire = Expire::Done,
+        Phase::Releasing => released(p, c),
+        _ => {}
+    }
+}
+
+/// The attempt failed: want the lock again after the back-off (a validity
+/// client's stopwatch stops, if it still runs).
+fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    out.stop_watch(Elapsed);
+    c.script.phase = Phase::Want;
+    c.forget();
+    out.set_timer(Timer::Retry, p.retry);
+}
+
+/// A validity client's lock is no use (no validity left at the grant, or
+/// not more than the margin at its check): release it without waiting for
+/// the answer, and retry later.
+fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    out.send(SERVER, release(p, c.value));
+    out.cancel_timer(Timer::Validity);
+    out.cancel_timer(Timer::Timeout);
+    retry_later(p, c, out);
+}
+
+/// The release is over (answered, or timed out).
+fn released(p: &Params, c: &mut Client) {
+    c.script.released(p.acquisitions);
+    c.forget();
+}
+
 impl Lock for Node {
-    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        scripts_view(state, |s| match s {
-            State::Client(c) => Some(c.script),
-            _ => None,
-        })
+    /// A naive client believes it holds the lock from the grant until its
+    /// write is answered. A validity client, while it is `Holding`, only
+    /// while its validity timer is above zero or once it has checked it,
+    /// and it still wants the lock until it has checked (DESIGN.md §5).
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        let mut v = LockView::default();
+        for (i, n) in state.nodes.iter().enumerate() {
+            let (State::Client(c), Node::Client(p)) = (&n.state, &world.actors[i]) else {
+                continue;
+            };
+            let unchecked = p.validity() && !c.checked;
+            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
+            let holds = match c.script.phase {
+                Phase::Holding => !unchecked || valid,
+                Phase::Writing => true,
+                _ => false,
+            };
+            if holds {
+                v.holding |= 1 << i;
+            }
+            if c.script.wants() || (c.script.phase == Phase::Holding && unchecked) {
+                v.wanting |= 1 << i;
+            }
+        }
+        v
     }
 }
 

@@ -98,7 +98,7 @@ mod tests {
         let deliver = Action::Deliver {
             src: 1,
             dst: 0,
-            msg: Msg::SetNxPx,
+            msg: Msg::SetNxPx { value: 1 },
         };
         let s = world.after(&s, &deliver).expect("the server grants");
         assert_eq!(
@@ -111,7 +111,11 @@ mod tests {
         let tokens: Vec<Msg> = s.net.iter().map(|e| e.msg.clone()).collect();
         assert_eq!(
             tokens,
-            vec![Msg::Granted { token: 1, ghost: 1 }],
+            vec![Msg::Granted {
+                value: 1,
+                token: 1,
+                ghost: 1
+            }],
             "token 1 is still below 2"
         );
     }
