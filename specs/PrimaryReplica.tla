@@ -60,6 +60,7 @@ CONSTANTS
     Ping,          \* [system] ping: ticks between the primary's pings
     DownAfter,     \* [system] down_after: Sentinel's down-after, in its ticks
     Retry,         \* [system] retry: ticks a refused client waits
+    Timeout,       \* [system] timeout: a client's request timeout, in its ticks
     Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
     MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
                    \* MaxDelay = Async) when omitted: an asynchronous network
@@ -70,7 +71,7 @@ CONSTANTS
     Targets,       \* [faults] targets: "all", "clients" or "servers"
     None           \* a model value: no key, no replica
 
-ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
+ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10 /\ Timeout \in 1..30
        /\ Replication \in {"async", "wait"} /\ WaitTimeout \in 0..30
        /\ (Replication = "async" => WaitTimeout = 0)
        /\ Ping \in 1..10 /\ DownAfter \in 1..30
@@ -96,7 +97,7 @@ MaxUnacked == 2
 \* Timer::WaitTimeout { client: c }: the primary gives up c's WAIT.
 WaitTimer(c) == "WaitTimeout" \o ToString(c)
 WaitTimers == {WaitTimer(c) : c \in ClientIds}
-TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry"} \cup WaitTimers
+TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry", "Timeout"} \cup WaitTimers
 WaitClient(t) == CHOOSE c \in ClientIds : WaitTimer(c) = t
 
 \* Faults::targets: the servers are the Redis nodes and the Sentinel; the
@@ -115,25 +116,27 @@ VARIABLES
     net,        \* net[<<src, dst>>]: messages in flight, send order
     spent,      \* faults spent: [crashes, pauses]
     ghost,      \* the last ghost number drawn (numbers acquisitions)
+    lastValue,  \* the last lock value drawn (WorldState::value)
     history,    \* ghost flags raised: "StaleWrite" (never "ForeignRelease")
     standing,   \* standing[r]: what Redis node r is to the others
-    key,        \* key[r]: the owner of r's lock key, or None
+    key,        \* key[r]: the value of r's lock key, or None
     unshipped,  \* unshipped[r]: the key changed since the last shipment
     unacked,    \* unacked[r]: shipments not yet acknowledged (wait only)
-    waiting,    \* waiting[r]: blocked WAITs, <<[client, shipment]>> by client
+    waiting,    \* waiting[r]: blocked WAITs, <<[client, value, shipment]>> by client
     sentinel,   \* "Monitoring", "Promoting" or "Switched"
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
     left,       \* left[c]: acquisitions still to make
     primary,    \* primary[c]: the node c believes is the primary
+    value,      \* value[c]: the lock value of c's current attempt (0: none)
     acquired,   \* acquired[c]: the ghost number of c's grant
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent>>
+worldVars == <<status, pause, spent, lastValue>>
 redisVars == <<standing, key, unshipped, unacked, waiting>>
-clientVars == <<phase, left, primary, acquired>>
-vars == <<status, pause, timers, net, spent, ghost, history,
+clientVars == <<phase, left, primary, value, acquired>>
+vars == <<status, pause, timers, net, spent, ghost, lastValue, history,
           standing, key, unshipped, unacked, waiting, sentinel,
-          phase, left, primary, acquired, max_ghost>>
+          phase, left, primary, value, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* Timers and the network, as World::apply handles an actor's commands.    *)
@@ -193,7 +196,8 @@ GrantsTo(s, c) ==
     LET idx == SelectSeq([i \in 1..Len(s) |-> i],
                          LAMBDA i : s[i].shipment = 1 /\ s[i].client = c)
     IN  [k \in 1..Len(idx) |->
-           [msg |-> [type |-> "Granted", ghost |-> GhostOf(s, idx[k])], age |-> 0]]
+           [msg |-> [type |-> "Granted", ghost |-> GhostOf(s, idx[k]), value |-> s[idx[k]].value],
+            age |-> 0]]
 
 -----------------------------------------------------------------------------
 (* The client's script (client.rs) and the lock view (properties.rs).      *)
@@ -229,12 +233,16 @@ CanReplicate(r) == unshipped[r] /\ unacked[r] < MaxUnacked
 HasUrgentStep(n) == \/ n \in ClientIds /\ CanWrite(n)
                     \/ n \in RedisNodes /\ CanReplicate(n)
 
-\* Acquire: SET lock me NX PX ttl, to the node believed primary.
+\* Acquire: SET lock value NX PX ttl, with a fresh value (Out::fresh_value),
+\* to the node believed primary, with a request timeout.
 Acquire(c) ==
     /\ Up(c) /\ CanAcquire(c)
-    /\ net' = Sent(net, c, primary[c], [type |-> "SetNxPx"])
+    /\ lastValue' = lastValue + 1
+    /\ value' = [value EXCEPT ![c] = lastValue + 1]
+    /\ net' = Sent(net, c, primary[c], [type |-> "SetNxPx", value |-> lastValue + 1])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
+    /\ UNCHANGED <<status, pause, spent, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 \* Write: the critical section's write.
@@ -243,7 +251,7 @@ Write(c) ==
     /\ net' = Sent(net, c, ResourceNode, [type |-> "Write", ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, acquired, max_ghost>>
+                   left, primary, value, acquired, max_ghost>>
 
 \* Replicate: ship the key as it is now to the replica. (On a node with no
 \* replica attached the step changes nothing: a stutter.)
@@ -270,41 +278,49 @@ Replicate(r) ==
 
 Reply(src, r, m) == net' = Sent(Pop(src, r), r, src, m)
 
+\* SET lock value NX PX ttl (then WAIT 1 timeout). A client that sends a new
+\* command has given up a WAIT still blocked for it (it timed out or
+\* restarted, and closed that connection): Redis drops the blocked client.
 ReceiveSetNxPx(src, r) ==
+    LET v == Msg(src, r).value
+        s == SelectSeq(waiting[r], LAMBDA w : w.client # src)
+        t == CancelTimer(timers[r], WaitTimer(src))
+    IN
     /\ Deliverable(src, r) /\ IsPrimary(r) /\ Msg(src, r).type = "SetNxPx"
     /\ IF key[r] # None
-       THEN /\ Reply(src, r, [type |-> "Refused"])
-            /\ UNCHANGED <<timers, ghost, key, unshipped, waiting>>
-       ELSE /\ key' = [key EXCEPT ![r] = src]
+       THEN /\ Reply(src, r, [type |-> "Refused", value |-> v])
+            /\ timers' = [timers EXCEPT ![r] = t]
+            /\ waiting' = [waiting EXCEPT ![r] = s]
+            /\ UNCHANGED <<ghost, key, unshipped>>
+       ELSE /\ key' = [key EXCEPT ![r] = v]
             /\ unshipped' = Wrote(r)
             /\ IF Wait
-               THEN LET s == waiting[r]
-                        at == Len(SelectSeq(s, LAMBDA w : w.client < src))
-                    IN
+               THEN LET at == Len(SelectSeq(s, LAMBDA w : w.client < src)) IN
                     /\ timers' = [timers EXCEPT ![r] =
                                     IF WaitTimeout > 0
-                                    THEN SetTimer(SetTimer(@, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
-                                    ELSE SetTimer(@, "KeyExpiry", Ttl)]
+                                    THEN SetTimer(SetTimer(t, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
+                                    ELSE SetTimer(t, "KeyExpiry", Ttl)]
                     /\ waiting' = [waiting EXCEPT ![r] =
-                                     SubSeq(s, 1, at) \o <<[client |-> src, shipment |-> 0]>>
+                                     SubSeq(s, 1, at) \o <<[client |-> src, value |-> v, shipment |-> 0]>>
                                        \o SubSeq(s, at + 1, Len(s))]
                     /\ net' = Pop(src, r)
                     /\ UNCHANGED ghost
-               ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(@, "KeyExpiry", Ttl)]
+               ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(t, "KeyExpiry", Ttl)]
                     /\ ghost' = ghost + 1
-                    /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1])
-                    /\ UNCHANGED waiting
+                    /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
+                    /\ waiting' = [waiting EXCEPT ![r] = s]
     /\ UNCHANGED <<worldVars, history, standing, unacked, sentinel, clientVars, max_ghost>>
 
-\* The Lua script: if GET lock == me then DEL lock.
+\* The Lua script: if GET lock == value then DEL lock.
 ReceiveCompareAndDelete(src, r) ==
+    LET v == Msg(src, r).value IN
     /\ Deliverable(src, r) /\ IsPrimary(r) /\ Msg(src, r).type = "CompareAndDelete"
-    /\ IF key[r] = src
+    /\ IF key[r] = v
        THEN /\ key' = [key EXCEPT ![r] = None]
             /\ timers' = [timers EXCEPT ![r] = CancelTimer(@, "KeyExpiry")]
             /\ unshipped' = Wrote(r)
        ELSE UNCHANGED <<key, timers, unshipped>>
-    /\ Reply(src, r, [type |-> "Released"])
+    /\ Reply(src, r, [type |-> "Released", value |-> v])
     /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, waiting, sentinel,
                    clientVars, max_ghost>>
 
@@ -349,10 +365,18 @@ ReceiveAck(src, r) ==
                    clientVars, max_ghost>>
 
 \* apply: a replica takes the primary's key, with its own expiry timer.
-Apply(r, m) ==
-    /\ key' = [key EXCEPT ![r] = m.key]
+\* Redis 7 replicates SET ... PX as PXAT, an absolute time on the primary's
+\* clock, and the replica's key expires when its own clock reaches it: in
+\* relative time, the TTL left when the primary sent it (px) less the
+\* shipment's age, its time in flight (Ctx::age). A key whose time is up
+\* arrives as no key.
+Apply(r, src) ==
+    LET m == Msg(src, r)
+        pxLeft == m.px - Head(net[<<src, r>>]).age
+    IN
+    /\ key' = [key EXCEPT ![r] = IF m.key # None /\ pxLeft > 0 THEN m.key ELSE None]
     /\ timers' = [timers EXCEPT ![r] =
-                    IF m.key # None THEN SetTimer(@, "KeyExpiry", m.px)
+                    IF m.key # None /\ pxLeft > 0 THEN SetTimer(@, "KeyExpiry", pxLeft)
                     ELSE CancelTimer(@, "KeyExpiry")]
 
 \* Acknowledge a shipment (REPLCONF ACK), with wait only.
@@ -362,7 +386,7 @@ AckOrPop(src, r) ==
 ReceiveReplicate(src, r) ==
     /\ Deliverable(src, r) /\ Msg(src, r).type = "Replicate"
     /\ standing[r].kind = "Streaming" /\ standing[r].peer = src
-    /\ Apply(r, Msg(src, r))
+    /\ Apply(r, src)
     /\ AckOrPop(src, r)
     /\ UNCHANGED <<worldVars, ghost, history, standing, unshipped, unacked, waiting,
                    sentinel, clientVars, max_ghost>>
@@ -370,7 +394,7 @@ ReceiveReplicate(src, r) ==
 ReceiveFullSync(src, r) ==
     /\ Deliverable(src, r) /\ Msg(src, r).type = "FullSync"
     /\ standing[r].kind = "Syncing" /\ standing[r].peer = src
-    /\ Apply(r, Msg(src, r))
+    /\ Apply(r, src)
     /\ standing' = [standing EXCEPT ![r] = [kind |-> "Streaming", peer |-> src]]
     /\ AckOrPop(src, r)
     /\ UNCHANGED <<worldVars, ghost, history, unshipped, unacked, waiting,
@@ -451,68 +475,78 @@ SentinelTakes(src, m) ==
 (* The client's handlers (client_receive), in its match order.             *)
 
 \* Sentinel names a new primary: reconnect, and re-send what the old
-\* connection left unanswered.
+\* connection left unanswered (its request timeout runs on).
 ReceiveNewPrimary(src, c) ==
     LET id == Msg(src, c).id IN
     /\ Deliverable(src, c) /\ Msg(src, c).type = "NewPrimary" /\ id # primary[c]
     /\ primary' = [primary EXCEPT ![c] = id]
-    /\ net' = CASE phase[c] = "Acquiring" -> Sent(Pop(src, c), c, id, [type |-> "SetNxPx"])
-                [] phase[c] = "Releasing" -> Sent(Pop(src, c), c, id, [type |-> "CompareAndDelete"])
+    /\ net' = CASE phase[c] = "Acquiring" -> Sent(Pop(src, c), c, id, [type |-> "SetNxPx", value |-> value[c]])
+                [] phase[c] = "Releasing" -> Sent(Pop(src, c), c, id, [type |-> "CompareAndDelete", value |-> value[c]])
                 [] OTHER -> Pop(src, c)
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   phase, left, acquired, max_ghost>>
+                   phase, left, value, acquired, max_ghost>>
 
 \* Release: the write is answered, so the critical section is over.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete"])
+    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, acquired, max_ghost>>
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
+                   left, primary, value, acquired, max_ghost>>
 
-\* Redis's answers count only on the connection to the current primary.
-ReceiveGranted(src, c) ==
+\* Redis's answers count only on the connection to the current primary, and
+\* only for the current request (the answer carries its value).
+Answer(src, c, p, type) ==
     /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "Granted"
+    /\ phase[c] = p /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
+
+ReceiveGranted(src, c) ==
+    /\ Answer(src, c, "Acquiring", "Granted")
     /\ phase' = [phase EXCEPT ![c] = "Holding"]
     /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
+    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, max_ghost>>
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
+                   left, primary, value, max_ghost>>
+
+\* retry_later: the attempt failed; want the lock again after the back-off.
+RetryLater(c, t) ==
+    /\ phase' = [phase EXCEPT ![c] = "Want"]
+    /\ value' = [value EXCEPT ![c] = 0]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(t, "Retry", Retry)]
 
 ReceiveRefused(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "Refused"
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Retry", Retry)]
+    /\ Answer(src, c, "Acquiring", "Refused")
+    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
     /\ net' = Pop(src, c)
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 \* The key is set but not replicated: delete it, and ask again.
 ReceiveWaitTimedOut(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "WaitTimedOut"
-    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete"])
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Retry", Retry)]
+    /\ Answer(src, c, "Acquiring", "WaitTimedOut")
+    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 ReceiveReleased(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Releasing" /\ Msg(src, c).type = "Released"
+    /\ Answer(src, c, "Releasing", "Released")
     /\ Released(c)
+    /\ value' = [value EXCEPT ![c] = 0]
+    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    primary, acquired, max_ghost>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(src, c, m) ==
     \/ m.type = "NewPrimary" /\ m.id # primary[c]
     \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
-    \/ /\ src = primary[c]
+    \/ /\ src = primary[c] /\ m.type \in {"Granted", "Refused", "WaitTimedOut", "Released"}
+       /\ m.value = value[c]
        /\ \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused", "WaitTimedOut"}
           \/ phase[c] = "Releasing" /\ m.type = "Released"
 
@@ -574,30 +608,46 @@ Fire(n, t) ==
               /\ key' = [key EXCEPT ![n] = None]
               /\ unshipped' = Wrote(n)
               /\ timers' = rest
-              /\ UNCHANGED <<net, waiting, sentinel>>
+              /\ UNCHANGED <<net, waiting, sentinel, clientVars>>
          [] t = "Ping" /\ n \in RedisNodes /\ IsPrimary(n) ->
               /\ net' = Sent(net, n, SentinelNode, [type |-> "Ping"])
               /\ timers' = [rest EXCEPT ![n] = SetTimer(@, "Ping", Ping)]
-              /\ UNCHANGED <<key, unshipped, waiting, sentinel>>
+              /\ UNCHANGED <<key, unshipped, waiting, sentinel, clientVars>>
          [] t \in WaitTimers /\ n \in RedisNodes ->
               \* WAIT returns 0: the replica has not acknowledged the write.
+              \* (The timer is set exactly while the client's WAIT blocks.)
+              LET s == waiting[n]
+                  i == CHOOSE i \in 1..Len(s) : s[i].client = WaitClient(t)
+              IN
               /\ waiting' = [waiting EXCEPT ![n] =
                                SelectSeq(@, LAMBDA w : w.client # WaitClient(t))]
-              /\ net' = Sent(net, n, WaitClient(t), [type |-> "WaitTimedOut"])
+              /\ net' = Sent(net, n, WaitClient(t), [type |-> "WaitTimedOut", value |-> s[i].value])
               /\ timers' = rest
-              /\ UNCHANGED <<key, unshipped, sentinel>>
+              /\ UNCHANGED <<key, unshipped, sentinel, clientVars>>
          [] t = "DownAfter" /\ n = SentinelNode /\ sentinel = "Monitoring" ->
               \* Down-after elapsed without a ping: fail over, once.
               /\ sentinel' = "Promoting"
               /\ net' = Sent(net, n, ReplicaNode, [type |-> "Promote"])
               /\ timers' = rest
-              /\ UNCHANGED <<key, unshipped, waiting>>
+              /\ UNCHANGED <<key, unshipped, waiting, clientVars>>
+         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Acquiring" ->
+              \* The request timed out: the attempt failed, as if refused
+              \* (a key it may have set expires by its TTL).
+              /\ RetryLater(n, rest[n])
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, left, primary, acquired>>
+         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Releasing" ->
+              \* The release timed out: it is done; the key, if still
+              \* there, expires by its TTL.
+              /\ Released(n)
+              /\ value' = [value EXCEPT ![n] = 0]
+              /\ timers' = rest
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, primary, acquired>>
          [] OTHER ->
               \* Retry: the client may ask again; Ping on a node that is no
               \* longer primary; DownAfter after the failover.
               /\ timers' = rest
-              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel>>
-    /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, clientVars, max_ghost>>
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, clientVars>>
+    /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
@@ -629,7 +679,7 @@ Tick ==
                       [i \in 1..Len(net[l]) |->
                          [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
               ELSE net
-    /\ UNCHANGED <<spent, ghost, history, redisVars, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<spent, ghost, lastValue, history, redisVars, sentinel, clientVars, max_ghost>>
 
 \* Fault: a node stops and loses its timers; messages to it are dropped.
 \* Redis runs without persistence: only its configuration file survives
@@ -648,7 +698,7 @@ Crash(n) ==
        ELSE UNCHANGED redisVars
     /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
     /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, history, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<ghost, lastValue, history, sentinel, clientVars, max_ghost>>
 
 \* A crashed node comes back: a replica resynchronises from the primary its
 \* configuration names; a former primary waits for the Sentinel to name
@@ -674,6 +724,7 @@ Restart(n) ==
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
               /\ primary' = [primary EXCEPT ![n] = PrimaryNode]
+              /\ value' = [value EXCEPT ![n] = 0]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, max_ghost>>
@@ -681,7 +732,7 @@ Restart(n) ==
               /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<pause, spent, ghost, history, redisVars, sentinel>>
+    /\ UNCHANGED <<pause, spent, ghost, lastValue, history, redisVars, sentinel>>
 
 \* Fault: a running node stops taking steps for k ticks while its clock runs.
 Pause(n, k) ==
@@ -689,7 +740,7 @@ Pause(n, k) ==
     /\ status' = [status EXCEPT ![n] = "Paused"]
     /\ pause' = [pause EXCEPT ![n] = k]
     /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, history, redisVars, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<timers, net, ghost, lastValue, history, redisVars, sentinel, clientVars, max_ghost>>
 
 -----------------------------------------------------------------------------
 
@@ -703,6 +754,7 @@ Init ==
     /\ net = [l \in Links |-> <<>>]
     /\ spent = [crashes |-> 0, pauses |-> 0]
     /\ ghost = 0
+    /\ lastValue = 0
     /\ history = {}
     /\ standing = [r \in RedisNodes |->
                      IF r = PrimaryNode THEN [kind |-> "Primary", peer |-> ReplicaNode]
@@ -715,6 +767,7 @@ Init ==
     /\ phase = [c \in ClientIds |-> "Want"]
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ primary = [c \in ClientIds |-> PrimaryNode]
+    /\ value = [c \in ClientIds |-> 0]
     /\ acquired = [c \in ClientIds |-> 0]
     /\ max_ghost = 0
 
@@ -752,6 +805,9 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* the same RankedVars have the same future up to renumbering, so the      *)
 (* .cfg's VIEW RankedVars makes TLC count the states the Rust checker      *)
 (* counts. (This family has no fencing: there are no tokens to renumber.)  *)
+(* Lock values (Seq::Value: the world's lastValue, the clients' value, the  *)
+(* keys, the WAITs' values, and those in messages) are renumbered the same *)
+(* way among themselves.                                                   *)
 
 Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
 
@@ -760,6 +816,17 @@ InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 GhostValues ==
     {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
       \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Granted", "Write"}}}
+
+\* The messages that carry a lock value, and those that carry a key.
+ValueTypes == {"SetNxPx", "CompareAndDelete", "Granted", "Refused", "WaitTimedOut", "Released"}
+KeyTypes == {"Replicate", "FullSync"}
+
+LockValues ==
+    {0, lastValue} \cup {value[c] : c \in ClientIds}
+      \cup {key[r] : r \in {x \in RedisNodes : key[x] # None}}
+      \cup UNION {{waiting[r][i].value : i \in 1..Len(waiting[r])} : r \in RedisNodes}
+      \cup {m.value : m \in {x \in InFlight : x.type \in ValueTypes}}
+      \cup {m.key : m \in {x \in InFlight : x.type \in KeyTypes /\ x.key # None}}
 
 \* TLC builds a function [x \in S |-> e] lazily and makes it concrete when
 \* it fingerprints a state. Under a VIEW it fingerprints the view instead,
@@ -772,12 +839,23 @@ Concrete(v) == v = v
 RankedVars ==
     LET G == GhostValues
         rg(v) == Rank(v, G)
-        msg(m) == IF m.type \in {"Granted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
-    IN  IF ~(Concrete(net) /\ Concrete(acquired)) THEN <<>> ELSE
+        V == LockValues
+        rv(v) == Rank(v, V)
+        rk(k) == IF k = None THEN None ELSE rv(k)
+        ghosted(m) == IF m.type \in {"Granted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
+        valued(m) == CASE m.type \in ValueTypes -> [m EXCEPT !.value = rv(@)]
+                       [] m.type \in KeyTypes -> [m EXCEPT !.key = rk(@)]
+                       [] OTHER -> m
+        msg(m) == valued(ghosted(m))
+    IN  IF ~(Concrete(net) /\ Concrete(acquired) /\ Concrete(value) /\ Concrete(key)
+             /\ Concrete(waiting)) THEN <<>> ELSE
         <<status, pause, timers,
           [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), history, standing, key, unshipped, unacked, waiting, sentinel,
-          phase, left, primary, [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
+          spent, rg(ghost), rv(lastValue), history, standing,
+          [r \in RedisNodes |-> rk(key[r])], unshipped, unacked,
+          [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
+          sentinel, phase, left, primary, [c \in ClientIds |-> rv(value[c])],
+          [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
@@ -791,12 +869,13 @@ TypeOK ==
     /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses]
     /\ history \subseteq {"ForeignRelease", "StaleWrite"}
     /\ standing \in [RedisNodes -> Standings]
-    /\ key \in [RedisNodes -> ClientIds \cup {None}]
+    /\ key \in [RedisNodes -> Nat \cup {None}]
     /\ unshipped \in [RedisNodes -> BOOLEAN]
     /\ unacked \in [RedisNodes -> 0..MaxUnacked]
     /\ sentinel \in {"Monitoring", "Promoting", "Switched"}
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
     /\ primary \in [ClientIds -> RedisNodes]
+    /\ value \in [ClientIds -> Nat]
 
 \* Never two clients that both believe they hold the lock.
 MutualExclusion == Cardinality(Holding) <= 1

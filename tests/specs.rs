@@ -352,6 +352,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Ping", p.ping.to_string());
             set("DownAfter", p.down_after.to_string());
             set("Retry", p.retry.to_string());
+            set("Timeout", p.timeout.to_string());
             set("MinPause", f.min_pause.to_string());
             ("PrimaryReplica.tla", &["min_pause"])
         }
