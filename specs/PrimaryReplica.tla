@@ -61,6 +61,9 @@ CONSTANTS
     DownAfter,     \* [system] down_after: Sentinel's down-after, in its ticks
     Retry,         \* [system] retry: ticks a refused client waits
     Timeout,       \* [system] timeout: a client's request timeout, in its ticks
+    Client,        \* [system] client: "naive" or "validity"
+    Drift,         \* [system] drift: a validity client's drift allowance
+    Margin,        \* [system] margin: validity a client needs left to write
     Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
     MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
                    \* MaxDelay = Async) when omitted: an asynchronous network
@@ -72,6 +75,7 @@ CONSTANTS
     None           \* a model value: no key, no replica
 
 ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10 /\ Timeout \in 1..30
+       /\ Client \in {"naive", "validity"} /\ Drift \in 0..10 /\ Margin \in 0..10
        /\ Replication \in {"async", "wait"} /\ WaitTimeout \in 0..30
        /\ (Replication = "async" => WaitTimeout = 0)
        /\ Ping \in 1..10 /\ DownAfter \in 1..30
@@ -97,7 +101,7 @@ MaxUnacked == 2
 \* Timer::WaitTimeout { client: c }: the primary gives up c's WAIT.
 WaitTimer(c) == "WaitTimeout" \o ToString(c)
 WaitTimers == {WaitTimer(c) : c \in ClientIds}
-TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry", "Timeout"} \cup WaitTimers
+TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry", "Timeout", "Validity"} \cup WaitTimers
 WaitClient(t) == CHOOSE c \in ClientIds : WaitTimer(c) = t
 
 \* Faults::targets: the servers are the Redis nodes and the Sentinel; the
@@ -128,15 +132,18 @@ VARIABLES
     left,       \* left[c]: acquisitions still to make
     primary,    \* primary[c]: the node c believes is the primary
     value,      \* value[c]: the lock value of c's current attempt (0: none)
+    checked,    \* checked[c]: a validity client found validity left to write
+    elapsed,    \* elapsed[c]: the stopwatch Elapsed (a validity client's,
+                \* from its SET), None when not running; saturates at Ttl
     acquired,   \* acquired[c]: the ghost number of c's grant
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
 worldVars == <<status, pause, spent, lastValue>>
 redisVars == <<standing, key, unshipped, unacked, waiting>>
-clientVars == <<phase, left, primary, value, acquired>>
+clientVars == <<phase, left, primary, value, checked, elapsed, acquired>>
 vars == <<status, pause, timers, net, spent, ghost, lastValue, history,
           standing, key, unshipped, unacked, waiting, sentinel,
-          phase, left, primary, value, acquired, max_ghost>>
+          phase, left, primary, value, checked, elapsed, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* Timers and the network, as World::apply handles an actor's commands.    *)
@@ -203,8 +210,15 @@ GrantsTo(s, c) ==
 (* The client's script (client.rs) and the lock view (properties.rs).      *)
 
 \* Script::holds and Script::wants.
-Holds(c) == phase[c] \in {"Holding", "Writing"}
-Wants(c) == phase[c] \in {"Want", "Acquiring"}
+\* A validity client believes it holds the lock while its validity timer is
+\* above zero and, once it has checked that timer, until it has written and
+\* released; until it has passed its check, it still wants the lock.
+Validity == Client = "validity"
+Valid(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
+Holds(c) == \/ phase[c] = "Holding" /\ (~Validity \/ checked[c] \/ Valid(c))
+            \/ phase[c] = "Writing"
+Wants(c) == \/ phase[c] \in {"Want", "Acquiring"}
+            \/ Validity /\ phase[c] = "Holding" /\ ~checked[c]
 
 \* The lock view counts running (not crashed) clients only.
 Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
@@ -226,11 +240,12 @@ Released(c) ==
 (* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanWrite(c) == phase[c] = "Holding"
+CanCheck(c) == Validity /\ phase[c] = "Holding" /\ ~checked[c]
+CanWrite(c) == phase[c] = "Holding" /\ (~Validity \/ checked[c])
 \* A Redis node lists Replicate whenever the key is unshipped and fewer
 \* than MaxUnacked shipments are out, whatever its standing.
 CanReplicate(r) == unshipped[r] /\ unacked[r] < MaxUnacked
-HasUrgentStep(n) == \/ n \in ClientIds /\ CanWrite(n)
+HasUrgentStep(n) == \/ n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
                     \/ n \in RedisNodes /\ CanReplicate(n)
 
 \* Acquire: SET lock value NX PX ttl, with a fresh value (Out::fresh_value),
@@ -241,8 +256,37 @@ Acquire(c) ==
     /\ value' = [value EXCEPT ![c] = lastValue + 1]
     /\ net' = Sent(net, c, primary[c], [type |-> "SetNxPx", value |-> lastValue + 1])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ elapsed' = [elapsed EXCEPT ![c] = IF Validity THEN 0 ELSE None]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
     /\ UNCHANGED <<status, pause, spent, ghost, history, redisVars, sentinel,
+                   left, primary, checked, acquired, max_ghost>>
+
+\* retry_later: the attempt failed; want the lock again after the back-off
+\* (t: c's timers before the Retry timer is set).
+RetryLater(c, t) ==
+    /\ phase' = [phase EXCEPT ![c] = "Want"]
+    /\ value' = [value EXCEPT ![c] = 0]
+    /\ checked' = [checked EXCEPT ![c] = FALSE]
+    /\ elapsed' = [elapsed EXCEPT ![c] = None]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(t, "Retry", Retry)]
+
+\* give_up: the lock came too late or ran out before the check: delete the
+\* key (compare-and-delete, not waiting for the answer) and ask again later
+\* (q: the network to send on).
+GiveUp(c, q, t) ==
+    /\ net' = Sent(q, c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ RetryLater(c, CancelTimer(t, "Validity"))
+
+\* Check: is there more validity left than the margin? Only then use the
+\* resource; otherwise give the lock up.
+Check(c) ==
+    /\ Up(c) /\ CanCheck(c)
+    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
+       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
+            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
+            /\ UNCHANGED <<net, phase, value, elapsed>>
+       ELSE GiveUp(c, net, timers[c])
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 \* Write: the critical section's write.
@@ -251,7 +295,7 @@ Write(c) ==
     /\ net' = Sent(net, c, ResourceNode, [type |-> "Write", ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, value, acquired, max_ghost>>
+                   left, primary, value, checked, elapsed, acquired, max_ghost>>
 
 \* Replicate: ship the key as it is now to the replica. (On a node with no
 \* replica attached the step changes nothing: a stutter.)
@@ -484,7 +528,7 @@ ReceiveNewPrimary(src, c) ==
                 [] phase[c] = "Releasing" -> Sent(Pop(src, c), c, id, [type |-> "CompareAndDelete", value |-> value[c]])
                 [] OTHER -> Pop(src, c)
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   phase, left, value, acquired, max_ghost>>
+                   phase, left, value, checked, elapsed, acquired, max_ghost>>
 
 \* Release: the write is answered, so the critical section is over.
 Release(src, c) ==
@@ -494,7 +538,7 @@ Release(src, c) ==
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
-                   left, primary, value, acquired, max_ghost>>
+                   left, primary, value, checked, elapsed, acquired, max_ghost>>
 
 \* Redis's answers count only on the connection to the current primary, and
 \* only for the current request (the answer carries its value).
@@ -502,20 +546,25 @@ Answer(src, c, p, type) ==
     /\ Deliverable(src, c) /\ src = primary[c]
     /\ phase[c] = p /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
 
+\* A validity client computes validity = ttl - (time since the SET was sent)
+\* - drift, and gives the lock up at once if none is left.
 ReceiveGranted(src, c) ==
+    LET t == CancelTimer(timers[c], "Timeout")
+        e == IF elapsed[c] = None THEN Ttl ELSE elapsed[c]
+        v == Ttl - e - Drift
+    IN
     /\ Answer(src, c, "Acquiring", "Granted")
-    /\ phase' = [phase EXCEPT ![c] = "Holding"]
-    /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ net' = Pop(src, c)
+    /\ IF Validity /\ v <= 0
+       THEN /\ GiveUp(c, Pop(src, c), t)
+            /\ UNCHANGED acquired
+       ELSE /\ phase' = [phase EXCEPT ![c] = "Holding"]
+            /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
+            /\ elapsed' = [elapsed EXCEPT ![c] = None]
+            /\ timers' = [timers EXCEPT ![c] = IF Validity THEN SetTimer(t, "Validity", v) ELSE t]
+            /\ net' = Pop(src, c)
+            /\ UNCHANGED <<value, checked>>
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
-                   left, primary, value, max_ghost>>
-
-\* retry_later: the attempt failed; want the lock again after the back-off.
-RetryLater(c, t) ==
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(t, "Retry", Retry)]
+                   left, primary, max_ghost>>
 
 ReceiveRefused(src, c) ==
     /\ Answer(src, c, "Acquiring", "Refused")
@@ -536,10 +585,11 @@ ReceiveReleased(src, c) ==
     /\ Answer(src, c, "Releasing", "Released")
     /\ Released(c)
     /\ value' = [value EXCEPT ![c] = 0]
+    /\ checked' = [checked EXCEPT ![c] = FALSE]
     /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
-                   primary, acquired, max_ghost>>
+                   primary, elapsed, acquired, max_ghost>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(src, c, m) ==
@@ -635,13 +685,18 @@ Fire(n, t) ==
               \* (a key it may have set expires by its TTL).
               /\ RetryLater(n, rest[n])
               /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, left, primary, acquired>>
+         [] t = "Validity" /\ n \in ClientIds /\ phase[n] = "Holding" ->
+              \* The validity ran out before the client checked it: lost.
+              /\ GiveUp(n, net, rest[n])
+              /\ UNCHANGED <<key, unshipped, waiting, sentinel, left, primary, acquired>>
          [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Releasing" ->
               \* The release timed out: it is done; the key, if still
               \* there, expires by its TTL.
               /\ Released(n)
               /\ value' = [value EXCEPT ![n] = 0]
+              /\ checked' = [checked EXCEPT ![n] = FALSE]
               /\ timers' = rest
-              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, primary, acquired>>
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, primary, elapsed, acquired>>
          [] OTHER ->
               \* Retry: the client may ask again; Ping on a node that is no
               \* longer primary; DownAfter after the failover.
@@ -660,7 +715,9 @@ TimeBlocked ==
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
-\* World::time_matters: a tick must change something.
+\* World::time_matters: a tick must change something. (A running stopwatch
+\* below its cap needs no clause of its own: elapsed runs only while the
+\* client's request Timeout timer runs, which this clause counts.)
 TimeMatters ==
     \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
@@ -674,12 +731,16 @@ Tick ==
     /\ status' = [n \in Nodes |->
                     IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
     /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
+    /\ elapsed' = [c \in ClientIds |->
+                     IF elapsed[c] = None THEN None
+                     ELSE IF elapsed[c] < Ttl THEN elapsed[c] + 1 ELSE Ttl]
     /\ net' = IF Bounded
               THEN [l \in Links |->
                       [i \in 1..Len(net[l]) |->
                          [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
               ELSE net
-    /\ UNCHANGED <<spent, ghost, lastValue, history, redisVars, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<spent, ghost, lastValue, history, redisVars, sentinel,
+                   phase, left, primary, value, checked, acquired, max_ghost>>
 
 \* Fault: a node stops and loses its timers; messages to it are dropped.
 \* Redis runs without persistence: only its configuration file survives
@@ -698,7 +759,9 @@ Crash(n) ==
        ELSE UNCHANGED redisVars
     /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
     /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, lastValue, history, sentinel, clientVars, max_ghost>>
+    /\ elapsed' = IF n \in ClientIds THEN [elapsed EXCEPT ![n] = None] ELSE elapsed
+    /\ UNCHANGED <<ghost, lastValue, history, sentinel,
+                   phase, left, primary, value, checked, acquired, max_ghost>>
 
 \* A crashed node comes back: a replica resynchronises from the primary its
 \* configuration names; a former primary waits for the Sentinel to name
@@ -725,6 +788,8 @@ Restart(n) ==
               /\ left' = [left EXCEPT ![n] = Acquisitions]
               /\ primary' = [primary EXCEPT ![n] = PrimaryNode]
               /\ value' = [value EXCEPT ![n] = 0]
+              /\ checked' = [checked EXCEPT ![n] = FALSE]
+              /\ elapsed' = [elapsed EXCEPT ![n] = None]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, max_ghost>>
@@ -768,13 +833,15 @@ Init ==
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ primary = [c \in ClientIds |-> PrimaryNode]
     /\ value = [c \in ClientIds |-> 0]
+    /\ checked = [c \in ClientIds |-> FALSE]
+    /\ elapsed = [c \in ClientIds |-> None]
     /\ acquired = [c \in ClientIds |-> 0]
     /\ max_ghost = 0
 
 \* World::enabled, in its order.
 Next ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Write(c)
+    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
     \/ \E r \in RedisNodes : Replicate(r)
     \/ \E n \in Nodes, t \in TimerNames : Fire(n, t)
     \/ \E src, dst \in Nodes : Deliver(src, dst)
@@ -788,7 +855,7 @@ Next ==
 \* them stop.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Write(c))
+    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A r \in RedisNodes : WF_vars(Replicate(r))
     /\ \A n \in Nodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
@@ -854,7 +921,7 @@ RankedVars ==
           spent, rg(ghost), rv(lastValue), history, standing,
           [r \in RedisNodes |-> rk(key[r])], unshipped, unacked,
           [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
-          sentinel, phase, left, primary, [c \in ClientIds |-> rv(value[c])],
+          sentinel, phase, left, primary, [c \in ClientIds |-> rv(value[c])], checked, elapsed,
           [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------

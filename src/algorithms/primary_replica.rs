@@ -102,6 +102,26 @@
 //!   client whose `WAIT` is still blocked (it timed out, or restarted)
 //!   drops that `WAIT`, as Redis drops a blocked client whose connection
 //!   closed.
+//! - *`client = "validity"`* (default `"naive"`): the client follows the
+//!   Redis documentation's advice for Redlock with one instance. It starts
+//!   a stopwatch when it sends its `SET` (kept across a re-send to a new
+//!   primary), and on the grant computes validity = `ttl` − elapsed −
+//!   `drift`; with none left it deletes the key (compare-and-delete, not
+//!   waiting) and asks again after `retry`. Otherwise a validity timer of
+//!   that length runs, and its `Check` step, before the write, goes on
+//!   only with more than `margin` left (then the timer is cancelled: the
+//!   window between the check and the write is the client's); with less,
+//!   or when the timer runs out first, it gives the lock up the same way.
+//!   It believes it holds the lock while the timer is above zero and,
+//!   once checked, until it has written and released; until it has passed
+//!   its check it still wants the lock (DESIGN.md §5). A naive client
+//!   believes it holds the lock from the grant until it has written and
+//!   released. With `wait`, the grant comes up to `4 * max_delay` ticks
+//!   after the `SET` (the `SET`, the shipment, its acknowledgement and the
+//!   answer, each up to `max_delay`), so a validity client needs `ttl − 4 *
+//!   max_delay − drift > margin`, or a slow network fails every check (the
+//!   system of `replica-failover-wait`, ttl 7, with a validity client:
+//!   deadlock freedom violated).
 //!
 //! Node names are the nodes' initial roles: after a failover, `replica` is
 //! the primary. The replication stream and the Sentinel's links are TCP
@@ -109,7 +129,7 @@
 //! messages, and partitions (a broken link would resynchronise, which this
 //! model does not do).
 //!
-//! Actions in order: Acquire, Write (client steps), Replicate (the
+//! Actions in order: Acquire, Check, Write (client steps), Replicate (the
 //! primary's step), the Redis nodes' handlers, the Sentinel's, the
 //! clients', then the lock view.
 
@@ -132,6 +152,17 @@ pub enum Replication {
     Wait,
 }
 
+/// What the client knows about the lock's lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKind {
+    /// Believes it holds the lock from the grant until it has written and
+    /// released.
+    Naive,
+    /// Times its request, and uses the lock only while its validity lasts,
+    /// as a Redlock client does with one instance.
+    Validity,
+}
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -150,6 +181,13 @@ pub struct Params {
     /// The client's request timeout, on its own clock (convention 1 of
     /// issue 7): a request unanswered for this long has failed.
     pub timeout: u8,
+    pub client: ClientKind,
+    /// Validity client: the clock-drift allowance subtracted from the
+    /// validity, in ticks.
+    pub drift: u8,
+    /// Validity client: the validity it insists on having left when it
+    /// checks, to cover the write and its answer.
+    pub margin: u8,
     pub acquisitions: u8,
 }
 
@@ -167,6 +205,13 @@ impl Params {
             Replication::Async,
         )?;
         let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
+        let client = k.choice(
+            "client",
+            &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
+            ClientKind::Naive,
+        )?;
+        let drift = k.optional_uint("drift", 0, 10)?;
+        let margin = k.optional_uint("margin", 0, 10)?;
         let p = Params {
             clients,
             ttl,
@@ -176,10 +221,20 @@ impl Params {
             down_after: k.uint("down_after", 1, 30, 3)?,
             retry: k.uint("retry", 1, 10, 1)?,
             timeout: k.uint("timeout", 1, 30, 3)?,
+            client,
+            drift: drift.unwrap_or(1),
+            margin: margin.unwrap_or(2),
             acquisitions: sc.acquisitions,
         };
         k.finish()?;
         let file = sc.path.display();
+        for (key, v) in [("drift", drift), ("margin", margin)] {
+            if let (ClientKind::Naive, Some(v)) = (client, v) {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] {key} = {v} is used only by a client that knows its lock's validity; allowed with client = \"validity\""
+                )));
+            }
+        }
         if let (Replication::Async, Some(t)) = (replication, wait_timeout) {
             return Err(ScenarioError(format!(
                 "{file}: [system] wait_timeout = {t} is the timeout of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
@@ -295,6 +350,9 @@ pub struct Client {
     /// The lock value of the current attempt, from its `SET` until the
     /// attempt fails or the release ends (0: none).
     pub value: u32,
+    /// Validity client: checked its validity timer and found time left,
+    /// so about to write.
+    pub checked: bool,
     pub ghost: u32,
 }
 
@@ -386,11 +444,19 @@ pub enum Timer {
     Retry,
     /// Client: the request timeout.
     Timeout,
+    /// Validity client: what is left of the lock's validity.
+    Validity,
 }
+
+/// Validity client: the stopwatch started when it sends its `SET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
     Acquire,
+    /// Validity client: is there validity left for the write?
+    Check,
     Write,
     Replicate,
 }
@@ -412,6 +478,10 @@ impl Node {
 
     fn wait(&self) -> bool {
         self.params().replication == Replication::Wait
+    }
+
+    fn validity(&self) -> bool {
+        self.params().client == ClientKind::Validity
     }
 }
 
@@ -437,7 +507,7 @@ impl Actor for Node {
     type State = State;
     type Msg = Msg;
     type Timer = Timer;
-    type Watch = ();
+    type Watch = Elapsed;
     type Step = Step;
 
     fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> State {
@@ -455,6 +525,7 @@ impl Actor for Node {
                 script: Script::new(p.acquisitions),
                 primary: PRIMARY,
                 value: 0,
+                checked: false,
                 ghost: 0,
             }),
             Node::Resource(_) => State::Resource(Resource::default()),
@@ -465,6 +536,7 @@ impl Actor for Node {
         match state {
             State::Client(c) => match c.script.phase {
                 Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
+                Phase::Holding if self.validity() && !c.checked => steps.push(Step::Check),
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             },
@@ -487,7 +559,21 @@ impl Actor for Node {
                 c.value = out.fresh_value();
                 out.send(c.primary, Msg::SetNxPx { value: c.value });
                 out.set_timer(Timer::Timeout, self.params().timeout);
+                if self.validity() {
+                    out.start_watch(Elapsed);
+                }
                 c.script.phase = Phase::Acquiring;
+            }
+            // Check: is there more validity left than the margin? Only then
+            // use the resource; otherwise give the lock up.
+            (State::Client(c), Step::Check) => {
+                let p = self.params();
+                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
+                    c.checked = true;
+                    out.cancel_timer(Timer::Validity);
+                } else {
+                    give_up(p, c, out);
+                }
             }
             // Write: the critical section's write.
             (State::Client(c), Step::Write) => {
@@ -522,7 +608,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Redis(p), State::Redis(r)) => redis_receive(p, ctx, r, src, msg, out),
             (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, s, src, msg, out),
-            (Node::Client(p), State::Client(c)) => client_receive(p, c, src, msg, out),
+            (Node::Client(p), State::Client(c)) => client_receive(p, ctx, c, src, msg, out),
             (Node::Resource(_), State::Resource(r)) => {
                 if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
                     let answer = r.write(false, token, ghost, out);
@@ -559,10 +645,13 @@ impl Actor for Node {
                 Phase::Acquiring => retry_later(self.params(), c, out),
                 Phase::Releasing => {
                     c.value = 0;
+                    c.checked = false;
                     c.script.released(self.params().acquisitions);
                 }
                 _ => {}
             },
+            // The validity ran out before the client checked it: lost.
+            (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(self.params(), c, out),
             // Down-after elapsed without a ping: fail over, once.
             (State::Sentinel(s @ Sentinel::Monitoring), Timer::DownAfter) => {
                 *s = Sentinel::Promoting;
@@ -607,6 +696,11 @@ impl Actor for Node {
             }
             _ => self.init(ctx, out),
         }
+    }
+
+    fn watch_cap(&self, _: Elapsed) -> u8 {
+        // Any elapsed time of a TTL or more leaves no validity.
+        self.params().ttl
     }
 
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
@@ -810,7 +904,7 @@ fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut 
     }
 }
 
-fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
+fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
     let value = c.value;
     match (c.script.phase, msg) {
         // Sentinel names a new primary: reconnect, and re-send what the
@@ -834,6 +928,17 @@ fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<N
         _ if src != c.primary => {}
         (Phase::Acquiring, Msg::Granted { ghost, value: v, .. }) if v == value => {
             out.cancel_timer(Timer::Timeout);
+            if p.client == ClientKind::Validity {
+                // Validity = ttl - (time since the SET was sent) - drift.
+                out.stop_watch(Elapsed);
+                let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
+                let validity = p.ttl as i16 - elapsed - p.drift as i16;
+                if validity <= 0 {
+                    give_up(p, c, out);
+                    return;
+                }
+                out.set_timer(Timer::Validity, validity as u8);
+            }
             c.script.phase = Phase::Holding;
             c.ghost = ghost;
         }
@@ -850,6 +955,7 @@ fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<N
         (Phase::Releasing, Msg::Released { value: v }) if v == value => {
             out.cancel_timer(Timer::Timeout);
             c.value = 0;
+            c.checked = false;
             c.script.released(p.acquisitions);
         }
         _ => {}
@@ -858,17 +964,46 @@ fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<N
 
 /// The attempt failed: want the lock again, after the back-off.
 fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    if p.client == ClientKind::Validity {
+        out.stop_watch(Elapsed);
+    }
     c.value = 0;
+    c.checked = false;
     c.script.phase = Phase::Want;
     out.set_timer(Timer::Retry, p.retry);
 }
 
+/// Validity client: the lock came too late or ran out before its check.
+/// Delete the key (compare-and-delete, not waiting for the answer), and
+/// ask again later.
+fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    out.send(c.primary, Msg::CompareAndDelete { value: c.value });
+    out.cancel_timer(Timer::Validity);
+    retry_later(p, c, out);
+}
+
 impl Lock for Node {
-    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        scripts_view(state, |s| match s {
+    /// A naive client believes it holds the lock from the grant until it
+    /// has written and released. A validity client believes it while its
+    /// validity timer is above zero and, once it has checked that timer,
+    /// until it has written and released; until it has passed its check
+    /// it may not use the lock, and still wants it (DESIGN.md §5).
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        let mut v = scripts_view(state, |s| match s {
             State::Client(c) => Some(c.script),
             _ => None,
-        })
+        });
+        for (i, n) in state.nodes.iter().enumerate() {
+            let State::Client(c) = &n.state else { continue };
+            if !world.actors[i].validity() || c.script.phase != Phase::Holding || c.checked {
+                continue;
+            }
+            if n.timer(Timer::Validity).is_none_or(|t| t == 0) {
+                v.holding &= !(1 << i);
+            }
+            v.wanting |= 1 << i;
+        }
+        v
     }
 }
 
@@ -1038,6 +1173,9 @@ mod tests {
             ("max_delay = 1", "max_delay = 1\nloss = true"),
             ("max_delay = 1", "max_delay = 1\npartitions = 1"),
             ("replication = \"async\"", "replication = \"async\"\nwait_timeout = 3"),
+            ("replication = \"async\"", "replication = \"async\"\ndrift = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nmargin = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nclient = \"wise\""),
         ] {
             let text = ASYNC.replace(old, new);
             assert!(parse(Path::new("x.toml"), &text).is_err(), "{new}");
@@ -1046,5 +1184,94 @@ mod tests {
             .replace("crashes = 1", "crashes = 2")
             .replace("\"servers\"", "\"clients\"");
         assert!(parse(Path::new("x.toml"), &clients_only).is_ok());
+    }
+
+    fn step(w: &World<Node>, s: &WorldState<Node>, a: Action<Node>) -> WorldState<Node> {
+        assert!(w.is_enabled(s, &a), "{a:?}");
+        w.after(s, &a).expect("changes the state")
+    }
+
+    /// Redis 7 replicates `SET PX` as an absolute `PXAT`: a shipment that
+    /// spent a tick in flight arms the replica's timer one tick shorter, so
+    /// both keys expire at the same real moment.
+    #[test]
+    fn the_replica_key_expires_when_the_primary_key_does() {
+        let w = world(&scenario(ASYNC)).expect("builds");
+        let c1 = FIRST_CLIENT;
+        let mut s = w.init();
+        s = step(
+            &w,
+            &s,
+            Action::Step {
+                node: c1,
+                step: Step::Acquire,
+            },
+        );
+        let set = Msg::SetNxPx { value: 1 };
+        s = step(
+            &w,
+            &s,
+            Action::Deliver {
+                src: c1,
+                dst: PRIMARY,
+                msg: set,
+            },
+        );
+        s = step(
+            &w,
+            &s,
+            Action::Step {
+                node: PRIMARY,
+                step: Step::Replicate,
+            },
+        );
+        s = step(&w, &s, Action::Tick);
+        let px = Msg::Replicate {
+            key: Some(Key { value: 1 }),
+            px: 7,
+        };
+        s = step(
+            &w,
+            &s,
+            Action::Deliver {
+                src: PRIMARY,
+                dst: REPLICA,
+                msg: px,
+            },
+        );
+        let expiry = |n: Id| s.nodes[n].timer(Timer::KeyExpiry);
+        assert_eq!(expiry(PRIMARY), Some(6));
+        assert_eq!(expiry(REPLICA), expiry(PRIMARY));
+    }
+
+    /// A validity client reaches every branch of its lifetime: it checks
+    /// and writes, it gives a grant up at once when no validity is left,
+    /// and it gives the lock up when its check finds too little left.
+    #[test]
+    fn a_validity_client_checks_before_it_writes() {
+        let sc = scenario(include_str!("../../specs/replica-validity-pause.toml"));
+        let w = world(&sc).expect("builds");
+        let states = reachable(&w);
+        let c1 = FIRST_CLIENT;
+        let client = |s: &WorldState<Node>| match &s.nodes[c1].state {
+            State::Client(c) => *c,
+            _ => unreachable!(),
+        };
+        // Writing only after a successful check.
+        for s in &states {
+            let c = client(s);
+            if c.script.phase == Phase::Writing {
+                assert!(c.checked);
+            }
+        }
+        // Given up: back to wanting, with its compare-and-delete in flight.
+        let gave_up = |s: &WorldState<Node>| {
+            client(s).script.phase == Phase::Want
+                && s.net
+                    .iter()
+                    .any(|e| e.src == c1 && matches!(e.msg, Msg::CompareAndDelete { .. }))
+        };
+        assert!(states.iter().any(gave_up));
+        assert!(states.iter().any(|s| client(s).checked));
     }
 }
