@@ -60,6 +60,10 @@ CONSTANTS
     Ping,          \* [system] ping: ticks between the primary's pings
     DownAfter,     \* [system] down_after: Sentinel's down-after, in its ticks
     Retry,         \* [system] retry: ticks a refused client waits
+    Timeout,       \* [system] timeout: a client's request timeout, in its ticks
+    Client,        \* [system] client: "naive" or "validity"
+    Drift,         \* [system] drift: a validity client's drift allowance
+    Margin,        \* [system] margin: validity a client needs left to write
     Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
     MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
                    \* MaxDelay = Async) when omitted: an asynchronous network
@@ -70,7 +74,8 @@ CONSTANTS
     Targets,       \* [faults] targets: "all", "clients" or "servers"
     None           \* a model value: no key, no replica
 
-ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
+ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10 /\ Timeout \in 1..30
+       /\ Client \in {"naive", "validity"} /\ Drift \in 0..10 /\ Margin \in 0..10
        /\ Replication \in {"async", "wait"} /\ WaitTimeout \in 0..30
        /\ (Replication = "async" => WaitTimeout = 0)
        /\ Ping \in 1..10 /\ DownAfter \in 1..30
@@ -96,7 +101,7 @@ MaxUnacked == 2
 \* Timer::WaitTimeout { client: c }: the primary gives up c's WAIT.
 WaitTimer(c) == "WaitTimeout" \o ToString(c)
 WaitTimers == {WaitTimer(c) : c \in ClientIds}
-TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry"} \cup WaitTimers
+TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry", "Timeout", "Validity"} \cup WaitTimers
 WaitClient(t) == CHOOSE c \in ClientIds : WaitTimer(c) = t
 
 \* Faults::targets: the servers are the Redis nodes and the Sentinel; the
@@ -115,25 +120,30 @@ VARIABLES
     net,        \* net[<<src, dst>>]: messages in flight, send order
     spent,      \* faults spent: [crashes, pauses]
     ghost,      \* the last ghost number drawn (numbers acquisitions)
+    lastValue,  \* the last lock value drawn (WorldState::value)
     history,    \* ghost flags raised: "StaleWrite" (never "ForeignRelease")
     standing,   \* standing[r]: what Redis node r is to the others
-    key,        \* key[r]: the owner of r's lock key, or None
+    key,        \* key[r]: the value of r's lock key, or None
     unshipped,  \* unshipped[r]: the key changed since the last shipment
     unacked,    \* unacked[r]: shipments not yet acknowledged (wait only)
-    waiting,    \* waiting[r]: blocked WAITs, <<[client, shipment]>> by client
+    waiting,    \* waiting[r]: blocked WAITs, <<[client, value, shipment]>> by client
     sentinel,   \* "Monitoring", "Promoting" or "Switched"
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
     left,       \* left[c]: acquisitions still to make
     primary,    \* primary[c]: the node c believes is the primary
+    value,      \* value[c]: the lock value of c's current attempt (0: none)
+    checked,    \* checked[c]: a validity client found validity left to write
+    elapsed,    \* elapsed[c]: the stopwatch Elapsed (a validity client's,
+                \* from its SET), None when not running; saturates at Ttl
     acquired,   \* acquired[c]: the ghost number of c's grant
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent>>
+worldVars == <<status, pause, spent, lastValue>>
 redisVars == <<standing, key, unshipped, unacked, waiting>>
-clientVars == <<phase, left, primary, acquired>>
-vars == <<status, pause, timers, net, spent, ghost, history,
+clientVars == <<phase, left, primary, value, checked, elapsed, acquired>>
+vars == <<status, pause, timers, net, spent, ghost, lastValue, history,
           standing, key, unshipped, unacked, waiting, sentinel,
-          phase, left, primary, acquired, max_ghost>>
+          phase, left, primary, value, checked, elapsed, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* Timers and the network, as World::apply handles an actor's commands.    *)
@@ -193,14 +203,22 @@ GrantsTo(s, c) ==
     LET idx == SelectSeq([i \in 1..Len(s) |-> i],
                          LAMBDA i : s[i].shipment = 1 /\ s[i].client = c)
     IN  [k \in 1..Len(idx) |->
-           [msg |-> [type |-> "Granted", ghost |-> GhostOf(s, idx[k])], age |-> 0]]
+           [msg |-> [type |-> "Granted", ghost |-> GhostOf(s, idx[k]), value |-> s[idx[k]].value],
+            age |-> 0]]
 
 -----------------------------------------------------------------------------
 (* The client's script (client.rs) and the lock view (properties.rs).      *)
 
 \* Script::holds and Script::wants.
-Holds(c) == phase[c] \in {"Holding", "Writing"}
-Wants(c) == phase[c] \in {"Want", "Acquiring"}
+\* A validity client believes it holds the lock while its validity timer is
+\* above zero and, once it has checked that timer, until it has written and
+\* released; until it has passed its check, it still wants the lock.
+Validity == Client = "validity"
+Valid(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
+Holds(c) == \/ phase[c] = "Holding" /\ (~Validity \/ checked[c] \/ Valid(c))
+            \/ phase[c] = "Writing"
+Wants(c) == \/ phase[c] \in {"Want", "Acquiring"}
+            \/ Validity /\ phase[c] = "Holding" /\ ~checked[c]
 
 \* The lock view counts running (not crashed) clients only.
 Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
@@ -222,19 +240,53 @@ Released(c) ==
 (* is weakly fair).                                                        *)
 
 CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanWrite(c) == phase[c] = "Holding"
+CanCheck(c) == Validity /\ phase[c] = "Holding" /\ ~checked[c]
+CanWrite(c) == phase[c] = "Holding" /\ (~Validity \/ checked[c])
 \* A Redis node lists Replicate whenever the key is unshipped and fewer
 \* than MaxUnacked shipments are out, whatever its standing.
 CanReplicate(r) == unshipped[r] /\ unacked[r] < MaxUnacked
-HasUrgentStep(n) == \/ n \in ClientIds /\ CanWrite(n)
+HasUrgentStep(n) == \/ n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
                     \/ n \in RedisNodes /\ CanReplicate(n)
 
-\* Acquire: SET lock me NX PX ttl, to the node believed primary.
+\* Acquire: SET lock value NX PX ttl, with a fresh value (Out::fresh_value),
+\* to the node believed primary, with a request timeout.
 Acquire(c) ==
     /\ Up(c) /\ CanAcquire(c)
-    /\ net' = Sent(net, c, primary[c], [type |-> "SetNxPx"])
+    /\ lastValue' = lastValue + 1
+    /\ value' = [value EXCEPT ![c] = lastValue + 1]
+    /\ net' = Sent(net, c, primary[c], [type |-> "SetNxPx", value |-> lastValue + 1])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ elapsed' = [elapsed EXCEPT ![c] = IF Validity THEN 0 ELSE None]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
+    /\ UNCHANGED <<status, pause, spent, ghost, history, redisVars, sentinel,
+                   left, primary, checked, acquired, max_ghost>>
+
+\* retry_later: the attempt failed; want the lock again after the back-off
+\* (t: c's timers before the Retry timer is set).
+RetryLater(c, t) ==
+    /\ phase' = [phase EXCEPT ![c] = "Want"]
+    /\ value' = [value EXCEPT ![c] = 0]
+    /\ checked' = [checked EXCEPT ![c] = FALSE]
+    /\ elapsed' = [elapsed EXCEPT ![c] = None]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(t, "Retry", Retry)]
+
+\* give_up: the lock came too late or ran out before the check: delete the
+\* key (compare-and-delete, not waiting for the answer) and ask again later
+\* (q: the network to send on).
+GiveUp(c, q, t) ==
+    /\ net' = Sent(q, c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ RetryLater(c, CancelTimer(t, "Validity"))
+
+\* Check: is there more validity left than the margin? Only then use the
+\* resource; otherwise give the lock up.
+Check(c) ==
+    /\ Up(c) /\ CanCheck(c)
+    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
+       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
+            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
+            /\ UNCHANGED <<net, phase, value, elapsed>>
+       ELSE GiveUp(c, net, timers[c])
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 \* Write: the critical section's write.
@@ -243,7 +295,7 @@ Write(c) ==
     /\ net' = Sent(net, c, ResourceNode, [type |-> "Write", ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, acquired, max_ghost>>
+                   left, primary, value, checked, elapsed, acquired, max_ghost>>
 
 \* Replicate: ship the key as it is now to the replica. (On a node with no
 \* replica attached the step changes nothing: a stutter.)
@@ -270,41 +322,49 @@ Replicate(r) ==
 
 Reply(src, r, m) == net' = Sent(Pop(src, r), r, src, m)
 
+\* SET lock value NX PX ttl (then WAIT 1 timeout). A client that sends a new
+\* command has given up a WAIT still blocked for it (it timed out or
+\* restarted, and closed that connection): Redis drops the blocked client.
 ReceiveSetNxPx(src, r) ==
+    LET v == Msg(src, r).value
+        s == SelectSeq(waiting[r], LAMBDA w : w.client # src)
+        t == CancelTimer(timers[r], WaitTimer(src))
+    IN
     /\ Deliverable(src, r) /\ IsPrimary(r) /\ Msg(src, r).type = "SetNxPx"
     /\ IF key[r] # None
-       THEN /\ Reply(src, r, [type |-> "Refused"])
-            /\ UNCHANGED <<timers, ghost, key, unshipped, waiting>>
-       ELSE /\ key' = [key EXCEPT ![r] = src]
+       THEN /\ Reply(src, r, [type |-> "Refused", value |-> v])
+            /\ timers' = [timers EXCEPT ![r] = t]
+            /\ waiting' = [waiting EXCEPT ![r] = s]
+            /\ UNCHANGED <<ghost, key, unshipped>>
+       ELSE /\ key' = [key EXCEPT ![r] = v]
             /\ unshipped' = Wrote(r)
             /\ IF Wait
-               THEN LET s == waiting[r]
-                        at == Len(SelectSeq(s, LAMBDA w : w.client < src))
-                    IN
+               THEN LET at == Len(SelectSeq(s, LAMBDA w : w.client < src)) IN
                     /\ timers' = [timers EXCEPT ![r] =
                                     IF WaitTimeout > 0
-                                    THEN SetTimer(SetTimer(@, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
-                                    ELSE SetTimer(@, "KeyExpiry", Ttl)]
+                                    THEN SetTimer(SetTimer(t, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
+                                    ELSE SetTimer(t, "KeyExpiry", Ttl)]
                     /\ waiting' = [waiting EXCEPT ![r] =
-                                     SubSeq(s, 1, at) \o <<[client |-> src, shipment |-> 0]>>
+                                     SubSeq(s, 1, at) \o <<[client |-> src, value |-> v, shipment |-> 0]>>
                                        \o SubSeq(s, at + 1, Len(s))]
                     /\ net' = Pop(src, r)
                     /\ UNCHANGED ghost
-               ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(@, "KeyExpiry", Ttl)]
+               ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(t, "KeyExpiry", Ttl)]
                     /\ ghost' = ghost + 1
-                    /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1])
-                    /\ UNCHANGED waiting
+                    /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
+                    /\ waiting' = [waiting EXCEPT ![r] = s]
     /\ UNCHANGED <<worldVars, history, standing, unacked, sentinel, clientVars, max_ghost>>
 
-\* The Lua script: if GET lock == me then DEL lock.
+\* The Lua script: if GET lock == value then DEL lock.
 ReceiveCompareAndDelete(src, r) ==
+    LET v == Msg(src, r).value IN
     /\ Deliverable(src, r) /\ IsPrimary(r) /\ Msg(src, r).type = "CompareAndDelete"
-    /\ IF key[r] = src
+    /\ IF key[r] = v
        THEN /\ key' = [key EXCEPT ![r] = None]
             /\ timers' = [timers EXCEPT ![r] = CancelTimer(@, "KeyExpiry")]
             /\ unshipped' = Wrote(r)
        ELSE UNCHANGED <<key, timers, unshipped>>
-    /\ Reply(src, r, [type |-> "Released"])
+    /\ Reply(src, r, [type |-> "Released", value |-> v])
     /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, waiting, sentinel,
                    clientVars, max_ghost>>
 
@@ -349,10 +409,18 @@ ReceiveAck(src, r) ==
                    clientVars, max_ghost>>
 
 \* apply: a replica takes the primary's key, with its own expiry timer.
-Apply(r, m) ==
-    /\ key' = [key EXCEPT ![r] = m.key]
+\* Redis 7 replicates SET ... PX as PXAT, an absolute time on the primary's
+\* clock, and the replica's key expires when its own clock reaches it: in
+\* relative time, the TTL left when the primary sent it (px) less the
+\* shipment's age, its time in flight (Ctx::age). A key whose time is up
+\* arrives as no key.
+Apply(r, src) ==
+    LET m == Msg(src, r)
+        pxLeft == m.px - Head(net[<<src, r>>]).age
+    IN
+    /\ key' = [key EXCEPT ![r] = IF m.key # None /\ pxLeft > 0 THEN m.key ELSE None]
     /\ timers' = [timers EXCEPT ![r] =
-                    IF m.key # None THEN SetTimer(@, "KeyExpiry", m.px)
+                    IF m.key # None /\ pxLeft > 0 THEN SetTimer(@, "KeyExpiry", pxLeft)
                     ELSE CancelTimer(@, "KeyExpiry")]
 
 \* Acknowledge a shipment (REPLCONF ACK), with wait only.
@@ -362,7 +430,7 @@ AckOrPop(src, r) ==
 ReceiveReplicate(src, r) ==
     /\ Deliverable(src, r) /\ Msg(src, r).type = "Replicate"
     /\ standing[r].kind = "Streaming" /\ standing[r].peer = src
-    /\ Apply(r, Msg(src, r))
+    /\ Apply(r, src)
     /\ AckOrPop(src, r)
     /\ UNCHANGED <<worldVars, ghost, history, standing, unshipped, unacked, waiting,
                    sentinel, clientVars, max_ghost>>
@@ -370,7 +438,7 @@ ReceiveReplicate(src, r) ==
 ReceiveFullSync(src, r) ==
     /\ Deliverable(src, r) /\ Msg(src, r).type = "FullSync"
     /\ standing[r].kind = "Syncing" /\ standing[r].peer = src
-    /\ Apply(r, Msg(src, r))
+    /\ Apply(r, src)
     /\ standing' = [standing EXCEPT ![r] = [kind |-> "Streaming", peer |-> src]]
     /\ AckOrPop(src, r)
     /\ UNCHANGED <<worldVars, ghost, history, unshipped, unacked, waiting,
@@ -451,68 +519,84 @@ SentinelTakes(src, m) ==
 (* The client's handlers (client_receive), in its match order.             *)
 
 \* Sentinel names a new primary: reconnect, and re-send what the old
-\* connection left unanswered.
+\* connection left unanswered (its request timeout runs on).
 ReceiveNewPrimary(src, c) ==
     LET id == Msg(src, c).id IN
     /\ Deliverable(src, c) /\ Msg(src, c).type = "NewPrimary" /\ id # primary[c]
     /\ primary' = [primary EXCEPT ![c] = id]
-    /\ net' = CASE phase[c] = "Acquiring" -> Sent(Pop(src, c), c, id, [type |-> "SetNxPx"])
-                [] phase[c] = "Releasing" -> Sent(Pop(src, c), c, id, [type |-> "CompareAndDelete"])
+    /\ net' = CASE phase[c] = "Acquiring" -> Sent(Pop(src, c), c, id, [type |-> "SetNxPx", value |-> value[c]])
+                [] phase[c] = "Releasing" -> Sent(Pop(src, c), c, id, [type |-> "CompareAndDelete", value |-> value[c]])
                 [] OTHER -> Pop(src, c)
     /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   phase, left, acquired, max_ghost>>
+                   phase, left, value, checked, elapsed, acquired, max_ghost>>
 
 \* Release: the write is answered, so the critical section is over.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete"])
+    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   left, primary, acquired, max_ghost>>
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
+                   left, primary, value, checked, elapsed, acquired, max_ghost>>
 
-\* Redis's answers count only on the connection to the current primary.
-ReceiveGranted(src, c) ==
+\* Redis's answers count only on the connection to the current primary, and
+\* only for the current request (the answer carries its value).
+Answer(src, c, p, type) ==
     /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "Granted"
-    /\ phase' = [phase EXCEPT ![c] = "Holding"]
-    /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
+    /\ phase[c] = p /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
+
+\* A validity client computes validity = ttl - (time since the SET was sent)
+\* - drift, and gives the lock up at once if none is left.
+ReceiveGranted(src, c) ==
+    LET t == CancelTimer(timers[c], "Timeout")
+        e == IF elapsed[c] = None THEN Ttl ELSE elapsed[c]
+        v == Ttl - e - Drift
+    IN
+    /\ Answer(src, c, "Acquiring", "Granted")
+    /\ IF Validity /\ v <= 0
+       THEN /\ GiveUp(c, Pop(src, c), t)
+            /\ UNCHANGED acquired
+       ELSE /\ phase' = [phase EXCEPT ![c] = "Holding"]
+            /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
+            /\ elapsed' = [elapsed EXCEPT ![c] = None]
+            /\ timers' = [timers EXCEPT ![c] = IF Validity THEN SetTimer(t, "Validity", v) ELSE t]
+            /\ net' = Pop(src, c)
+            /\ UNCHANGED <<value, checked>>
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, max_ghost>>
 
 ReceiveRefused(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "Refused"
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Retry", Retry)]
+    /\ Answer(src, c, "Acquiring", "Refused")
+    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
     /\ net' = Pop(src, c)
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 \* The key is set but not replicated: delete it, and ask again.
 ReceiveWaitTimedOut(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "WaitTimedOut"
-    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete"])
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Retry", Retry)]
+    /\ Answer(src, c, "Acquiring", "WaitTimedOut")
+    /\ net' = Sent(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
+    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
     /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
 
 ReceiveReleased(src, c) ==
-    /\ Deliverable(src, c) /\ src = primary[c]
-    /\ phase[c] = "Releasing" /\ Msg(src, c).type = "Released"
+    /\ Answer(src, c, "Releasing", "Released")
     /\ Released(c)
+    /\ value' = [value EXCEPT ![c] = 0]
+    /\ checked' = [checked EXCEPT ![c] = FALSE]
+    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, redisVars, sentinel,
-                   primary, acquired, max_ghost>>
+    /\ UNCHANGED <<worldVars, ghost, history, redisVars, sentinel,
+                   primary, elapsed, acquired, max_ghost>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(src, c, m) ==
     \/ m.type = "NewPrimary" /\ m.id # primary[c]
     \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
-    \/ /\ src = primary[c]
+    \/ /\ src = primary[c] /\ m.type \in {"Granted", "Refused", "WaitTimedOut", "Released"}
+       /\ m.value = value[c]
        /\ \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused", "WaitTimedOut"}
           \/ phase[c] = "Releasing" /\ m.type = "Released"
 
@@ -574,30 +658,51 @@ Fire(n, t) ==
               /\ key' = [key EXCEPT ![n] = None]
               /\ unshipped' = Wrote(n)
               /\ timers' = rest
-              /\ UNCHANGED <<net, waiting, sentinel>>
+              /\ UNCHANGED <<net, waiting, sentinel, clientVars>>
          [] t = "Ping" /\ n \in RedisNodes /\ IsPrimary(n) ->
               /\ net' = Sent(net, n, SentinelNode, [type |-> "Ping"])
               /\ timers' = [rest EXCEPT ![n] = SetTimer(@, "Ping", Ping)]
-              /\ UNCHANGED <<key, unshipped, waiting, sentinel>>
+              /\ UNCHANGED <<key, unshipped, waiting, sentinel, clientVars>>
          [] t \in WaitTimers /\ n \in RedisNodes ->
               \* WAIT returns 0: the replica has not acknowledged the write.
+              \* (The timer is set exactly while the client's WAIT blocks.)
+              LET s == waiting[n]
+                  i == CHOOSE i \in 1..Len(s) : s[i].client = WaitClient(t)
+              IN
               /\ waiting' = [waiting EXCEPT ![n] =
                                SelectSeq(@, LAMBDA w : w.client # WaitClient(t))]
-              /\ net' = Sent(net, n, WaitClient(t), [type |-> "WaitTimedOut"])
+              /\ net' = Sent(net, n, WaitClient(t), [type |-> "WaitTimedOut", value |-> s[i].value])
               /\ timers' = rest
-              /\ UNCHANGED <<key, unshipped, sentinel>>
+              /\ UNCHANGED <<key, unshipped, sentinel, clientVars>>
          [] t = "DownAfter" /\ n = SentinelNode /\ sentinel = "Monitoring" ->
               \* Down-after elapsed without a ping: fail over, once.
               /\ sentinel' = "Promoting"
               /\ net' = Sent(net, n, ReplicaNode, [type |-> "Promote"])
               /\ timers' = rest
-              /\ UNCHANGED <<key, unshipped, waiting>>
+              /\ UNCHANGED <<key, unshipped, waiting, clientVars>>
+         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Acquiring" ->
+              \* The request timed out: the attempt failed, as if refused
+              \* (a key it may have set expires by its TTL).
+              /\ RetryLater(n, rest[n])
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, left, primary, acquired>>
+         [] t = "Validity" /\ n \in ClientIds /\ phase[n] = "Holding" ->
+              \* The validity ran out before the client checked it: lost.
+              /\ GiveUp(n, net, rest[n])
+              /\ UNCHANGED <<key, unshipped, waiting, sentinel, left, primary, acquired>>
+         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Releasing" ->
+              \* The release timed out: it is done; the key, if still
+              \* there, expires by its TTL.
+              /\ Released(n)
+              /\ value' = [value EXCEPT ![n] = 0]
+              /\ checked' = [checked EXCEPT ![n] = FALSE]
+              /\ timers' = rest
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, primary, elapsed, acquired>>
          [] OTHER ->
               \* Retry: the client may ask again; Ping on a node that is no
               \* longer primary; DownAfter after the failover.
               /\ timers' = rest
-              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel>>
-    /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, clientVars, max_ghost>>
+              /\ UNCHANGED <<net, key, unshipped, waiting, sentinel, clientVars>>
+    /\ UNCHANGED <<worldVars, ghost, history, standing, unacked, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
@@ -610,7 +715,9 @@ TimeBlocked ==
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
                       net[l][i].age >= MaxDelay /\ Up(l[2])
 
-\* World::time_matters: a tick must change something.
+\* World::time_matters: a tick must change something. (A running stopwatch
+\* below its cap needs no clause of its own: elapsed runs only while the
+\* client's request Timeout timer runs, which this clause counts.)
 TimeMatters ==
     \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
     \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
@@ -624,12 +731,16 @@ Tick ==
     /\ status' = [n \in Nodes |->
                     IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
     /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
+    /\ elapsed' = [c \in ClientIds |->
+                     IF elapsed[c] = None THEN None
+                     ELSE IF elapsed[c] < Ttl THEN elapsed[c] + 1 ELSE Ttl]
     /\ net' = IF Bounded
               THEN [l \in Links |->
                       [i \in 1..Len(net[l]) |->
                          [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
               ELSE net
-    /\ UNCHANGED <<spent, ghost, history, redisVars, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<spent, ghost, lastValue, history, redisVars, sentinel,
+                   phase, left, primary, value, checked, acquired, max_ghost>>
 
 \* Fault: a node stops and loses its timers; messages to it are dropped.
 \* Redis runs without persistence: only its configuration file survives
@@ -648,7 +759,9 @@ Crash(n) ==
        ELSE UNCHANGED redisVars
     /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
     /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, history, sentinel, clientVars, max_ghost>>
+    /\ elapsed' = IF n \in ClientIds THEN [elapsed EXCEPT ![n] = None] ELSE elapsed
+    /\ UNCHANGED <<ghost, lastValue, history, sentinel,
+                   phase, left, primary, value, checked, acquired, max_ghost>>
 
 \* A crashed node comes back: a replica resynchronises from the primary its
 \* configuration names; a former primary waits for the Sentinel to name
@@ -674,6 +787,9 @@ Restart(n) ==
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
               /\ primary' = [primary EXCEPT ![n] = PrimaryNode]
+              /\ value' = [value EXCEPT ![n] = 0]
+              /\ checked' = [checked EXCEPT ![n] = FALSE]
+              /\ elapsed' = [elapsed EXCEPT ![n] = None]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, max_ghost>>
@@ -681,7 +797,7 @@ Restart(n) ==
               /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<pause, spent, ghost, history, redisVars, sentinel>>
+    /\ UNCHANGED <<pause, spent, ghost, lastValue, history, redisVars, sentinel>>
 
 \* Fault: a running node stops taking steps for k ticks while its clock runs.
 Pause(n, k) ==
@@ -689,7 +805,7 @@ Pause(n, k) ==
     /\ status' = [status EXCEPT ![n] = "Paused"]
     /\ pause' = [pause EXCEPT ![n] = k]
     /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, history, redisVars, sentinel, clientVars, max_ghost>>
+    /\ UNCHANGED <<timers, net, ghost, lastValue, history, redisVars, sentinel, clientVars, max_ghost>>
 
 -----------------------------------------------------------------------------
 
@@ -703,6 +819,7 @@ Init ==
     /\ net = [l \in Links |-> <<>>]
     /\ spent = [crashes |-> 0, pauses |-> 0]
     /\ ghost = 0
+    /\ lastValue = 0
     /\ history = {}
     /\ standing = [r \in RedisNodes |->
                      IF r = PrimaryNode THEN [kind |-> "Primary", peer |-> ReplicaNode]
@@ -715,13 +832,16 @@ Init ==
     /\ phase = [c \in ClientIds |-> "Want"]
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ primary = [c \in ClientIds |-> PrimaryNode]
+    /\ value = [c \in ClientIds |-> 0]
+    /\ checked = [c \in ClientIds |-> FALSE]
+    /\ elapsed = [c \in ClientIds |-> None]
     /\ acquired = [c \in ClientIds |-> 0]
     /\ max_ghost = 0
 
 \* World::enabled, in its order.
 Next ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Write(c)
+    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
     \/ \E r \in RedisNodes : Replicate(r)
     \/ \E n \in Nodes, t \in TimerNames : Fire(n, t)
     \/ \E src, dst \in Nodes : Deliver(src, dst)
@@ -735,7 +855,7 @@ Next ==
 \* them stop.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Write(c))
+    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A r \in RedisNodes : WF_vars(Replicate(r))
     /\ \A n \in Nodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
@@ -752,6 +872,9 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* the same RankedVars have the same future up to renumbering, so the      *)
 (* .cfg's VIEW RankedVars makes TLC count the states the Rust checker      *)
 (* counts. (This family has no fencing: there are no tokens to renumber.)  *)
+(* Lock values (Seq::Value: the world's lastValue, the clients' value, the  *)
+(* keys, the WAITs' values, and those in messages) are renumbered the same *)
+(* way among themselves.                                                   *)
 
 Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
 
@@ -760,6 +883,17 @@ InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 GhostValues ==
     {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
       \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Granted", "Write"}}}
+
+\* The messages that carry a lock value, and those that carry a key.
+ValueTypes == {"SetNxPx", "CompareAndDelete", "Granted", "Refused", "WaitTimedOut", "Released"}
+KeyTypes == {"Replicate", "FullSync"}
+
+LockValues ==
+    {0, lastValue} \cup {value[c] : c \in ClientIds}
+      \cup {key[r] : r \in {x \in RedisNodes : key[x] # None}}
+      \cup UNION {{waiting[r][i].value : i \in 1..Len(waiting[r])} : r \in RedisNodes}
+      \cup {m.value : m \in {x \in InFlight : x.type \in ValueTypes}}
+      \cup {m.key : m \in {x \in InFlight : x.type \in KeyTypes /\ x.key # None}}
 
 \* TLC builds a function [x \in S |-> e] lazily and makes it concrete when
 \* it fingerprints a state. Under a VIEW it fingerprints the view instead,
@@ -772,12 +906,23 @@ Concrete(v) == v = v
 RankedVars ==
     LET G == GhostValues
         rg(v) == Rank(v, G)
-        msg(m) == IF m.type \in {"Granted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
-    IN  IF ~(Concrete(net) /\ Concrete(acquired)) THEN <<>> ELSE
+        V == LockValues
+        rv(v) == Rank(v, V)
+        rk(k) == IF k = None THEN None ELSE rv(k)
+        ghosted(m) == IF m.type \in {"Granted", "Write"} THEN [m EXCEPT !.ghost = rg(@)] ELSE m
+        valued(m) == CASE m.type \in ValueTypes -> [m EXCEPT !.value = rv(@)]
+                       [] m.type \in KeyTypes -> [m EXCEPT !.key = rk(@)]
+                       [] OTHER -> m
+        msg(m) == valued(ghosted(m))
+    IN  IF ~(Concrete(net) /\ Concrete(acquired) /\ Concrete(value) /\ Concrete(key)
+             /\ Concrete(waiting)) THEN <<>> ELSE
         <<status, pause, timers,
           [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), history, standing, key, unshipped, unacked, waiting, sentinel,
-          phase, left, primary, [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
+          spent, rg(ghost), rv(lastValue), history, standing,
+          [r \in RedisNodes |-> rk(key[r])], unshipped, unacked,
+          [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
+          sentinel, phase, left, primary, [c \in ClientIds |-> rv(value[c])], checked, elapsed,
+          [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
@@ -791,12 +936,13 @@ TypeOK ==
     /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses]
     /\ history \subseteq {"ForeignRelease", "StaleWrite"}
     /\ standing \in [RedisNodes -> Standings]
-    /\ key \in [RedisNodes -> ClientIds \cup {None}]
+    /\ key \in [RedisNodes -> Nat \cup {None}]
     /\ unshipped \in [RedisNodes -> BOOLEAN]
     /\ unacked \in [RedisNodes -> 0..MaxUnacked]
     /\ sentinel \in {"Monitoring", "Promoting", "Switched"}
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
     /\ primary \in [ClientIds -> RedisNodes]
+    /\ value \in [ClientIds -> Nat]
 
 \* Never two clients that both believe they hold the lock.
 MutualExclusion == Cardinality(Holding) <= 1

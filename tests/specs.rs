@@ -378,6 +378,14 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Ping", p.ping.to_string());
             set("DownAfter", p.down_after.to_string());
             set("Retry", p.retry.to_string());
+            set("Timeout", p.timeout.to_string());
+            let client = match p.client {
+                primary_replica::ClientKind::Naive => "naive",
+                primary_replica::ClientKind::Validity => "validity",
+            };
+            set("Client", quoted(client));
+            set("Drift", p.drift.to_string());
+            set("Margin", p.margin.to_string());
             set("MinPause", f.min_pause.to_string());
             ("PrimaryReplica.tla", &["min_pause"])
         }

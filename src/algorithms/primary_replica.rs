@@ -44,9 +44,20 @@
 //!   it applies and removes the key when it fires. A Redis replica keeps
 //!   the key until the primary's `DEL` arrives, but reports a key past its
 //!   deadline as missing and expires it itself once promoted, so to the
-//!   lock the two are the same. The replica's deadline trails the
-//!   primary's by the shipment's time in flight (at most `max_delay`): a
-//!   promoted replica keeps a key a little longer, never shorter.
+//!   lock the two are the same. Redis 7 replicates `SET ... PX` as an
+//!   absolute `PXAT` (and a full resynchronisation's RDB carries absolute
+//!   expiry times too), so the replica's key expires when its own clock
+//!   reaches that time. Time is relative here (DESIGN.md §2), so the
+//!   shipment carries the TTL left on the primary's clock when sent, and
+//!   the replica arms its timer with that less the shipment's time in
+//!   flight ([`Ctx::age`], which the world counts as it ages messages): the
+//!   two keys expire at the same real moment, and the replica's timer then
+//!   runs at its own clock's rate. Not modelled: an offset between the two
+//!   clocks accumulated before the shipment (drift is at most this
+//!   family's one server fault), and transit beyond `max_delay` (a message
+//!   to a paused replica stops ageing there; on an asynchronous network
+//!   messages do not age at all, and the replica's deadline then trails
+//!   the primary's by the time in flight).
 //! - *Failover*: the primary sends the Sentinel a `Ping` every `ping`
 //!   ticks, and the Sentinel re-arms its `DownAfter` timer (Sentinel's
 //!   `down-after-milliseconds`) on each. When it fires, the Sentinel
@@ -78,7 +89,39 @@
 //!   `primary`). On `NewPrimary` a client switches and re-sends its
 //!   outstanding request, if any, to the new primary, as a client that
 //!   reconnects through Sentinel does; answers on the old connection are
-//!   ignored.
+//!   ignored. Each attempt draws a fresh random lock value
+//!   (`Out::fresh_value`), which the key stores and compare-and-delete
+//!   compares; every answer carries the value of the request it answers,
+//!   and a client ignores one that is not for its current request. Every
+//!   request (`SET ... NX PX` with its `WAIT`, and the release) has a
+//!   timeout on the client's own clock (`timeout`, default 3; with `wait`
+//!   it must exceed `wait_timeout` plus the round trip, or a `WAIT` that
+//!   would succeed is given up): an acquisition that times out has failed,
+//!   as if refused (a key it set expires by its TTL); a release that
+//!   times out is done (the key expires by its TTL). A new request from a
+//!   client whose `WAIT` is still blocked (it timed out, or restarted)
+//!   drops that `WAIT`, as Redis drops a blocked client whose connection
+//!   closed.
+//! - *`client = "validity"`* (default `"naive"`): the client follows the
+//!   Redis documentation's advice for Redlock with one instance. It starts
+//!   a stopwatch when it sends its `SET` (kept across a re-send to a new
+//!   primary), and on the grant computes validity = `ttl` − elapsed −
+//!   `drift`; with none left it deletes the key (compare-and-delete, not
+//!   waiting) and asks again after `retry`. Otherwise a validity timer of
+//!   that length runs, and its `Check` step, before the write, goes on
+//!   only with more than `margin` left (then the timer is cancelled: the
+//!   window between the check and the write is the client's); with less,
+//!   or when the timer runs out first, it gives the lock up the same way.
+//!   It believes it holds the lock while the timer is above zero and,
+//!   once checked, until it has written and released; until it has passed
+//!   its check it still wants the lock (DESIGN.md §5). A naive client
+//!   believes it holds the lock from the grant until it has written and
+//!   released. With `wait`, the grant comes up to `4 * max_delay` ticks
+//!   after the `SET` (the `SET`, the shipment, its acknowledgement and the
+//!   answer, each up to `max_delay`), so a validity client needs `ttl − 4 *
+//!   max_delay − drift > margin`, or a slow network fails every check (the
+//!   system of `replica-failover-wait`, ttl 7, with a validity client:
+//!   deadlock freedom violated).
 //!
 //! Node names are the nodes' initial roles: after a failover, `replica` is
 //! the primary. The replication stream and the Sentinel's links are TCP
@@ -86,7 +129,7 @@
 //! messages, and partitions (a broken link would resynchronise, which this
 //! model does not do).
 //!
-//! Actions in order: Acquire, Write (client steps), Replicate (the
+//! Actions in order: Acquire, Check, Write (client steps), Replicate (the
 //! primary's step), the Redis nodes' handlers, the Sentinel's, the
 //! clients', then the lock view.
 
@@ -109,6 +152,17 @@ pub enum Replication {
     Wait,
 }
 
+/// What the client knows about the lock's lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKind {
+    /// Believes it holds the lock from the grant until it has written and
+    /// released.
+    Naive,
+    /// Times its request, and uses the lock only while its validity lasts,
+    /// as a Redlock client does with one instance.
+    Validity,
+}
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -124,6 +178,16 @@ pub struct Params {
     pub down_after: u8,
     /// Ticks a refused client waits before asking again.
     pub retry: u8,
+    /// The client's request timeout, on its own clock (convention 1 of
+    /// issue 7): a request unanswered for this long has failed.
+    pub timeout: u8,
+    pub client: ClientKind,
+    /// Validity client: the clock-drift allowance subtracted from the
+    /// validity, in ticks.
+    pub drift: u8,
+    /// Validity client: the validity it insists on having left when it
+    /// checks, to cover the write and its answer.
+    pub margin: u8,
     pub acquisitions: u8,
 }
 
@@ -141,6 +205,13 @@ impl Params {
             Replication::Async,
         )?;
         let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
+        let client = k.choice(
+            "client",
+            &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
+            ClientKind::Naive,
+        )?;
+        let drift = k.optional_uint("drift", 0, 10)?;
+        let margin = k.optional_uint("margin", 0, 10)?;
         let p = Params {
             clients,
             ttl,
@@ -149,10 +220,21 @@ impl Params {
             ping: k.uint("ping", 1, 10, 1)?,
             down_after: k.uint("down_after", 1, 30, 3)?,
             retry: k.uint("retry", 1, 10, 1)?,
+            timeout: k.uint("timeout", 1, 30, 3)?,
+            client,
+            drift: drift.unwrap_or(1),
+            margin: margin.unwrap_or(2),
             acquisitions: sc.acquisitions,
         };
         k.finish()?;
         let file = sc.path.display();
+        for (key, v) in [("drift", drift), ("margin", margin)] {
+            if let (ClientKind::Naive, Some(v)) = (client, v) {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] {key} = {v} is used only by a client that knows its lock's validity; allowed with client = \"validity\""
+                )));
+            }
+        }
         if let (Replication::Async, Some(t)) = (replication, wait_timeout) {
             return Err(ScenarioError(format!(
                 "{file}: [system] wait_timeout = {t} is the timeout of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
@@ -198,11 +280,11 @@ pub enum Node {
     Resource(Params),
 }
 
-/// The lock key `lock`: its value is the owner's id (clients set unique
-/// values).
+/// The lock key `lock`: its value is the random value the client drew for
+/// the attempt that set it (`Out::fresh_value`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Key {
-    pub owner: Id,
+    pub value: u32,
 }
 
 /// What a Redis node is to the others.
@@ -227,6 +309,8 @@ pub const MAX_UNACKED: u8 = 2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Waiting {
     pub client: Id,
+    /// The value the `SET` wrote, which the answer carries.
+    pub value: u32,
     /// Which unacknowledged shipment holds the write, oldest first from 1;
     /// 0 while it is not shipped yet.
     pub shipment: u8,
@@ -263,6 +347,12 @@ pub struct Client {
     pub script: Script,
     /// The node the client believes is the primary.
     pub primary: Id,
+    /// The lock value of the current attempt, from its `SET` until the
+    /// attempt fails or the release ends (0: none).
+    pub value: u32,
+    /// Validity client: checked its validity timer and found time left,
+    /// so about to write.
+    pub checked: bool,
     pub ghost: u32,
 }
 
@@ -276,24 +366,37 @@ pub enum State {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
-    /// `SET lock me NX PX ttl` (then `WAIT 1 timeout` with `wait`).
-    SetNxPx,
-    /// `if GET lock == me then DEL lock`.
-    CompareAndDelete,
+    /// `SET lock value NX PX ttl` (then `WAIT 1 timeout` with `wait`).
+    SetNxPx {
+        value: u32,
+    },
+    /// `if GET lock == value then DEL lock`.
+    CompareAndDelete {
+        value: u32,
+    },
     /// The key was set (with `wait`: and replicated); `token` is 0, as this
-    /// family has no fencing.
+    /// family has no fencing. Every answer carries the value of the request
+    /// it answers, as a client matches an answer to its request.
     Granted {
         token: u32,
         ghost: u32,
+        value: u32,
     },
     /// The key exists: not set.
-    Refused,
+    Refused {
+        value: u32,
+    },
     /// The key was set, but `WAIT` timed out first (it returned 0).
-    WaitTimedOut,
+    WaitTimedOut {
+        value: u32,
+    },
     /// Answer to a release.
-    Released,
+    Released {
+        value: u32,
+    },
     /// The replication stream: the key as the primary has it now, with
-    /// the TTL left on its clock.
+    /// the TTL left on its clock when sent (Redis sends the absolute
+    /// `PXAT`; see [`apply`]).
     Replicate {
         key: Option<Key>,
         px: u8,
@@ -339,11 +442,21 @@ pub enum Timer {
     DownAfter,
     /// Client: wait before asking again.
     Retry,
+    /// Client: the request timeout.
+    Timeout,
+    /// Validity client: what is left of the lock's validity.
+    Validity,
 }
+
+/// Validity client: the stopwatch started when it sends its `SET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
     Acquire,
+    /// Validity client: is there validity left for the write?
+    Check,
     Write,
     Replicate,
 }
@@ -365,6 +478,10 @@ impl Node {
 
     fn wait(&self) -> bool {
         self.params().replication == Replication::Wait
+    }
+
+    fn validity(&self) -> bool {
+        self.params().client == ClientKind::Validity
     }
 }
 
@@ -390,7 +507,7 @@ impl Actor for Node {
     type State = State;
     type Msg = Msg;
     type Timer = Timer;
-    type Watch = ();
+    type Watch = Elapsed;
     type Step = Step;
 
     fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> State {
@@ -407,6 +524,8 @@ impl Actor for Node {
             Node::Client(p) => State::Client(Client {
                 script: Script::new(p.acquisitions),
                 primary: PRIMARY,
+                value: 0,
+                checked: false,
                 ghost: 0,
             }),
             Node::Resource(_) => State::Resource(Resource::default()),
@@ -417,6 +536,7 @@ impl Actor for Node {
         match state {
             State::Client(c) => match c.script.phase {
                 Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
+                Phase::Holding if self.validity() && !c.checked => steps.push(Step::Check),
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             },
@@ -433,10 +553,27 @@ impl Actor for Node {
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         match (state, step) {
-            // Acquire: SET lock me NX PX ttl, to the node believed primary.
+            // Acquire: SET lock value NX PX ttl, with a fresh value, to the
+            // node believed primary, with a request timeout.
             (State::Client(c), Step::Acquire) => {
-                out.send(c.primary, Msg::SetNxPx);
+                c.value = out.fresh_value();
+                out.send(c.primary, Msg::SetNxPx { value: c.value });
+                out.set_timer(Timer::Timeout, self.params().timeout);
+                if self.validity() {
+                    out.start_watch(Elapsed);
+                }
                 c.script.phase = Phase::Acquiring;
+            }
+            // Check: is there more validity left than the margin? Only then
+            // use the resource; otherwise give the lock up.
+            (State::Client(c), Step::Check) => {
+                let p = self.params();
+                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
+                    c.checked = true;
+                    out.cancel_timer(Timer::Validity);
+                } else {
+                    give_up(p, c, out);
+                }
             }
             // Write: the critical section's write.
             (State::Client(c), Step::Write) => {
@@ -471,7 +608,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Redis(p), State::Redis(r)) => redis_receive(p, ctx, r, src, msg, out),
             (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, s, src, msg, out),
-            (Node::Client(p), State::Client(c)) => client_receive(p, c, src, msg, out),
+            (Node::Client(p), State::Client(c)) => client_receive(p, ctx, c, src, msg, out),
             (Node::Resource(_), State::Resource(r)) => {
                 if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
                     let answer = r.write(false, token, ghost, out);
@@ -496,9 +633,25 @@ impl Actor for Node {
             }
             // WAIT returns 0: the replica has not acknowledged the write.
             (State::Redis(r), Timer::WaitTimeout { client }) => {
-                r.waiting.retain(|w| w.client != client);
-                out.send(client, Msg::WaitTimedOut);
+                if let Some(at) = r.waiting.iter().position(|w| w.client == client) {
+                    let w = r.waiting.remove(at);
+                    out.send(client, Msg::WaitTimedOut { value: w.value });
+                }
             }
+            // The request timed out: an acquisition failed, as if refused
+            // (a key it may have set expires by its TTL); a release is
+            // done, and the key, if still there, expires by its TTL.
+            (State::Client(c), Timer::Timeout) => match c.script.phase {
+                Phase::Acquiring => retry_later(self.params(), c, out),
+                Phase::Releasing => {
+                    c.value = 0;
+                    c.checked = false;
+                    c.script.released(self.params().acquisitions);
+                }
+                _ => {}
+            },
+            // The validity ran out before the client checked it: lost.
+            (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(self.params(), c, out),
             // Down-after elapsed without a ping: fail over, once.
             (State::Sentinel(s @ Sentinel::Monitoring), Timer::DownAfter) => {
                 *s = Sentinel::Promoting;
@@ -545,17 +698,42 @@ impl Actor for Node {
         }
     }
 
+    fn watch_cap(&self, _: Elapsed) -> u8 {
+        // Any elapsed time of a TTL or more leaves no validity.
+        self.params().ttl
+    }
+
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match state {
-            State::Client(c) => visit(Seq::Ghost, &mut c.ghost),
+            State::Client(c) => {
+                visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Value, &mut c.value);
+            }
+            State::Redis(r) => {
+                if let Some(k) = &mut r.key {
+                    visit(Seq::Value, &mut k.value);
+                }
+                for w in r.waiting.iter_mut() {
+                    visit(Seq::Value, &mut w.value);
+                }
+            }
             State::Resource(r) => r.numbers(false, visit),
-            _ => {}
+            State::Sentinel(_) => {}
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match msg {
-            Msg::Granted { ghost, .. } => visit(Seq::Ghost, ghost),
+            Msg::Granted { ghost, value, .. } => {
+                visit(Seq::Ghost, ghost);
+                visit(Seq::Value, value);
+            }
+            Msg::SetNxPx { value }
+            | Msg::CompareAndDelete { value }
+            | Msg::Refused { value }
+            | Msg::WaitTimedOut { value }
+            | Msg::Released { value } => visit(Seq::Value, value),
+            Msg::Replicate { key: Some(k), .. } | Msg::FullSync { key: Some(k), .. } => visit(Seq::Value, &mut k.value),
             Msg::Resource(m) => m.numbers(false, visit),
             _ => {}
         }
@@ -584,12 +762,19 @@ fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
 fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
     let wait = p.replication == Replication::Wait;
     match (r.standing, msg) {
-        (Standing::Primary { .. }, Msg::SetNxPx) => {
+        (Standing::Primary { .. }, Msg::SetNxPx { value }) => {
+            // A client that sends a new command has given up a WAIT still
+            // blocked for it (it timed out or restarted, and closed that
+            // connection): Redis drops the blocked client.
+            if let Some(at) = r.waiting.iter().position(|w| w.client == src) {
+                r.waiting.remove(at);
+                out.cancel_timer(Timer::WaitTimeout { client: src });
+            }
             if r.key.is_some() {
-                out.send(src, Msg::Refused);
+                out.send(src, Msg::Refused { value });
                 return;
             }
-            r.key = Some(Key { owner: src });
+            r.key = Some(Key { value });
             out.set_timer(Timer::KeyExpiry, p.ttl);
             r.wrote();
             if wait {
@@ -598,22 +783,23 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 }
                 let w = Waiting {
                     client: src,
+                    value,
                     shipment: 0,
                 };
                 let at = r.waiting.partition_point(|x| x.client < src);
                 r.waiting.insert(at, w);
             } else {
                 let ghost = out.next_ghost();
-                out.send(src, Msg::Granted { token: 0, ghost });
+                out.send(src, Msg::Granted { token: 0, ghost, value });
             }
         }
-        (Standing::Primary { .. }, Msg::CompareAndDelete) => {
-            if r.key.is_some_and(|k| k.owner == src) {
+        (Standing::Primary { .. }, Msg::CompareAndDelete { value }) => {
+            if r.key.is_some_and(|k| k.value == value) {
                 r.key = None;
                 out.cancel_timer(Timer::KeyExpiry);
                 r.wrote();
             }
-            out.send(src, Msg::Released);
+            out.send(src, Msg::Released { value });
         }
         // A replica attaches: the dataset replaces the backlog, and its
         // acknowledgement covers every write so far.
@@ -636,7 +822,8 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             for w in r.waiting.iter().filter(|w| w.shipment == 1) {
                 out.cancel_timer(Timer::WaitTimeout { client: w.client });
                 let ghost = out.next_ghost();
-                out.send(w.client, Msg::Granted { token: 0, ghost });
+                let value = w.value;
+                out.send(w.client, Msg::Granted { token: 0, ghost, value });
             }
             r.waiting.retain(|w| w.shipment != 1);
             for w in r.waiting.iter_mut().filter(|w| w.shipment > 1) {
@@ -644,13 +831,13 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             }
         }
         (Standing::Streaming { primary }, Msg::Replicate { key, px }) if primary == src => {
-            apply(r, key, px, out);
+            apply(ctx, r, key, px, out);
             if wait {
                 out.send(src, Msg::Ack);
             }
         }
         (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
-            apply(r, key, px, out);
+            apply(ctx, r, key, px, out);
             r.standing = Standing::Streaming { primary };
             if wait {
                 out.send(src, Msg::Ack);
@@ -680,11 +867,18 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
     }
 }
 
-/// A replica takes the primary's key, with its own expiry timer.
-fn apply(r: &mut Redis, key: Option<Key>, px: u8, out: &mut Out<Node>) {
-    r.key = key;
-    match key {
-        Some(_) => out.set_timer(Timer::KeyExpiry, px),
+/// A replica takes the primary's key, with its own expiry timer. Redis 7
+/// replicates `SET ... PX` as `PXAT`, an absolute time on the primary's
+/// clock, and the replica's key expires when its own clock reaches it. In
+/// relative time that is the TTL left when the primary sent it (`px`)
+/// less the shipment's time in flight ([`Ctx::age`]): the replica's key
+/// expires at the real moment the primary's does, when their clocks
+/// agree. A key whose time is already up arrives as no key.
+fn apply(ctx: &Ctx<'_, Node>, r: &mut Redis, key: Option<Key>, px: u8, out: &mut Out<Node>) {
+    let left = px.saturating_sub(ctx.age());
+    r.key = key.filter(|_| left > 0);
+    match r.key {
+        Some(_) => out.set_timer(Timer::KeyExpiry, left),
         None => out.cancel_timer(Timer::KeyExpiry),
     }
 }
@@ -710,50 +904,106 @@ fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut 
     }
 }
 
-fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
+fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
+    let value = c.value;
     match (c.script.phase, msg) {
         // Sentinel names a new primary: reconnect, and re-send what the
-        // old connection left unanswered.
+        // old connection left unanswered (its request timeout runs on).
         (phase, Msg::NewPrimary { id }) if id != c.primary => {
             c.primary = id;
             match phase {
-                Phase::Acquiring => out.send(id, Msg::SetNxPx),
-                Phase::Releasing => out.send(id, Msg::CompareAndDelete),
+                Phase::Acquiring => out.send(id, Msg::SetNxPx { value }),
+                Phase::Releasing => out.send(id, Msg::CompareAndDelete { value }),
                 _ => {}
             }
         }
         // Release: the write is answered, so the critical section is over.
         (Phase::Writing, Msg::Resource(ResourceMsg::Accepted | ResourceMsg::Rejected)) => {
-            out.send(c.primary, Msg::CompareAndDelete);
+            out.send(c.primary, Msg::CompareAndDelete { value });
+            out.set_timer(Timer::Timeout, p.timeout);
             c.script.phase = Phase::Releasing;
         }
-        // Redis's answers count only on the connection to the current primary.
+        // Redis's answers count only on the connection to the current
+        // primary, and only for the current request.
         _ if src != c.primary => {}
-        (Phase::Acquiring, Msg::Granted { ghost, .. }) => {
+        (Phase::Acquiring, Msg::Granted { ghost, value: v, .. }) if v == value => {
+            out.cancel_timer(Timer::Timeout);
+            if p.client == ClientKind::Validity {
+                // Validity = ttl - (time since the SET was sent) - drift.
+                out.stop_watch(Elapsed);
+                let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
+                let validity = p.ttl as i16 - elapsed - p.drift as i16;
+                if validity <= 0 {
+                    give_up(p, c, out);
+                    return;
+                }
+                out.set_timer(Timer::Validity, validity as u8);
+            }
             c.script.phase = Phase::Holding;
             c.ghost = ghost;
         }
-        (Phase::Acquiring, Msg::Refused) => {
-            c.script.phase = Phase::Want;
-            out.set_timer(Timer::Retry, p.retry);
+        (Phase::Acquiring, Msg::Refused { value: v }) if v == value => {
+            out.cancel_timer(Timer::Timeout);
+            retry_later(p, c, out);
         }
         // The key is set but not replicated: delete it, and ask again.
-        (Phase::Acquiring, Msg::WaitTimedOut) => {
-            out.send(c.primary, Msg::CompareAndDelete);
-            c.script.phase = Phase::Want;
-            out.set_timer(Timer::Retry, p.retry);
+        (Phase::Acquiring, Msg::WaitTimedOut { value: v }) if v == value => {
+            out.cancel_timer(Timer::Timeout);
+            out.send(c.primary, Msg::CompareAndDelete { value });
+            retry_later(p, c, out);
         }
-        (Phase::Releasing, Msg::Released) => c.script.released(p.acquisitions),
+        (Phase::Releasing, Msg::Released { value: v }) if v == value => {
+            out.cancel_timer(Timer::Timeout);
+            c.value = 0;
+            c.checked = false;
+            c.script.released(p.acquisitions);
+        }
         _ => {}
     }
 }
 
+/// The attempt failed: want the lock again, after the back-off.
+fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    if p.client == ClientKind::Validity {
+        out.stop_watch(Elapsed);
+    }
+    c.value = 0;
+    c.checked = false;
+    c.script.phase = Phase::Want;
+    out.set_timer(Timer::Retry, p.retry);
+}
+
+/// Validity client: the lock came too late or ran out before its check.
+/// Delete the key (compare-and-delete, not waiting for the answer), and
+/// ask again later.
+fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    out.send(c.primary, Msg::CompareAndDelete { value: c.value });
+    out.cancel_timer(Timer::Validity);
+    retry_later(p, c, out);
+}
+
 impl Lock for Node {
-    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        scripts_view(state, |s| match s {
+    /// A naive client believes it holds the lock from the grant until it
+    /// has written and released. A validity client believes it while its
+    /// validity timer is above zero and, once it has checked that timer,
+    /// until it has written and released; until it has passed its check
+    /// it may not use the lock, and still wants it (DESIGN.md §5).
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        let mut v = scripts_view(state, |s| match s {
             State::Client(c) => Some(c.script),
             _ => None,
-        })
+        });
+        for (i, n) in state.nodes.iter().enumerate() {
+            let State::Client(c) = &n.state else { continue };
+            if !world.actors[i].validity() || c.script.phase != Phase::Holding || c.checked {
+                continue;
+            }
+            if n.timer(Timer::Validity).is_none_or(|t| t == 0) {
+                v.holding &= !(1 << i);
+            }
+            v.wanting |= 1 << i;
+        }
+        v
     }
 }
 
@@ -923,6 +1173,9 @@ mod tests {
             ("max_delay = 1", "max_delay = 1\nloss = true"),
             ("max_delay = 1", "max_delay = 1\npartitions = 1"),
             ("replication = \"async\"", "replication = \"async\"\nwait_timeout = 3"),
+            ("replication = \"async\"", "replication = \"async\"\ndrift = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nmargin = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nclient = \"wise\""),
         ] {
             let text = ASYNC.replace(old, new);
             assert!(parse(Path::new("x.toml"), &text).is_err(), "{new}");
@@ -931,5 +1184,94 @@ mod tests {
             .replace("crashes = 1", "crashes = 2")
             .replace("\"servers\"", "\"clients\"");
         assert!(parse(Path::new("x.toml"), &clients_only).is_ok());
+    }
+
+    fn step(w: &World<Node>, s: &WorldState<Node>, a: Action<Node>) -> WorldState<Node> {
+        assert!(w.is_enabled(s, &a), "{a:?}");
+        w.after(s, &a).expect("changes the state")
+    }
+
+    /// Redis 7 replicates `SET PX` as an absolute `PXAT`: a shipment that
+    /// spent a tick in flight arms the replica's timer one tick shorter, so
+    /// both keys expire at the same real moment.
+    #[test]
+    fn the_replica_key_expires_when_the_primary_key_does() {
+        let w = world(&scenario(ASYNC)).expect("builds");
+        let c1 = FIRST_CLIENT;
+        let mut s = w.init();
+        s = step(
+            &w,
+            &s,
+            Action::Step {
+                node: c1,
+                step: Step::Acquire,
+            },
+        );
+        let set = Msg::SetNxPx { value: 1 };
+        s = step(
+            &w,
+            &s,
+            Action::Deliver {
+                src: c1,
+                dst: PRIMARY,
+                msg: set,
+            },
+        );
+        s = step(
+            &w,
+            &s,
+            Action::Step {
+                node: PRIMARY,
+                step: Step::Replicate,
+            },
+        );
+        s = step(&w, &s, Action::Tick);
+        let px = Msg::Replicate {
+            key: Some(Key { value: 1 }),
+            px: 7,
+        };
+        s = step(
+            &w,
+            &s,
+            Action::Deliver {
+                src: PRIMARY,
+                dst: REPLICA,
+                msg: px,
+            },
+        );
+        let expiry = |n: Id| s.nodes[n].timer(Timer::KeyExpiry);
+        assert_eq!(expiry(PRIMARY), Some(6));
+        assert_eq!(expiry(REPLICA), expiry(PRIMARY));
+    }
+
+    /// A validity client reaches every branch of its lifetime: it checks
+    /// and writes, it gives a grant up at once when no validity is left,
+    /// and it gives the lock up when its check finds too little left.
+    #[test]
+    fn a_validity_client_checks_before_it_writes() {
+        let sc = scenario(include_str!("../../specs/replica-validity-pause.toml"));
+        let w = world(&sc).expect("builds");
+        let states = reachable(&w);
+        let c1 = FIRST_CLIENT;
+        let client = |s: &WorldState<Node>| match &s.nodes[c1].state {
+            State::Client(c) => *c,
+            _ => unreachable!(),
+        };
+        // Writing only after a successful check.
+        for s in &states {
+            let c = client(s);
+            if c.script.phase == Phase::Writing {
+                assert!(c.checked);
+            }
+        }
+        // Given up: back to wanting, with its compare-and-delete in flight.
+        let gave_up = |s: &WorldState<Node>| {
+            client(s).script.phase == Phase::Want
+                && s.net
+                    .iter()
+                    .any(|e| e.src == c1 && matches!(e.msg, Msg::CompareAndDelete { .. }))
+        };
+        assert!(states.iter().any(gave_up));
+        assert!(states.iter().any(|s| client(s).checked));
     }
 }

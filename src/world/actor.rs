@@ -133,6 +133,7 @@ pub struct Ctx<'a, A: Actor> {
     pub id: Id,
     pub(crate) timers: &'a [(A::Timer, u8)],
     pub(crate) watches: &'a [(A::Watch, u8)],
+    pub(crate) age: u8,
 }
 
 impl<A: Actor> Ctx<'_, A> {
@@ -154,6 +155,16 @@ impl<A: Actor> Ctx<'_, A> {
             }
             None => false,
         }
+    }
+
+    /// In a message handler: the real ticks the message was in flight, as
+    /// the world ages messages (bounded delay only: saturating at
+    /// `max_delay`, and 0 on an asynchronous network); 0 in other handlers.
+    /// Not a clock a process reads: it stands for what an absolute
+    /// timestamp in the message tells a receiver whose clock agrees with
+    /// the sender's (Redis's replicated `PXAT`).
+    pub fn age(&self) -> u8 {
+        self.age
     }
 
     /// Local ticks since `watch` started (saturating), or `None` when it is

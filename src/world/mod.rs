@@ -66,6 +66,7 @@ impl<A: Actor> World<A> {
                 id,
                 timers: &[],
                 watches: &[],
+                age: 0,
             };
             let state = actor.init(&ctx, &mut out);
             s.ghost = out.ghost;
@@ -99,6 +100,7 @@ impl<A: Actor> World<A> {
                 id,
                 timers: &n.timers,
                 watches: &n.watches,
+                age: 0,
             };
             self.actors[id].steps(&ctx, &n.state, &mut steps);
         }
@@ -205,7 +207,9 @@ impl<A: Actor> World<A> {
     }
 
     /// Runs a handler of node `id` and applies the commands it wrote.
-    fn handle<F>(&self, s: &mut WorldState<A>, id: Id, f: F)
+    /// `age`: how long the message being delivered was in flight (0 for
+    /// a step or a timer).
+    fn handle<F>(&self, s: &mut WorldState<A>, id: Id, age: u8, f: F)
     where
         F: FnOnce(&A, &Ctx<'_, A>, &mut A::State, &mut Out<A>),
     {
@@ -215,6 +219,7 @@ impl<A: Actor> World<A> {
             id,
             timers: &n.timers,
             watches: &n.watches,
+            age,
         };
         f(&self.actors[id], &ctx, &mut n.state, &mut out);
         s.ghost = out.ghost;
@@ -465,17 +470,19 @@ impl<A: Actor> World<A> {
             Action::Drift { fast, slow } => self.tick(&mut t, fast, slow),
             Action::Step { node, step } => {
                 let step = *step;
-                self.handle(&mut t, *node, |a, ctx, st, out| a.on_step(ctx, st, step, out));
+                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_step(ctx, st, step, out));
             }
             Action::Fire { node, timer } => {
                 let timer = *timer;
                 t.nodes[*node].timers.retain(|(x, _)| *x != timer);
-                self.handle(&mut t, *node, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
+                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
             }
             Action::Deliver { src, dst, msg } => {
                 let i = self.find(&t, *src, *dst, msg, false)?;
                 let e = t.net.remove(i);
-                self.handle(&mut t, *dst, |a, ctx, st, out| a.on_msg(ctx, st, e.src, e.msg, out));
+                self.handle(&mut t, *dst, e.age, |a, ctx, st, out| {
+                    a.on_msg(ctx, st, e.src, e.msg, out)
+                });
             }
             Action::Restart { node } => {
                 let id = *node;
@@ -485,6 +492,7 @@ impl<A: Actor> World<A> {
                     id,
                     timers: &n.timers,
                     watches: &n.watches,
+                    age: 0,
                 };
                 let state = self.actors[id].restart(&ctx, &n.state, &mut out);
                 n.state = state;
