@@ -2,12 +2,15 @@
 (***************************************************************************)
 (* redlock: N independent Redis masters, after the algorithm in the Redis  *)
 (* documentation ("Distributed Locks with Redis"), with Kleppmann's        *)
-(* critique and antirez's answer in mind. A client reads its clock (T1),   *)
-(* sends SET lock me NX PX ttl to every master with a timeout, and at T2   *)
+(* critique and antirez's answer in mind. A client draws a random value    *)
+(* for the attempt, reads its clock (T1), sends SET lock value NX PX ttl   *)
+(* to every master with a timeout (the answers carry the value, so one to  *)
+(* an earlier attempt is ignored), and at T2                               *)
 (* (every master answered, or the timeout fired) holds the lock only with  *)
 (* a majority and validity = ttl - (T2 - T1) - drift above zero. It checks *)
 (* its validity timer (Check) before it uses the resource (Write), and     *)
-(* releases by compare-and-delete on every master without waiting.         *)
+(* releases by compare-and-delete of its value on every master, without    *)
+(* waiting.                                                                *)
 (*                                                                         *)
 (* Mirrors the Rust module src/algorithms/redlock.rs (with                 *)
 (* src/algorithms/client.rs for the client's script and                    *)
@@ -35,13 +38,16 @@
 (*   spent           WorldState::spent                                     *)
 (*   ghost, history  WorldState::ghost and WorldState::history (flag bits  *)
 (*                   as a set of flag names)                               *)
-(*   key, recovering Master                                                *)
+(*   drawn           WorldState::value: the last lock value drawn          *)
+(*                   (Out::fresh_value)                                    *)
+(*   key, recovering Master (key: the value the key holds)                 *)
 (*   issued          State::Counter: the counter service's last INCR       *)
-(*   phase, left     Client::script; round, answered, yes (masks as sets   *)
+(*   phase, left     Client::script; value, answered, yes (masks as sets   *)
 (*                   of master ids), checked, token as in Client; acquired *)
 (*                   is Client::ghost (renamed: ghost is the world's)      *)
 (*   max_token, max_ghost   Resource                                       *)
-(* Values that only grow (ghost numbers; with counter fencing, tokens) are *)
+(* Values that only grow (ghost numbers, lock values; with counter         *)
+(* fencing, tokens) are                                                    *)
 (* renumbered by rank after every action in Rust (src/world/ranks.rs);     *)
 (* here RankedVars is that renumbered state, and the .cfg's VIEW makes TLC *)
 (* count states by it.                                                     *)
@@ -123,13 +129,14 @@ VARIABLES
     spent,      \* faults spent: [crashes, pauses, jumps]
     ghost,      \* the last ghost number drawn (numbers acquisitions)
     history,    \* ghost flags raised: "StaleWrite" (no release is foreign)
-    key,        \* key[m]: the client whose value master m's key holds, or None
+    drawn,      \* the last lock value drawn (each attempt draws a fresh one)
+    key,        \* key[m]: the value master m's key holds, or None
     recovering, \* recovering[m]: a delayed restart, answering nothing yet
     issued,     \* the counter service's value (INCR lock:fence)
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Done (never
                 \* Releasing: a Redlock client does not wait for the unlocks)
     left,       \* left[c]: acquisitions still to make
-    round,      \* round[c]: the attempt's number, mod 2
+    value,      \* value[c]: the attempt's random value, 0 when none
     answered,   \* answered[c]: masters that answered this attempt
     yes,        \* yes[c]: masters that said yes
     checked,    \* checked[c]: found validity left at Check, about to write
@@ -138,12 +145,12 @@ VARIABLES
     max_token,  \* the resource's highest accepted token
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent>>
+worldVars == <<status, pause, spent, drawn>>
 masterVars == <<key, recovering>>
-clientVars == <<phase, left, round, answered, yes, checked, token, acquired, elapsed>>
+clientVars == <<phase, left, value, answered, yes, checked, token, acquired, elapsed>>
 resourceVars == <<max_token, max_ghost>>
-vars == <<status, pause, timers, elapsed, net, spent, ghost, history,
-          key, recovering, issued, phase, left, round, answered, yes,
+vars == <<status, pause, timers, elapsed, net, spent, ghost, history, drawn,
+          key, recovering, issued, phase, left, value, answered, yes,
           checked, token, acquired, max_token, max_ghost>>
 
 -----------------------------------------------------------------------------
@@ -214,6 +221,7 @@ Released(c) ==
 
 \* Client::forget: drop what only mattered to the attempt or the hold.
 Forget(c) ==
+    /\ value' = [value EXCEPT ![c] = 0]
     /\ answered' = [answered EXCEPT ![c] = {}]
     /\ yes' = [yes EXCEPT ![c] = {}]
     /\ checked' = [checked EXCEPT ![c] = FALSE]
@@ -223,7 +231,7 @@ Forget(c) ==
 \* give_up: the attempt failed or the lock was lost: unlock every master,
 \* retry later. q and tm are the network and c's timers so far in the step.
 GiveUp(c, q, tm) ==
-    /\ net' = ToMasters(q, c, [type |-> "Unlock"])
+    /\ net' = ToMasters(q, c, [type |-> "Unlock", value |-> value[c]])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(tm, "Validity"), "Retry", Retry)]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
     /\ Forget(c)
@@ -243,14 +251,13 @@ Decide(c, q, tm, y) ==
                 /\ ghost' = ghost + 1
                 /\ acquired' = [acquired EXCEPT ![c] = ghost + 1]
                 /\ timers' = [timers EXCEPT ![c] = SetTimer(t, "Validity", validity)]
-                \* Lock values are unique but random: the node id stands for
-                \* it, in no relation to the order of acquisitions.
                 /\ token' = [token EXCEPT ![c] = CASE Fencing = "none" -> 0
-                                                   [] Fencing = "lock-value" -> c
+                                                   [] Fencing = "lock-value" -> value[c]
                                                    [] OTHER -> None]
-                /\ net' = IF Fencing = "counter" THEN Sent(q, c, Counter, [type |-> "Incr"])
+                /\ net' = IF Fencing = "counter"
+                          THEN Sent(q, c, Counter, [type |-> "Incr", value |-> value[c]])
                           ELSE q
-                /\ UNCHANGED checked
+                /\ UNCHANGED <<checked, value>>
 
 -----------------------------------------------------------------------------
 (* Client steps (Actor::steps and on_step). Check and Write are urgent:    *)
@@ -264,18 +271,20 @@ CanCheck(c) == phase[c] = "Holding" /\ ~checked[c] /\ token[c] # None
 CanWrite(c) == phase[c] = "Holding" /\ checked[c]
 HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
 
-\* Acquire: T1, then SET NX PX on every master, with a timeout.
+\* Acquire: a fresh random value (Out::fresh_value: unlike any value present),
+\* T1, then SET lock value NX PX ttl on every master, with a timeout.
 Acquire(c) ==
-    LET r == (round[c] + 1) % 2 IN
+    LET v == drawn + 1 IN
     /\ Up(c) /\ CanAcquire(c)
-    /\ round' = [round EXCEPT ![c] = r]
+    /\ drawn' = v
+    /\ value' = [value EXCEPT ![c] = v]
     /\ answered' = [answered EXCEPT ![c] = {}]
     /\ yes' = [yes EXCEPT ![c] = {}]
     /\ elapsed' = [elapsed EXCEPT ![c] = 0]
-    /\ net' = ToMasters(net, c, [type |-> "Lock", round |-> r])
+    /\ net' = ToMasters(net, c, [type |-> "Lock", value |-> v])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<status, pause, spent, ghost, history, masterVars, issued,
                    left, checked, token, acquired, resourceVars>>
 
 \* Check: is there validity left for the work? Only then use the resource.
@@ -284,10 +293,10 @@ Check(c) ==
     /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, ghost, phase, answered, yes, token, acquired>>
+            /\ UNCHANGED <<net, ghost, phase, value, answered, yes, token, acquired>>
        ELSE GiveUp(c, net, timers[c])
     /\ UNCHANGED <<worldVars, history, masterVars, issued,
-                   left, round, elapsed, resourceVars>>
+                   left, elapsed, resourceVars>>
 
 \* Write: the critical section's write, with the token if fenced.
 Write(c) ==
@@ -297,90 +306,92 @@ Write(c) ==
                     ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
-                   left, round, answered, yes, checked, token, acquired,
+                   left, value, answered, yes, checked, token, acquired,
                    elapsed, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The client's handlers (client_receive, on_timer). Each delivers the     *)
 (* head of the link src -> c, or fires one of c's due timers.              *)
 
-\* A master's answer to this attempt: count it; decide once all answered.
+\* A master's answer to this attempt (it carries the attempt's value; an
+\* answer to an earlier attempt is discarded): count it; decide once all
+\* answered.
 ReceiveLocked(src, c) ==
     LET m == Msg(src, c)
         a == answered[c] \cup {src}
         y == IF m.ok THEN yes[c] \cup {src} ELSE yes[c]
     IN
     /\ Deliverable(src, c)
-    /\ phase[c] = "Acquiring" /\ m.type = "Locked" /\ m.round = round[c]
+    /\ phase[c] = "Acquiring" /\ m.type = "Locked" /\ m.value = value[c]
     /\ IF a = MasterIds
        THEN Decide(c, Pop(src, c), timers[c], y)
        ELSE /\ answered' = [answered EXCEPT ![c] = a]
             /\ yes' = [yes EXCEPT ![c] = y]
             /\ net' = Pop(src, c)
-            /\ UNCHANGED <<timers, ghost, phase, checked, token, acquired, elapsed>>
-    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, round, resourceVars>>
+            /\ UNCHANGED <<timers, ghost, phase, value, checked, token, acquired, elapsed>>
+    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, resourceVars>>
 
 \* The request timeout fired while acquiring: decide with what answered.
 TimedOut(c) ==
     /\ Up(c) /\ Due(c, "Timeout") /\ phase[c] = "Acquiring"
     /\ Decide(c, net, CancelTimer(timers[c], "Timeout"), yes[c])
-    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, round, resourceVars>>
+    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, resourceVars>>
 
 \* The validity ran out before the client checked it: lost.
 ValidityEnds(c) ==
     /\ Up(c) /\ Due(c, "Validity") /\ phase[c] = "Holding"
     /\ GiveUp(c, net, CancelTimer(timers[c], "Validity"))
     /\ UNCHANGED <<worldVars, history, masterVars, issued,
-                   left, round, elapsed, resourceVars>>
+                   left, elapsed, resourceVars>>
 
-\* The counter service's answer: the fencing token.
+\* The counter service's answer: the fencing token, for this hold.
 ReceiveToken(src, c) ==
     LET m == Msg(src, c) IN
     /\ Deliverable(src, c)
-    /\ phase[c] = "Holding" /\ m.type = "Token" /\ token[c] = None
+    /\ phase[c] = "Holding" /\ m.type = "Token" /\ m.value = value[c] /\ token[c] = None
     /\ token' = [token EXCEPT ![c] = m.token]
     /\ net' = Pop(src, c)
     /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
-                   phase, left, round, answered, yes, checked, acquired,
+                   phase, left, value, answered, yes, checked, acquired,
                    elapsed, resourceVars>>
 
 \* The write is answered: release on every master, without waiting.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = ToMasters(Pop(src, c), c, [type |-> "Unlock"])
+    /\ net' = ToMasters(Pop(src, c), c, [type |-> "Unlock", value |-> value[c]])
     /\ Forget(c)
     /\ Released(c)
     /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
-                   round, elapsed, resourceVars>>
+                   elapsed, resourceVars>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
-    \/ phase[c] = "Acquiring" /\ m.type = "Locked" /\ m.round = round[c]
-    \/ phase[c] = "Holding" /\ m.type = "Token" /\ token[c] = None
+    \/ phase[c] = "Acquiring" /\ m.type = "Locked" /\ m.value = value[c]
+    \/ phase[c] = "Holding" /\ m.type = "Token" /\ m.value = value[c] /\ token[c] = None
     \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
 
 -----------------------------------------------------------------------------
 (* The masters (master_receive, on_timer): each runs a command atomically; *)
 (* a recovering master answers nothing.                                    *)
 
-\* SET lock src NX PX ttl.
+\* SET lock value NX PX ttl.
 ReceiveLock(src, s) ==
     LET m == Msg(src, s) IN
     /\ Deliverable(src, s) /\ ~recovering[s] /\ m.type = "Lock"
     /\ IF key[s] = None
-       THEN /\ key' = [key EXCEPT ![s] = src]
+       THEN /\ key' = [key EXCEPT ![s] = m.value]
             /\ timers' = [timers EXCEPT ![s] = SetTimer(@, "KeyExpiry", Ttl)]
        ELSE UNCHANGED <<key, timers>>
     /\ net' = Sent(Pop(src, s), s, src,
-                   [type |-> "Locked", round |-> m.round, ok |-> key[s] = None])
+                   [type |-> "Locked", value |-> m.value, ok |-> key[s] = None])
     /\ UNCHANGED <<worldVars, ghost, history, recovering, issued,
                    clientVars, resourceVars>>
 
-\* Compare-and-delete: if GET lock == src then DEL lock. No answer.
+\* Compare-and-delete: if GET lock == value then DEL lock. No answer.
 ReceiveUnlock(src, s) ==
     /\ Deliverable(src, s) /\ ~recovering[s]
-    /\ Msg(src, s).type = "Unlock" /\ key[s] = src
+    /\ Msg(src, s).type = "Unlock" /\ key[s] = Msg(src, s).value
     /\ key' = [key EXCEPT ![s] = None]
     /\ timers' = [timers EXCEPT ![s] = CancelTimer(@, "KeyExpiry")]
     /\ net' = Pop(src, s)
@@ -404,7 +415,7 @@ Recovered(s) ==
                    clientVars, resourceVars>>
 
 MasterTakes(src, s, m) ==
-    ~recovering[s] /\ (m.type = "Lock" \/ (m.type = "Unlock" /\ key[s] = src))
+    ~recovering[s] /\ (m.type = "Lock" \/ (m.type = "Unlock" /\ key[s] = m.value))
 
 -----------------------------------------------------------------------------
 (* The counter service (INCR) and the protected resource (resource.rs):    *)
@@ -413,19 +424,31 @@ MasterTakes(src, s, m) ==
 ReceiveIncr(src) ==
     /\ Deliverable(src, Counter) /\ Msg(src, Counter).type = "Incr"
     /\ issued' = issued + 1
-    /\ net' = Sent(Pop(src, Counter), Counter, src, [type |-> "Token", token |-> issued + 1])
+    /\ net' = Sent(Pop(src, Counter), Counter, src,
+                   [type |-> "Token", value |-> Msg(src, Counter).value, token |-> issued + 1])
     /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars,
                    clientVars, resourceVars>>
+
+\* With Fencing = "lock-value" the tokens are random values, in no order
+\* related to the acquisitions; values are drawn in increasing order, so the
+\* resource orders them the other way round (a value drawn later is lower):
+\* one possible outcome of random draws, the one that defeats fencing.
+\* max_token is then the lowest value accepted, 0 before any.
+Rejects(m) ==
+    CASE Fencing = "counter" -> m.token < max_token
+      [] Fencing = "lock-value" -> max_token # 0 /\ m.token > max_token
+      [] OTHER -> FALSE
 
 ReceiveWrite(src) ==
     LET m == Msg(src, Resource) IN
     /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ IF Fencing # "none" /\ m.token < max_token
+    /\ IF Rejects(m)
        THEN /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
             /\ UNCHANGED <<history, resourceVars>>
        ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
                           ELSE history
-            /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
+            /\ max_token' = IF Fencing = "lock-value" \/ m.token > max_token THEN m.token
+                            ELSE max_token
             /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
             /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
     /\ UNCHANGED <<worldVars, timers, ghost, masterVars, issued, clientVars>>
@@ -517,8 +540,8 @@ Tick ==
                       [i \in 1..Len(net[l]) |->
                          [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
               ELSE net
-    /\ UNCHANGED <<spent, ghost, history, masterVars, issued,
-                   phase, left, round, answered, yes, checked, token, acquired,
+    /\ UNCHANGED <<spent, ghost, drawn, history, masterVars, issued,
+                   phase, left, value, answered, yes, checked, token, acquired,
                    resourceVars>>
 
 \* Fault: a node stops, loses its timers and stopwatches; messages to it are
@@ -538,7 +561,7 @@ Crash(n) ==
        ELSE UNCHANGED masterVars
     /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
     /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, history, issued, phase, left, round, answered, yes,
+    /\ UNCHANGED <<ghost, drawn, history, issued, phase, left, value, answered, yes,
                    checked, token, acquired, resourceVars>>
 
 \* A crashed node comes back with what it persisted: an fsynced master with
@@ -566,7 +589,7 @@ Restart(n) ==
          [] n \in ClientIds ->
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
-              /\ round' = [round EXCEPT ![n] = 0]
+              /\ value' = [value EXCEPT ![n] = 0]
               /\ answered' = [answered EXCEPT ![n] = {}]
               /\ yes' = [yes EXCEPT ![n] = {}]
               /\ checked' = [checked EXCEPT ![n] = FALSE]
@@ -583,7 +606,7 @@ Restart(n) ==
               /\ issued' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<masterVars, clientVars, resourceVars>>
-    /\ UNCHANGED <<pause, net, spent, ghost, history>>
+    /\ UNCHANGED <<pause, net, spent, ghost, drawn, history>>
 
 \* Actor::may_pause: with PauseWindow = "acquiring", a client only while it
 \* is acquiring (antirez's case); any other node at any time.
@@ -595,7 +618,7 @@ Pause(n, k) ==
     /\ status' = [status EXCEPT ![n] = "Paused"]
     /\ pause' = [pause EXCEPT ![n] = k]
     /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<timers, net, ghost, drawn, history, masterVars, issued,
                    clientVars, resourceVars>>
 
 \* Fault: a node's clock steps by `by` local ticks at once (an NTP step):
@@ -610,8 +633,8 @@ ClockJump(n, by) ==
     /\ elapsed' = IF n \in ClientIds /\ elapsed[n] # None
                   THEN [elapsed EXCEPT ![n] = Clamp(elapsed[n] + by, 0, WatchCap(spent'))]
                   ELSE elapsed
-    /\ UNCHANGED <<status, pause, net, ghost, history, masterVars, issued,
-                   phase, left, round, answered, yes, checked, token, acquired,
+    /\ UNCHANGED <<status, pause, net, ghost, drawn, history, masterVars, issued,
+                   phase, left, value, answered, yes, checked, token, acquired,
                    resourceVars>>
 
 -----------------------------------------------------------------------------
@@ -625,12 +648,13 @@ Init ==
     /\ spent = [crashes |-> 0, pauses |-> 0, jumps |-> 0]
     /\ ghost = 0
     /\ history = {}
+    /\ drawn = 0
     /\ key = [s \in MasterIds |-> None]
     /\ recovering = [s \in MasterIds |-> FALSE]
     /\ issued = 0
     /\ phase = [c \in ClientIds |-> "Want"]
     /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ round = [c \in ClientIds |-> 0]
+    /\ value = [c \in ClientIds |-> 0]
     /\ answered = [c \in ClientIds |-> {}]
     /\ yes = [c \in ClientIds |-> {}]
     /\ checked = [c \in ClientIds |-> FALSE]
@@ -665,14 +689,15 @@ Fairness ==
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs). Ghost numbers, and with counter       *)
-(* fencing the counter's value and the tokens drawn from it, are only ever *)
-(* compared, so Rust replaces each by its rank among the values of its     *)
-(* sequence present in the state (0, "none", stays 0) after every action.  *)
+(* Renumbering (src/world/ranks.rs). Ghost numbers, lock values (equal or *)
+(* not, but drawn in increasing order), and with counter fencing the       *)
+(* counter's value and the tokens drawn from it, are only ever compared,   *)
+(* so Rust replaces each by its rank among the values of its sequence      *)
+(* present in the state (0, "none", stays 0) after every action.           *)
 (* RankedVars is the state so renumbered: two states with the same         *)
 (* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
-(* RankedVars makes TLC count the states the Rust checker counts. Lock     *)
-(* values (Fencing = "lock-value") are node ids, not renumbered.           *)
+(* RankedVars makes TLC count the states the Rust checker counts. With     *)
+(* Fencing = "lock-value" the tokens are lock values, renumbered with them. *)
 
 Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
 
@@ -683,21 +708,46 @@ GhostValues ==
       \cup {w.ghost : w \in {m \in InFlight : m.type = "Write"}}
 
 Counted == Fencing = "counter"
+ValueTokens == Fencing = "lock-value"
 TokenValues ==
     {0, issued, max_token} \cup {token[c] : c \in {d \in ClientIds : token[d] # None}}
       \cup {w.token : w \in {m \in InFlight : m.type \in {"Write", "Token"}}}
 
+LockValues ==
+    {0, drawn} \cup {value[c] : c \in ClientIds}
+      \cup {key[s] : s \in {m \in MasterIds : key[m] # None}}
+      \cup {m.value : m \in {x \in InFlight : x.type \in {"Lock", "Locked", "Unlock", "Incr", "Token"}}}
+      \cup (IF ValueTokens
+            THEN {max_token} \cup {token[c] : c \in {d \in ClientIds : token[d] # None}}
+                   \cup {w.token : w \in {m \in InFlight : m.type = "Write"}}
+            ELSE {})
+
+\* Makes TLC evaluate v (see PrimaryReplica.tla): TLC 2.15 fingerprints the
+\* view, so a variable that the view rewrites could otherwise stay a lazily
+\* evaluated function, which TLC fails to write to its disk queue.
+Concrete(v) == v = v
+
 RankedVars ==
     LET G == GhostValues
         T == TokenValues
+        V == LockValues
         rg(v) == Rank(v, G)
-        rt(v) == IF Counted /\ v # None THEN Rank(v, T) ELSE v
+        rv(v) == Rank(v, V)
+        rt(v) == CASE v = None -> v
+                   [] Counted -> Rank(v, T)
+                   [] ValueTokens -> Rank(v, V)
+                   [] OTHER -> v
         msg(m) == CASE m.type = "Write" -> [m EXCEPT !.ghost = rg(@), !.token = rt(@)]
-                    [] m.type = "Token" -> [m EXCEPT !.token = rt(@)]
+                    [] m.type = "Token" -> [m EXCEPT !.value = rv(@), !.token = Rank(@, T)]
+                    [] m.type \in {"Lock", "Locked", "Unlock", "Incr"} -> [m EXCEPT !.value = rv(@)]
                     [] OTHER -> m
-    IN  <<status, pause, timers, elapsed,
+    IN  IF ~(Concrete(net) /\ Concrete(key) /\ Concrete(value) /\ Concrete(token)
+             /\ Concrete(acquired)) THEN <<>> ELSE
+        <<status, pause, timers, elapsed,
           [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), history, key, recovering, rt(issued), phase, left, round,
+          spent, rg(ghost), history, rv(drawn),
+          [s \in MasterIds |-> IF key[s] = None THEN None ELSE rv(key[s])],
+          recovering, rt(issued), phase, left, [c \in ClientIds |-> rv(value[c])],
           answered, yes, checked, [c \in ClientIds |-> rt(token[c])],
           [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
 
@@ -711,10 +761,11 @@ TypeOK ==
     /\ elapsed \in [ClientIds -> 0..WatchCap(spent) \cup {None}]
     /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses, jumps : 0..ClockJumps]
     /\ history \subseteq {"StaleWrite"}
-    /\ key \in [MasterIds -> ClientIds \cup {None}]
     /\ recovering \in [MasterIds -> BOOLEAN]
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Done"}]
-    /\ round \in [ClientIds -> {0, 1}]
+    /\ drawn \in Nat
+    /\ key \in [MasterIds -> Nat \cup {None}]
+    /\ value \in [ClientIds -> Nat]
     /\ answered \in [ClientIds -> SUBSET MasterIds]
     /\ yes \in [ClientIds -> SUBSET MasterIds]
     /\ \A c \in ClientIds : yes[c] \subseteq answered[c]

@@ -90,7 +90,12 @@ impl Job for Invariance {
 
 #[test]
 fn the_representative_does_not_depend_on_names() {
-    for name in ["redlock-no-fsync", "redlock-gc-pause-fencing", "redlock-five-masters"] {
+    for name in [
+        "redlock-no-fsync",
+        "redlock-gc-pause-fencing",
+        "redlock-gc-pause-value-fencing",
+        "redlock-five-masters",
+    ] {
         let nontrivial = dispatch(&scenario(name), Invariance(3000)).expect("builds");
         assert!(
             nontrivial > 100,

@@ -7,9 +7,10 @@
 //! counter, and the lock view.
 //!
 //! The client, as the documentation describes it:
-//! 1. reads its clock (a stopwatch started: T1) and sends `SET lock me NX PX
-//!    ttl` to every master, each request with a timeout much shorter than
-//!    the TTL;
+//! 1. draws a random value for this attempt, reads its clock (a stopwatch
+//!    started: T1) and sends `SET lock value NX PX ttl` to every master, with
+//!    a timeout much shorter than the TTL; every answer carries the value,
+//!    so an answer to an earlier attempt is recognised and ignored;
 //! 2. when every master has answered or the timeout has fired, reads the
 //!    stopwatch (T2 − T1) and holds the lock only if a majority (N/2 + 1)
 //!    said yes and validity = ttl − (T2 − T1) − drift is above zero;
@@ -18,13 +19,15 @@
 //!    that timer (Check) and using the resource (Write) are separate steps,
 //!    as they are in a real client: the window between them is exactly what
 //!    a pause after acquiring exploits;
-//! 4. releases by compare-and-delete on every master, without waiting.
+//! 4. releases by compare-and-delete of its value on every master, without
+//!    waiting (a client that restarts draws new values, so it cannot delete
+//!    the keys of its previous life).
 //!
 //! A restarted master comes back `empty` (no persistence), with its `fsync`ed
 //! keys, or `delayed`: empty, and answering nothing until the TTL has passed
 //! (antirez's fix). Fencing tokens come either from the lock's own value
-//! (random, so not monotonic) or from a separate counter service, asked in
-//! the same step that decides the lock is held.
+//! (random, so in no order; see [`Fencing::LockValue`]) or from a separate
+//! counter service, asked in the same step that decides the lock is held.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +53,12 @@ pub enum Restart {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fencing {
     None,
-    /// The lock's random value: unique, but in no particular order.
+    /// The lock's random value: unique, but in no order related to the
+    /// acquisitions. Values are drawn by `Out::fresh_value` in increasing
+    /// order, which alone would make them a counter; so the resource orders
+    /// them the other way round: a value drawn later compares lower. That is
+    /// one possible outcome of random draws, and the one that defeats
+    /// fencing (an earlier holder's value beats a later one's).
     LockValue,
     /// A separate counter service (`INCR`), asked when the lock is won.
     Counter,
@@ -166,8 +174,8 @@ pub enum Node {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Master {
-    /// The client whose value the key `lock` holds.
-    pub key: Option<Id>,
+    /// The value the key `lock` holds.
+    pub key: Option<u32>,
     /// `delayed` restart: answering nothing until the TTL has passed.
     pub recovering: bool,
 }
@@ -175,9 +183,10 @@ pub struct Master {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
     pub script: Script,
-    /// Numbers this attempt's requests (mod 2), so a late answer to the
-    /// previous attempt is not counted.
-    pub round: u8,
+    /// This attempt's random value (0: none), from `Out::fresh_value`: the
+    /// key's value, and what answers carry, so that an answer to an earlier
+    /// attempt is not counted.
+    pub value: u32,
     /// Masters that answered this attempt, and those that said yes (masks).
     pub answered: u8,
     pub yes: u8,
@@ -192,6 +201,7 @@ impl Client {
     /// Drops what only mattered to the attempt or the hold that just ended,
     /// so equal situations are equal states.
     fn forget(&mut self) {
+        self.value = 0;
         self.answered = 0;
         self.yes = 0;
         self.checked = false;
@@ -210,20 +220,26 @@ pub enum State {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
-    /// `SET lock me NX PX ttl`, for attempt `round`.
+    /// `SET lock value NX PX ttl`.
     Lock {
-        round: u8,
+        value: u32,
     },
-    /// A master's answer.
+    /// A master's answer to the request that set `value`.
     Locked {
-        round: u8,
+        value: u32,
         ok: bool,
     },
-    /// Compare-and-delete: `if GET lock == me then DEL lock`.
-    Unlock,
-    /// Ask the counter service for a token (`INCR`).
-    Incr,
+    /// Compare-and-delete: `if GET lock == value then DEL lock`.
+    Unlock {
+        value: u32,
+    },
+    /// Ask the counter service for a token (`INCR`), for the hold of the
+    /// attempt that set `value`.
+    Incr {
+        value: u32,
+    },
     Token {
+        value: u32,
         token: u32,
     },
     Resource(ResourceMsg),
@@ -275,7 +291,7 @@ impl Actor for Node {
             Node::Master(_) => State::Master(Master::default()),
             Node::Client(p) => State::Client(Client {
                 script: Script::new(p.acquisitions),
-                round: 0,
+                value: 0,
                 answered: 0,
                 yes: 0,
                 checked: false,
@@ -308,14 +324,15 @@ impl Actor for Node {
             return;
         };
         match step {
-            // Acquire: T1, then SET NX PX on every master, with a timeout.
+            // Acquire: a fresh random value, T1, then SET NX PX on every
+            // master, with a timeout.
             Step::Acquire => {
-                c.round = (c.round + 1) % 2;
+                c.value = out.fresh_value();
                 c.answered = 0;
                 c.yes = 0;
                 out.start_watch(Elapsed);
                 for m in 0..p.masters as Id {
-                    out.send(m, Msg::Lock { round: c.round });
+                    out.send(m, Msg::Lock { value: c.value });
                 }
                 out.set_timer(Timer::Timeout, p.timeout);
                 c.script.phase = Phase::Acquiring;
@@ -345,13 +362,18 @@ impl Actor for Node {
         match (self, state) {
             (Node::Master(p), State::Master(m)) => master_receive(p, m, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, src, msg, out),
-            (Node::Counter, State::Counter(n)) if msg == Msg::Incr => {
-                *n += 1;
-                out.send(src, Msg::Token { token: *n });
+            (Node::Counter, State::Counter(n)) => {
+                if let Msg::Incr { value } = msg {
+                    *n += 1;
+                    out.send(src, Msg::Token { value, token: *n });
+                }
             }
             (Node::Resource(p), State::Resource(r)) => {
                 if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(p.fencing != Fencing::None, token, ghost, out);
+                    let answer = match p.fencing {
+                        Fencing::LockValue => write_by_random_value(r, token, ghost, out),
+                        fencing => r.write(fencing == Fencing::Counter, token, ghost, out),
+                    };
                     out.send(src, Msg::Resource(answer));
                 }
             }
@@ -422,13 +444,10 @@ impl Actor for Node {
                 .filter(|b| mask & (1 << b) != 0)
                 .fold(0u8, |m, b| m | 1 << ids(b).min(7))
         };
-        match state {
-            State::Master(m) => m.key = m.key.map(ids),
-            State::Client(c) => {
-                c.answered = remap(c.answered);
-                c.yes = remap(c.yes);
-            }
-            _ => {}
+        // Keys hold values, not ids.
+        if let State::Client(c) = state {
+            c.answered = remap(c.answered);
+            c.yes = remap(c.yes);
         }
     }
 
@@ -442,26 +461,47 @@ impl Actor for Node {
     }
 
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let counted = self.params().is_some_and(|p| p.fencing == Fencing::Counter);
+        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
         match state {
             State::Client(c) => {
+                visit(Seq::Value, &mut c.value);
                 visit(Seq::Ghost, &mut c.ghost);
-                if let (true, Some(token)) = (counted, &mut c.token) {
-                    visit(Seq::Token, token);
+                if let (Some(seq), Some(token)) = (token_seq(fencing), &mut c.token) {
+                    visit(seq, token);
                 }
             }
             State::Counter(n) => visit(Seq::Token, n),
-            State::Resource(r) => r.numbers(counted, visit),
-            State::Master(_) => {}
+            State::Resource(r) => {
+                r.numbers(fencing == Fencing::Counter, visit);
+                if fencing == Fencing::LockValue {
+                    visit(Seq::Value, &mut r.max_token);
+                }
+            }
+            State::Master(m) => {
+                if let Some(v) = &mut m.key {
+                    visit(Seq::Value, v);
+                }
+            }
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let counted = self.params().is_none_or(|p| p.fencing == Fencing::Counter);
+        // The counter service has no params: its messages are counted.
+        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
         match msg {
-            Msg::Token { token } => visit(Seq::Token, token),
-            Msg::Resource(m) => m.numbers(counted, visit),
-            _ => {}
+            Msg::Lock { value } | Msg::Locked { value, .. } | Msg::Unlock { value } | Msg::Incr { value } => {
+                visit(Seq::Value, value)
+            }
+            Msg::Token { value, token } => {
+                visit(Seq::Value, value);
+                visit(Seq::Token, token);
+            }
+            Msg::Resource(m) => {
+                m.numbers(fencing == Fencing::Counter, visit);
+                if let (Fencing::LockValue, ResourceMsg::Write { token, .. }) = (fencing, m) {
+                    visit(Seq::Value, token);
+                }
+            }
         }
     }
 
@@ -474,10 +514,21 @@ impl Actor for Node {
     }
 }
 
-/// The client's answer handler.
+/// The sequence a fencing token belongs to, if it is renumbered: a counter's
+/// tokens are, and lock values are values. (Without fencing it is 0.)
+fn token_seq(fencing: Fencing) -> Option<Seq> {
+    match fencing {
+        Fencing::None => None,
+        Fencing::LockValue => Some(Seq::Value),
+        Fencing::Counter => Some(Seq::Token),
+    }
+}
+
+/// The client's answer handler. Answers carry the value of the attempt
+/// they answer; any other is an answer to an earlier attempt, ignored.
 fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg: Msg, out: &mut Out<Node>) {
     match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Locked { round, ok }) if round == c.round => {
+        (Phase::Acquiring, Msg::Locked { value, ok }) if value == c.value => {
             c.answered |= 1 << src;
             if ok {
                 c.yes |= 1 << src;
@@ -486,10 +537,10 @@ fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg:
                 decide(p, c, ctx, out);
             }
         }
-        (Phase::Holding, Msg::Token { token }) if c.token.is_none() => c.token = Some(token),
+        (Phase::Holding, Msg::Token { value, token }) if value == c.value && c.token.is_none() => c.token = Some(token),
         // The write is answered: release on every master, without waiting.
         (Phase::Writing, Msg::Resource(_)) => {
-            unlock_all(p, out);
+            unlock_all(p, c.value, out);
             c.forget();
             c.script.released(p.acquisitions);
         }
@@ -515,11 +566,9 @@ fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) 
     out.set_timer(Timer::Validity, validity as u8);
     c.token = match p.fencing {
         Fencing::None => Some(0),
-        // The value each client sets is unique but random: node ids stand
-        // for it, in no relation to the order of acquisitions.
-        Fencing::LockValue => Some(ctx.id as u32),
+        Fencing::LockValue => Some(c.value),
         Fencing::Counter => {
-            out.send(p.counter(), Msg::Incr);
+            out.send(p.counter(), Msg::Incr { value: c.value });
             None
         }
     };
@@ -527,16 +576,16 @@ fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) 
 
 /// The attempt failed or the lock was lost: unlock every master, retry later.
 fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    unlock_all(p, out);
+    unlock_all(p, c.value, out);
     out.cancel_timer(Timer::Validity);
     c.script.phase = Phase::Want;
     c.forget();
     out.set_timer(Timer::Retry, p.retry);
 }
 
-fn unlock_all(p: &Params, out: &mut Out<Node>) {
+fn unlock_all(p: &Params, value: u32, out: &mut Out<Node>) {
     for m in 0..p.masters as Id {
-        out.send(m, Msg::Unlock);
+        out.send(m, Msg::Unlock { value });
     }
 }
 
@@ -546,20 +595,33 @@ fn master_receive(p: &Params, m: &mut Master, src: Id, msg: Msg, out: &mut Out<N
         return;
     }
     match msg {
-        Msg::Lock { round } => {
+        Msg::Lock { value } => {
             let ok = m.key.is_none();
             if ok {
-                m.key = Some(src);
+                m.key = Some(value);
                 out.set_timer(Timer::KeyExpiry, p.ttl);
             }
-            out.send(src, Msg::Locked { round, ok });
+            out.send(src, Msg::Locked { value, ok });
         }
-        Msg::Unlock if m.key == Some(src) => {
+        Msg::Unlock { value } if m.key == Some(value) => {
             m.key = None;
             out.cancel_timer(Timer::KeyExpiry);
         }
         _ => {}
     }
+}
+
+/// The resource with lock values as tokens ([`Fencing::LockValue`]): it
+/// rejects a token lower than the highest it has accepted, in the order of
+/// random values, in which a value drawn later is lower. `max_token` holds
+/// that highest (0: none yet).
+fn write_by_random_value(r: &mut Resource, token: u32, ghost: u32, out: &mut Out<Node>) -> ResourceMsg {
+    if r.max_token != 0 && token > r.max_token {
+        return ResourceMsg::Rejected;
+    }
+    let answer = r.write(false, token, ghost, out);
+    r.max_token = token;
+    answer
 }
 
 impl Lock for Node {
@@ -602,10 +664,10 @@ pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     layout.node(Node::Resource(p), "resource", Role::Observer);
     let mut symmetry = Vec::new();
     if sc.symmetry {
-        // Masters run the same program. So do clients, unless their lock
-        // values are the fencing tokens: ids then carry an order.
+        // Masters run the same program, and so do clients: their lock
+        // values (and tokens) are drawn values, not ids.
         symmetry.push(masters);
-        if p.fencing != Fencing::LockValue && clients.len() > 1 {
+        if clients.len() > 1 {
             symmetry.push(clients);
         }
     }

@@ -1,0 +1,209 @@
+//! Redlock's clients draw a fresh random value per attempt (issue 7 item 3):
+//! the keys hold it, the unlock compares it, and answers carry it, so an
+//! answer to an earlier attempt is no vote and a restarted client cannot
+//! delete the keys of its previous life. Scenarios in `tests/redlock/`.
+
+mod common;
+
+use std::path::Path;
+
+use common::run;
+use locksmith::algorithms::redlock::{self, Msg, State, Step, Timer};
+use locksmith::check::Options;
+use locksmith::properties::Prop;
+use locksmith::scenario::{load, parse, Verdict};
+use locksmith::world::{Action, World, WorldState};
+
+/// When attempts were numbered mod 2, the answer to the attempt two tries
+/// back counted as a vote: with one master, two clients, messages delayed
+/// up to 4 ticks and a retry after 1 tick, mutual exclusion was violated in
+/// 19 steps, a false alarm. The full space is large (requests outlive
+/// their attempts), so the search is bounded, well past that depth.
+#[test]
+fn an_answer_to_an_older_attempt_is_no_vote() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/redlock/redlock-old-answer.toml");
+    let sc = load(&path).expect("a valid scenario");
+    let r = run(
+        &sc,
+        Options {
+            max_states: Some(200_000),
+            ..Options::default()
+        },
+    );
+    assert!(r.max_depth > 19, "searched to depth {}", r.max_depth);
+    assert_ne!(r.verdict(Prop::MutualExclusion), Verdict::Violated);
+}
+
+fn world(system: &str, faults: &str) -> World<redlock::Node> {
+    let text = format!(
+        "summary = \"s\"\nalgorithm = \"redlock\"\n[system]\nmasters = 1\n{system}\n[faults]\n{faults}\n[bounds]\nacquisitions = 1\n"
+    );
+    let sc = parse(Path::new("inline.toml"), &text).expect("a valid scenario");
+    redlock::world(&sc).expect("builds")
+}
+
+fn step(
+    world: &World<redlock::Node>,
+    s: &WorldState<redlock::Node>,
+    a: Action<redlock::Node>,
+) -> WorldState<redlock::Node> {
+    let mut enabled = Vec::new();
+    world.enabled(s, &mut enabled);
+    assert!(enabled.contains(&a), "{a:?} is enabled; enabled: {enabled:?}");
+    world.after(s, &a).expect("changes the state")
+}
+
+fn key(s: &WorldState<redlock::Node>) -> Option<u32> {
+    match &s.nodes[0].state {
+        State::Master(m) => m.key,
+        _ => unreachable!("node 0 is a master"),
+    }
+}
+
+/// A client that wins the master and crashes comes back with no value: its
+/// next attempt's unlock carries a new value and leaves its previous life's
+/// key to expire.
+#[test]
+fn a_restarted_client_cannot_delete_its_previous_key() {
+    let world = world(
+        "clients = 1\nretry = 1",
+        "max_delay = 1\ncrashes = 1\ntargets = \"clients\"",
+    );
+    let s = world.init();
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: 1,
+            step: Step::Acquire,
+        },
+    );
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 1,
+            dst: 0,
+            msg: Msg::Lock { value: 1 },
+        },
+    );
+    let old = key(&s).expect("the master set the key");
+    let s = step(&world, &s, Action::Crash { node: 1 });
+    let s = step(&world, &s, Action::Restart { node: 1 });
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: 1,
+            step: Step::Acquire,
+        },
+    );
+    let State::Client(c) = &s.nodes[1].state else {
+        unreachable!("node 1 is a client")
+    };
+    assert_ne!(c.value, old, "a new life draws a new value");
+    let value = c.value;
+    // The master refuses the new attempt; the client gives up and unlocks.
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 1,
+            dst: 0,
+            msg: Msg::Lock { value },
+        },
+    );
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 0,
+            dst: 1,
+            msg: Msg::Locked { value, ok: false },
+        },
+    );
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 1,
+            dst: 0,
+            msg: Msg::Unlock { value },
+        },
+    );
+    assert_eq!(key(&s), Some(old), "the unlock compared values and kept the old key");
+}
+
+/// An answer that reaches a client after it has given up on the attempt
+/// and started another is ignored: it carries the earlier value.
+#[test]
+fn a_late_answer_is_ignored() {
+    let world = world("clients = 1\nretry = 1\ntimeout = 1", "max_delay = 2");
+    let s = world.init();
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: 1,
+            step: Step::Acquire,
+        },
+    );
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 1,
+            dst: 0,
+            msg: Msg::Lock { value: 1 },
+        },
+    );
+    // The request timeout fires before the answer arrives.
+    let s = step(&world, &s, Action::Tick);
+    let s = step(
+        &world,
+        &s,
+        Action::Fire {
+            node: 1,
+            timer: Timer::Timeout,
+        },
+    );
+    let State::Client(c) = &s.nodes[1].state else {
+        unreachable!("node 1 is a client")
+    };
+    assert_eq!(c.value, 0, "the failed attempt is forgotten");
+    let s = step(&world, &s, Action::Tick);
+    let s = step(
+        &world,
+        &s,
+        Action::Fire {
+            node: 1,
+            timer: Timer::Retry,
+        },
+    );
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: 1,
+            step: Step::Acquire,
+        },
+    );
+    let before = s.nodes[1].state.clone();
+    let late = s
+        .net
+        .iter()
+        .find(|e| e.dst == 1)
+        .map(|e| e.msg.clone())
+        .expect("the first answer is still in flight");
+    assert!(matches!(late, Msg::Locked { ok: true, .. }));
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 0,
+            dst: 1,
+            msg: late,
+        },
+    );
+    assert_eq!(s.nodes[1].state, before, "the late yes is no vote");
+}
