@@ -49,8 +49,9 @@ impl Resource {
 
 impl Resource {
     /// Visits its growing values (see `Actor::numbers`). `tokens`: whether
-    /// tokens may be renumbered: not when they are lock values (node ids,
-    /// in no order) or come from a counter a restart can reset.
+    /// tokens may be renumbered as `Seq::Token`: not when they come from a
+    /// counter a restart can reset, nor when they are lock values (the
+    /// algorithm visits those itself, as `Seq::Value`).
     pub fn numbers(&mut self, tokens: bool, visit: &mut dyn FnMut(Seq, &mut u32)) {
         visit(Seq::Ghost, &mut self.max_ghost);
         if tokens {

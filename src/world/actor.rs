@@ -124,7 +124,8 @@ pub enum Seq {
     /// many tokens it draws before its tokens pass again), so an actor
     /// visits no tokens where its counter can be reset.
     Token,
-    /// Lock values drawn by `Out::fresh_value`: only compared for equality.
+    /// Lock values drawn by `Out::fresh_value`: compared for equality, and
+    /// by draw order where a lock value is used as a fencing token.
     Value,
 }
 
@@ -235,8 +236,8 @@ impl<A: Actor> Out<A> {
     /// Draws a fresh lock value, unlike every value any node holds or any
     /// message carries: the random value a real client draws for each
     /// acquisition (the Redis documentation's "random value unique across
-    /// all clients and all lock requests"). Values are only compared for
-    /// equality, and are renumbered by rank as [`Seq::Value`].
+    /// all clients and all lock requests"). Values are renumbered by rank
+    /// as [`Seq::Value`], which keeps equality and draw order.
     pub fn fresh_value(&mut self) -> u32 {
         self.value += 1;
         self.value
