@@ -90,7 +90,9 @@ const SOME: [&str; 5] = [
     "lock-table-crash",
     "redlock-no-fsync",
     "redlock-gc-pause-fencing",
-    "replica-failover-async",
+    // A path, not a name: the bundled primary-replica scenarios have
+    // millions of states; this one fails over too, in 45,819.
+    "specs/replica-small.toml",
 ];
 
 #[test]

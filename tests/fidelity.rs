@@ -76,7 +76,14 @@ const HEAVY: &[&str] = &[
     "redlock-gc-pause-fencing",
     "redlock-gc-pause-value-fencing",
     "redlock-pause-during-acquire",
+    "replica-failover-async",
+    "replica-failover-wait",
 ];
+
+/// Small primary-replica scenarios the back-off test checks in place of
+/// the heavy bundled ones (the spec's own: one failover, and a validity
+/// client's pause).
+const SMALL_REPLICA: [&str; 2] = ["specs/replica-small.toml", "specs/replica-validity-pause.toml"];
 
 /// Checks `sc` with every back-off in `retries` and asserts the verdicts
 /// `check --all` expects: the scenario's own, and no other violation.
@@ -118,6 +125,10 @@ fn no_bundled_verdict_depends_on_the_back_off() {
         } else {
             same_verdicts_for(&sc, [1, 10]);
         }
+    }
+    for file in SMALL_REPLICA {
+        let sc = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).expect("a valid scenario");
+        same_verdicts_for(&sc, [1, 10]);
     }
 }
 
