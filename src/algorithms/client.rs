@@ -78,3 +78,29 @@ pub fn scripts_view<A: Actor>(state: &WorldState<A>, script: impl Fn(&A::State) 
     }
     v
 }
+
+/// The validity a client computes when it is granted the lock (Redlock's
+/// step 3, used by every validity client): `ttl − (T2 − T1) − drift`, with
+/// `elapsed` its stopwatch from the request (`None`, a stopped or unknown
+/// stopwatch, counts as the whole TTL). `None` when nothing is left.
+pub fn validity_left(ttl: u8, elapsed: Option<u8>, drift: u8) -> Option<u8> {
+    let left = i16::from(ttl) - i16::from(elapsed.unwrap_or(ttl)) - i16::from(drift);
+    u8::try_from(left).ok().filter(|v| *v > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validity_left;
+
+    #[test]
+    fn validity_is_what_the_ttl_leaves_after_the_round_trip_and_the_drift() {
+        assert_eq!(validity_left(8, Some(2), 1), Some(5));
+        assert_eq!(validity_left(5, Some(2), 3), None, "nothing left");
+        assert_eq!(validity_left(5, Some(2), 4), None, "less than nothing");
+        assert_eq!(
+            validity_left(8, None, 0),
+            None,
+            "an unknown elapsed time is the whole TTL"
+        );
+    }
+}

@@ -135,7 +135,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
+use super::client::{scripts_view, validity_left, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -931,13 +931,11 @@ fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg:
             if p.client == ClientKind::Validity {
                 // Validity = ttl - (time since the SET was sent) - drift.
                 out.stop_watch(Elapsed);
-                let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
-                let validity = p.ttl as i16 - elapsed - p.drift as i16;
-                if validity <= 0 {
+                let Some(validity) = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) else {
                     give_up(p, c, out);
                     return;
-                }
-                out.set_timer(Timer::Validity, validity as u8);
+                };
+                out.set_timer(Timer::Validity, validity);
             }
             c.script.phase = Phase::Holding;
             c.ghost = ghost;

@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{Phase, Script};
+use super::client::{validity_left, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -553,17 +553,16 @@ fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg:
 fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
     out.cancel_timer(Timer::Timeout);
     out.stop_watch(Elapsed);
-    let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
-    let validity = p.ttl as i16 - elapsed - p.drift as i16;
-    if c.yes.count_ones() < p.quorum() || validity <= 0 {
+    let validity = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift);
+    let Some(validity) = validity.filter(|_| c.yes.count_ones() >= p.quorum()) else {
         give_up(p, c, out);
         return;
-    }
+    };
     c.script.phase = Phase::Holding;
     c.answered = 0;
     c.yes = 0;
     c.ghost = out.next_ghost();
-    out.set_timer(Timer::Validity, validity as u8);
+    out.set_timer(Timer::Validity, validity);
     c.token = match p.fencing {
         Fencing::None => Some(0),
         Fencing::LockValue => Some(c.value),

@@ -29,7 +29,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{Phase, Script};
+use super::client::{validity_left, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
@@ -630,12 +630,9 @@ fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, msg: Msg, out
             if p.validity() {
                 // T2: validity = ttl − (T2 − T1) − drift.
                 out.stop_watch(Elapsed);
-                let elapsed = ctx.elapsed(Elapsed).unwrap_or(p.ttl) as i16;
-                let validity = p.ttl as i16 - elapsed - p.drift as i16;
-                if validity <= 0 {
-                    give_up(p, c, out);
-                } else {
-                    out.set_timer(Timer::Validity, validity as u8);
+                match validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) {
+                    Some(validity) => out.set_timer(Timer::Validity, validity),
+                    None => give_up(p, c, out),
                 }
             }
         }
