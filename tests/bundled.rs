@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod common;
-use common::{locksmith, TempDir};
+use common::{bundled, locksmith, TempDir};
 
 /// (scenario, unique states, mutual_exclusion steps, deadlock_freedom
 /// steps): every bundled scenario is pinned.
@@ -59,18 +59,6 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("replica-failover-async", 3074307, Some(15), None),
     ("replica-failover-wait", 5714724, None, None),
 ];
-
-fn bundled() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut names: Vec<String> = fs::read_dir(&dir)
-        .expect("read scenarios/")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| p.file_stem().expect("a file name").to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 fn without_seconds(mut v: Value) -> Value {
     v.as_object_mut().expect("a summary is an object").remove("seconds");

@@ -10,21 +10,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 mod common;
-use common::{locksmith, Run, TempDir};
-
-/// The names of the bundled scenarios (`scenarios/*.toml`), sorted.
-fn bundled() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut names: Vec<String> = fs::read_dir(&dir)
-        .expect("read scenarios/")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| p.file_stem().expect("a file name").to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert!(!names.is_empty(), "no scenarios in {}", dir.display());
-    names
-}
+use common::{bundled, locksmith, Run, TempDir};
 
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));

@@ -36,12 +36,7 @@ fn meets_expectations(sc: &Scenario) -> Result {
 /// documents (in its description) the wrong verdict the old world gave.
 #[test]
 fn every_fidelity_scenario_meets_its_expectations() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/fidelity exists")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    files.sort();
+    let files = common::toml_files("tests/fidelity");
     assert!(files.len() >= 8, "the fidelity scenarios are there");
     for path in files {
         let sc = load(&path).expect("a valid scenario");

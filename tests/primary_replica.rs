@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 
 use common::run;
 use locksmith::check::Options;
@@ -12,15 +11,7 @@ use locksmith::scenario::load;
 
 #[test]
 fn every_primary_replica_scenario_meets_its_expectations() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/primary_replica");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/primary_replica exists")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    for path in files {
+    for path in common::toml_files("tests/primary_replica") {
         let sc = load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {

@@ -42,14 +42,7 @@ fn mutual_exclusion(sc: &Scenario) -> Verdict {
 /// Every scenario in tests/single_redis/ meets its expectations.
 #[test]
 fn every_local_scenario_meets_its_expectations() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/single_redis");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/single_redis exists")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    for path in files {
+    for path in common::toml_files("tests/single_redis") {
         let sc = load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {

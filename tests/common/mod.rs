@@ -125,3 +125,22 @@ where
 {
     locksmith_env(args, &[])
 }
+
+/// The scenario files (`*.toml`) in `dir`, a folder of the crate, sorted;
+/// fails when there are none.
+pub fn toml_files(dir: &str) -> Vec<std::path::PathBuf> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no scenarios in {}", path.display());
+    files
+}
+
+/// The bundled scenarios' names, sorted: what the binary embeds.
+pub fn bundled() -> Vec<String> {
+    scenario::bundled_names().map(str::to_string).collect()
+}
