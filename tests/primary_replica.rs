@@ -3,7 +3,6 @@
 
 mod common;
 
-
 use common::run;
 use locksmith::check::Options;
 use locksmith::properties::Prop;

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use locksmith::algorithms::{dispatch, lock_table, primary_replica, redlock, single_redis, Job};
+use locksmith::algorithms::{client, dispatch, lock_table, primary_replica, redlock, single_redis, Job};
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
@@ -320,8 +320,8 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
                 lock_table::ClientKind::Validity => "validity",
             };
             let window = match p.pause_window {
-                lock_table::PauseWindow::Any => "any",
-                lock_table::PauseWindow::Acquiring => "acquiring",
+                client::PauseWindow::Any => "any",
+                client::PauseWindow::Acquiring => "acquiring",
             };
             set("Clients", p.clients.to_string());
             set("Expiry", boolean(p.expiry));
@@ -347,8 +347,8 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
                 redlock::Fencing::Counter => "counter",
             };
             let window = match p.pause_window {
-                redlock::PauseWindow::Any => "any",
-                redlock::PauseWindow::Acquiring => "acquiring",
+                client::PauseWindow::Any => "any",
+                client::PauseWindow::Acquiring => "acquiring",
             };
             set("Masters", p.masters.to_string());
             set("Clients", p.clients.to_string());

@@ -62,6 +62,26 @@ impl Script {
     }
 }
 
+/// When the adversary may pause a client (`[system] pause_window`): at
+/// any time, or only while it is acquiring (antirez's case: a pause the
+/// elapsed-time check can see).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PauseWindow {
+    Any,
+    Acquiring,
+}
+
+impl PauseWindow {
+    /// The scenario values and the windows they name.
+    pub const CHOICES: [(&'static str, PauseWindow); 2] =
+        [("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)];
+
+    /// Whether a client in `script` may be paused now.
+    pub fn allows(self, script: &Script) -> bool {
+        self == PauseWindow::Any || script.phase == Phase::Acquiring
+    }
+}
+
 /// The lock view of a world whose clients follow a [`Script`]: `script`
 /// picks a node's script out of its state (`None` for non-clients).
 pub fn scripts_view<A: Actor>(state: &WorldState<A>, script: impl Fn(&A::State) -> Option<Script>) -> LockView {

@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{validity_left, Phase, Script};
+use super::client::{validity_left, PauseWindow, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
@@ -38,14 +38,6 @@ pub enum ClientKind {
     /// Measures the insert's round trip and checks the validity left before
     /// it writes; its belief ends when its validity timer reaches zero.
     Validity,
-}
-
-/// When the adversary may pause a client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PauseWindow {
-    Any,
-    /// Only while it waits for its insert's answer.
-    Acquiring,
 }
 
 /// The `[system]` parameters.
@@ -85,11 +77,7 @@ impl Params {
             drift: k.uint("drift", 0, 10, 1)?,
             margin: k.uint("margin", 0, 10, 2)?,
             retry: k.uint("retry", 1, 10, 1)?,
-            pause_window: k.choice(
-                "pause_window",
-                &[("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)],
-                PauseWindow::Any,
-            )?,
+            pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
         };
         k.finish()?;
@@ -368,9 +356,7 @@ impl Actor for Node {
 
     fn may_pause(&self, state: &State) -> bool {
         match (self, state) {
-            (Node::Client(p), State::Client(c)) if p.pause_window == PauseWindow::Acquiring => {
-                c.script.phase == Phase::Acquiring
-            }
+            (Node::Client(p), State::Client(c)) => p.pause_window.allows(&c.script),
             _ => true,
         }
     }

@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{validity_left, Phase, Script};
+use super::client::{validity_left, PauseWindow, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -62,14 +62,6 @@ pub enum Fencing {
     LockValue,
     /// A separate counter service (`INCR`), asked when the lock is won.
     Counter,
-}
-
-/// When the adversary may pause a client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PauseWindow {
-    Any,
-    /// Only while it is acquiring (antirez's case).
-    Acquiring,
 }
 
 /// The `[system]` parameters.
@@ -126,11 +118,7 @@ impl Params {
                 ],
                 Fencing::None,
             )?,
-            pause_window: k.choice(
-                "pause_window",
-                &[("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)],
-                PauseWindow::Any,
-            )?,
+            pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
         };
         k.finish()?;
@@ -453,9 +441,7 @@ impl Actor for Node {
 
     fn may_pause(&self, state: &State) -> bool {
         match (self, state) {
-            (Node::Client(p), State::Client(c)) if p.pause_window == PauseWindow::Acquiring => {
-                c.script.phase == Phase::Acquiring
-            }
+            (Node::Client(p), State::Client(c)) => p.pause_window.allows(&c.script),
             _ => true,
         }
     }
