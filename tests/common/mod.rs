@@ -140,7 +140,9 @@ pub fn toml_files(dir: &str) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// The bundled scenarios' names, sorted: what the binary embeds.
+/// The bundled scenarios' names (what the binary embeds), sorted by name.
 pub fn bundled() -> Vec<String> {
-    scenario::bundled_names().map(str::to_string).collect()
+    let mut names: Vec<String> = scenario::bundled_names().map(str::to_string).collect();
+    names.sort();
+    names
 }
