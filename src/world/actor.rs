@@ -110,6 +110,32 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn persistence(&self) -> &'static str {
         "empty"
     }
+
+    /// A message as the real system writes it, for traces and the
+    /// explorer: a Redis command and its arguments (`SET lock v3 NX PX 4`),
+    /// an answer (`OK`, `nil`), a ZooKeeper call. `names[id]` names nodes.
+    /// The default is the Rust `Debug` text, which no family should ship.
+    fn show_msg(&self, msg: &Self::Msg, _names: &[String]) -> String {
+        format!("{msg:?}")
+    }
+
+    /// A step in the words of the algorithm's description ("Acquire").
+    fn show_step(&self, step: &Self::Step) -> String {
+        format!("{step:?}")
+    }
+
+    /// A timer's name as traces print it ("key expiry").
+    fn show_timer(&self, timer: &Self::Timer) -> String {
+        format!("{timer:?}")
+    }
+
+    /// The node's state as `(field, value)` pairs in the system's words
+    /// (`key` = `v3 (PX 4)`, `phase` = `holding`), ids as names and sets
+    /// as sets; traces diff these pairs. `None`: fall back to the fields
+    /// of the `Debug` text.
+    fn show_state(&self, _state: &Self::State, _names: &[String]) -> Option<Vec<(String, String)>> {
+        None
+    }
 }
 
 /// A sequence of growing values whose order alone matters
