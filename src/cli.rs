@@ -4,9 +4,14 @@
 //! verdict that differs from the expectation is 1 even when another
 //! property is still unknown.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -110,6 +115,11 @@ the memory bound stopped a check before a verdict.")]
         /// for it (to measure it, or to check liveness).
         #[arg(long)]
         no_symmetry: bool,
+        /// Check up to N scenarios at once, N at least 1 [default: the
+        /// number of cores]. Output is the same in any case; --max-memory
+        /// bounds the whole process.
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
     },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
@@ -154,7 +164,12 @@ pub fn main() -> i32 {
             reports,
             no_reports,
             no_symmetry,
+            jobs,
         } => {
+            if jobs == Some(0) {
+                eprintln!("locksmith: --jobs 0 is not allowed; allowed: a whole number of scenarios to check at once, at least 1");
+                return 2;
+            }
             if max_states == Some(0) {
                 eprintln!("locksmith: --max-states 0 is not allowed; allowed: a whole number of states, at least 1");
                 return 2;
@@ -188,7 +203,7 @@ pub fn main() -> i32 {
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
-            check_cmd(&scenarios, all, &opts, format, out, no_symmetry)
+            check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
         }
         Command::Replay { trace } => {
             let r = replay_file(&trace);
@@ -271,6 +286,7 @@ fn check_cmd(
     format: Format,
     reports: Option<&Path>,
     no_symmetry: bool,
+    jobs: Option<usize>,
 ) -> i32 {
     let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
         (true, true) => Ok(scenario::all()),
@@ -302,25 +318,25 @@ fn check_cmd(
         }
     };
     let (mut differ, mut unknown, mut agree) = (0, 0, 0);
-    for sc in &scenarios {
-        let job = CheckJob { opts, format, reports };
-        match dispatch(sc, job) {
-            Ok(Ok(summary)) => {
-                // A definite verdict against the expectation outweighs any
-                // verdict a bound left open (DESIGN.md §9).
-                if summary.differs() {
-                    differ += 1;
-                } else if summary.has_unknown() {
-                    unknown += 1;
-                } else {
-                    agree += 1;
-                }
-            }
-            Ok(Err(e)) | Err(ScenarioError(e)) => {
+    let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut failed = false;
+    in_order(&scenarios, jobs, opts, format, reports, |text, result| {
+        let _ = std::io::stdout().write_all(text.as_bytes());
+        match result {
+            // A definite verdict against the expectation outweighs any
+            // verdict a bound left open (DESIGN.md §9).
+            Ok(summary) if summary.differs() => differ += 1,
+            Ok(summary) if summary.has_unknown() => unknown += 1,
+            Ok(_) => agree += 1,
+            Err(e) => {
                 eprintln!("locksmith: {e}");
-                return 2;
+                failed = true;
             }
         }
+        !failed
+    });
+    if failed {
+        return 2;
     }
     if format == Format::Text && scenarios.len() > 1 {
         say!(
@@ -337,10 +353,101 @@ fn check_cmd(
     }
 }
 
+/// Checks `scenarios` on up to `jobs` threads and hands `emit` each one's
+/// printed text and summary in the scenarios' order, as soon as it and
+/// every scenario before it are done, so the output is the same bytes
+/// whatever the number of jobs. Scenarios are independent checks: this is
+/// where a second core pays off first (`check --all`). `emit` returns
+/// false to stop: scenarios not yet started are skipped. With more than one
+/// job, the per-check progress lines give way to one line naming the
+/// scenarios still running.
+fn in_order(
+    scenarios: &[Scenario],
+    jobs: usize,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    mut emit: impl FnMut(String, Result<Summary, String>) -> bool,
+) {
+    let jobs = jobs.clamp(1, scenarios.len().max(1));
+    let mut quiet = opts.clone();
+    quiet.progress = opts.progress && jobs == 1;
+    let quiet = &quiet;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let running = Mutex::new(BTreeSet::new());
+    let (tx, rx) = mpsc::channel::<(usize, String, Result<Summary, String>)>();
+    thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop, running) = (&next, &stop, &running);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= scenarios.len() || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                lock(running).insert(i);
+                let mut text = String::new();
+                let job = CheckJob {
+                    opts: quiet,
+                    format,
+                    reports,
+                    text: &mut text,
+                };
+                let result = dispatch(&scenarios[i], job).unwrap_or_else(|ScenarioError(e)| Err(e));
+                lock(running).remove(&i);
+                if tx.send((i, text, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = BTreeMap::new();
+        let mut emitted = 0;
+        let mut last = Instant::now();
+        loop {
+            if let Some((text, result)) = done.remove(&emitted) {
+                emitted += 1;
+                if !emit(text, result) {
+                    stop.store(true, Ordering::SeqCst);
+                    return;
+                }
+                continue;
+            }
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok((i, text, result)) => {
+                    done.insert(i, (text, result));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if opts.progress && jobs > 1 && last.elapsed() >= Duration::from_secs(10) {
+                        last = Instant::now();
+                        let now: Vec<&str> = lock(&running).iter().map(|&i| scenarios[i].name.as_str()).collect();
+                        eprintln!(
+                            "locksmith: {} of {} scenarios checked; checking {}",
+                            emitted + done.len(),
+                            scenarios.len(),
+                            now.join(", ")
+                        );
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    });
+}
+
+/// A poisoned lock only means another worker panicked; its set is still
+/// usable for a progress line.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 struct CheckJob<'a> {
     opts: &'a Options,
     format: Format,
     reports: Option<&'a Path>,
+    /// What the check prints, kept until the scenarios before it are out.
+    text: &'a mut String,
 }
 
 impl Job for CheckJob<'_> {
@@ -361,15 +468,22 @@ impl Job for CheckJob<'_> {
             None => None,
         };
         match self.format {
-            Format::Json => say!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?),
-            Format::Text => print_text(&summary, dir.as_deref()),
+            Format::Json => {
+                let _ = writeln!(
+                    self.text,
+                    "{}",
+                    serde_json::to_string(&summary).map_err(|e| e.to_string())?
+                );
+            }
+            Format::Text => print_text(self.text, &summary, dir.as_deref()),
         }
         Ok(summary)
     }
 }
 
-fn print_text(s: &Summary, dir: Option<&Path>) {
-    say!(
+fn print_text(out: &mut String, s: &Summary, dir: Option<&Path>) {
+    let _ = writeln!(
+        out,
         "{}  ({})  {} states ({} generated), depth {}, {:.2} s, fingerprint collision probability {}",
         s.scenario,
         s.algorithm,
@@ -380,7 +494,7 @@ fn print_text(s: &Summary, dir: Option<&Path>) {
         probability(s.fingerprint_collision_probability)
     );
     for note in &s.notes {
-        say!("  note: {note}");
+        let _ = writeln!(out, "  note: {note}");
     }
     for p in &s.properties {
         let expectation = match &p.expected {
@@ -399,7 +513,7 @@ fn print_text(s: &Summary, dir: Option<&Path>) {
             _ => String::new(),
         };
         let line = format!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
-        say!("{}", line.trim_end());
+        let _ = writeln!(out, "{}", line.trim_end());
     }
 }
 

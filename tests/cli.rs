@@ -697,3 +697,61 @@ fn every_committed_trace_replays() {
         assert_eq!(run.code, 0, "{}: {}{}", trace.display(), run.stdout, run.stderr);
     }
 }
+
+/// Scenarios checked on several threads print the same lines in the same
+/// order and write the same bytes as one at a time (wall time aside).
+#[test]
+fn jobs_change_no_output_and_no_report() {
+    let names = [
+        "redis-ttl-gc-pause",
+        "lock-table-crash",
+        "redis-ttl-no-faults",
+        "redis-fencing",
+    ];
+    let run_with = |jobs: &str, tmp: &TempDir| {
+        let reports = tmp.join("reports");
+        let mut args = vec!["check"];
+        args.extend(names);
+        args.extend(["--jobs", jobs]);
+        let run = locksmith(run_dir_args(&args, &reports));
+        assert_eq!(run.code, 0, "--jobs {jobs}: {}{}", run.stdout, run.stderr);
+        let text: Vec<String> = run
+            .stdout
+            .replace(tmp.path().to_str().expect("a UTF-8 temp path"), "TMP")
+            .lines()
+            .map(|l| l.split(", depth").next().unwrap_or(l).to_string())
+            .collect();
+        let files: Vec<(String, Vec<u8>)> = names
+            .iter()
+            .flat_map(|n| report_files(&reports.join(n)))
+            .map(|(p, b)| {
+                (
+                    p.strip_prefix(&reports).expect("under reports").display().to_string(),
+                    b,
+                )
+            })
+            .collect();
+        (text, files)
+    };
+    let (one, two) = (TempDir::new("jobs_1"), TempDir::new("jobs_2"));
+    let (text1, files1) = run_with("1", &one);
+    let (text2, files2) = run_with("2", &two);
+    assert_eq!(text1, text2);
+    assert_eq!(files1.len(), files2.len());
+    for ((p1, b1), (p2, b2)) in files1.iter().zip(&files2) {
+        assert_eq!(p1, p2);
+        let (s1, s2) = (String::from_utf8_lossy(b1), String::from_utf8_lossy(b2));
+        let strip = |s: &str, t: &TempDir| s.replace(t.path().to_str().expect("UTF-8"), "TMP");
+        assert_eq!(
+            strip(&s1, &one),
+            strip(&s2, &two),
+            "{p1} differs between --jobs 1 and 2"
+        );
+    }
+}
+
+#[test]
+fn check_with_zero_jobs_exits_2() {
+    let run = assert_usage_error(&["check", "redis-fencing", "--jobs", "0"]);
+    assert!(run.stderr.contains("--jobs 0"), "{}", run.stderr);
+}
