@@ -16,11 +16,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use locksmith::algorithms::{client, dispatch, lock_table, primary_replica, redlock, single_redis, Job};
+use locksmith::algorithms::{
+    client, coordinator, dispatch, lock_table, primary_replica, redlock, single_redis, token_ring, Job,
+};
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
-use locksmith::world::{Targets, World};
+use locksmith::world::{Recovery, Targets, World};
 use tree_sitter::{Node, Parser};
 
 const TABLE_HEADER: [&str; 6] = [
@@ -389,6 +391,31 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("MinPause", f.min_pause.to_string());
             ("PrimaryReplica.tla", &["min_pause"])
         }
+        "coordinator" => {
+            let p = coordinator::Params::read(sc).map_err(|e| e.to_string())?;
+            let standby = match p.standby {
+                coordinator::Standby::None => "none",
+                coordinator::Standby::NoState => "no-state",
+                coordinator::Standby::Replicated => "replicated",
+            };
+            set("Clients", p.clients.to_string());
+            set("Standby", quoted(standby));
+            set("Recovery", quoted(recovery(f.recovery)));
+            ("Coordinator.tla", &[])
+        }
+        "token-ring" => {
+            let p = token_ring::Params::read(sc).map_err(|e| e.to_string())?;
+            let regenerate = match p.regenerate {
+                token_ring::Regenerate::None => "none",
+                token_ring::Regenerate::Naive => "naive",
+            };
+            set("Nodes", p.nodes.to_string());
+            set("Rings", p.rings.to_string());
+            set("Regenerate", quoted(regenerate));
+            set("Timeout", p.timeout.to_string());
+            set("Recovery", quoted(recovery(f.recovery)));
+            ("TokenRing.tla", &[])
+        }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };
     let faults = [
@@ -411,6 +438,14 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
         ));
     }
     Ok((spec, c))
+}
+
+/// A `[faults] recovery` value as the specs that model it name it.
+fn recovery(r: Recovery) -> &'static str {
+    match r {
+        Recovery::Eventual => "eventual",
+        Recovery::None => "none",
+    }
 }
 
 /// A scenario text with the given `[system]` and `[faults]` lines.

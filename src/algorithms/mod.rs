@@ -4,18 +4,27 @@
 //! [`dispatch`].
 
 pub mod client;
+pub mod coordinator;
 pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
 pub mod resource;
 pub mod single_redis;
+pub mod token_ring;
 
 use crate::properties::{stateright_properties, Lock};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Id, Role, World};
 
 /// The `algorithm` values scenario files may name.
-pub const NAMES: &[&str] = &["lock-table", "primary-replica", "redlock", "single-redis"];
+pub const NAMES: &[&str] = &[
+    "coordinator",
+    "lock-table",
+    "primary-replica",
+    "redlock",
+    "single-redis",
+    "token-ring",
+];
 
 /// Work to do on a scenario's world, whatever its algorithm.
 pub trait Job {
@@ -26,10 +35,12 @@ pub trait Job {
 /// Builds the scenario's world and runs `job` on it.
 pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, ScenarioError> {
     Ok(match scenario.algorithm.as_str() {
+        "coordinator" => job.run(scenario, coordinator::world(scenario)?),
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
         "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
         "redlock" => job.run(scenario, redlock::world(scenario)?),
         "single-redis" => job.run(scenario, single_redis::world(scenario)?),
+        "token-ring" => job.run(scenario, token_ring::world(scenario)?),
         other => {
             return Err(ScenarioError(format!(
                 "{}: algorithm = \"{other}\" is unknown; allowed: {}",

@@ -1,0 +1,503 @@
+----------------------------- MODULE Coordinator -----------------------------
+(***************************************************************************)
+(* The central-server algorithm for mutual exclusion, as Tanenbaum and van *)
+(* Steen state it ("A centralized algorithm", Distributed Systems:         *)
+(* Principles and Paradigms, section 6.3) and Coulouris et al. ("The       *)
+(* central server algorithm", Distributed Systems: Concepts and Design,    *)
+(* section 15.2): one process is the coordinator. A process that wants the *)
+(* lock sends it REQUEST; if no process holds the lock, the coordinator    *)
+(* answers GRANT, and otherwise queues the request (FIFO). The holder      *)
+(* sends RELEASE when it leaves its critical section, and the coordinator  *)
+(* grants the lock to the head of its queue. Three messages per entry; no  *)
+(* clocks. The coordinator is a single point of failure.                   *)
+(*                                                                         *)
+(* Standby = "no-state" | "replicated" adds a standby server (node 1) that *)
+(* takes over when the coordinator fails. The coordinator's queue is in    *)
+(* memory: a coordinator that restarts knows it has lost it and retires,   *)
+(* telling the standby (RESTARTED); the standby takes over and announces   *)
+(* itself to every client (COORDINATOR). A "no-state" standby knows        *)
+(* neither the holder nor the queue. A "replicated" one receives the       *)
+(* coordinator's state (REPLICATE) and acknowledges it (ACK) before every  *)
+(* GRANT: the primary-backup discipline (Budhiraja, Marzullo, Schneider    *)
+(* and Toueg, The Primary-Backup Approach, 1993). A client that learns of  *)
+(* the new coordinator asks again if it is waiting, and repeats its last   *)
+(* RELEASE if it is not in its critical section. Requests carry a fresh    *)
+(* id, and a GRANT the id it answers.                                      *)
+(*                                                                         *)
+(* Clients follow the script of src/algorithms/client.rs: they want the    *)
+(* lock Acquisitions times (for ever when 0); the critical section is one  *)
+(* write to the protected resource (resource.rs).                          *)
+(*                                                                         *)
+(* Mirrors src/algorithms/coordinator.rs in the world of src/world/mod.rs. *)
+(* Actions in the Rust module's order: Acquire, Write (client steps);      *)
+(* ReceiveRequest, ReceiveRelease, ReceiveAck, ReceiveRestarted (at the    *)
+(* coordinator), ReceiveReplicate, Takeover (at the standby);              *)
+(* ReceiveGrant, ReceiveWritten, ReceiveCoordinator (at a client); the     *)
+(* resource's ReceiveWrite; then the world: Tick, Crash, Restart. TLC must *)
+(* find as many distinct states as the Rust checker finds unique states.  *)
+(*   status          Node::status ("Up", "Down"; no pauses modelled)       *)
+(*   net             WorldState::net, one FIFO queue per link              *)
+(*   spent           WorldState::spent.crashes                             *)
+(*   ghost, drawn, history   WorldState::ghost, value, history             *)
+(*   mode, queue, holder, replicating   Server                             *)
+(*   phase, left     Client::script; request: Client::id;                  *)
+(*                   acquired: Client::ghost; coord: Client::coordinator   *)
+(*   max_ghost       Resource::max_ghost (tokens are always 0 here)        *)
+(* No timers: nothing here sets one, so Tick is enabled only on a network  *)
+(* with bounded delay, where messages age. A crashed node keeps its state  *)
+(* for the restart. Not modelled: pauses, drift, clock jumps, partitions,  *)
+(* loss, duplication, reordering. World section: the part marked "The      *)
+(* world" is the same in every spec; it moves to specs/World.tla when that *)
+(* module exists.                                                          *)
+(***************************************************************************)
+EXTENDS Integers, Sequences, FiniteSets
+
+CONSTANTS
+    Clients,       \* [system] clients
+    Standby,       \* [system] standby: "none", "no-state" or "replicated"
+    Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
+    MaxDelay,      \* [faults] max_delay, or the model value Async when omitted
+    Crashes,       \* [faults] crashes
+    Pauses,        \* [faults] pauses (0: not modelled)
+    MaxPause,      \* [faults] max_pause
+    Targets,       \* [faults] targets: "all", "clients" or "servers"
+    Recovery,      \* [faults] recovery: "eventual" or "none"
+    None           \* a model value: no holder
+
+ASSUME /\ Clients \in 1..4 /\ Standby \in {"none", "no-state", "replicated"}
+       /\ Acquisitions \in 0..5 /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
+       /\ Crashes \in 0..3 /\ Pauses = 0
+       /\ Targets \in {"all", "clients", "servers"} /\ Recovery \in {"eventual", "none"}
+
+HasStandby == Standby # "none"
+Coord == 0
+Backup == 1
+Servers == IF HasStandby THEN {Coord, Backup} ELSE {Coord}
+FirstClient == IF HasStandby THEN 2 ELSE 1
+ClientIds == FirstClient..FirstClient + Clients - 1
+Resource == FirstClient + Clients
+Nodes == 0..Resource
+Links == Nodes \X Nodes
+Bounded == MaxDelay \in Nat
+
+Targeted(n) == \/ Targets = "all" /\ n # Resource
+               \/ Targets = "clients" /\ n \in ClientIds
+               \/ Targets = "servers" /\ n \in Servers
+
+VARIABLES
+    status,       \* status[n] \in {"Up", "Down"}
+    net,          \* net[<<src, dst>>]: messages in flight, send order
+    spent,        \* crashes spent
+    ghost,        \* the last ghost number drawn (numbers acquisitions)
+    drawn,        \* the last request id drawn (Out::fresh_value)
+    history,      \* ghost flags raised: "StaleWrite"
+    mode,         \* mode[s]: "Coordinator", "Standby" or "Retired"
+    queue,        \* queue[s]: waiting requests [client, id], oldest first
+    holder,       \* holder[s]: None or the granted [client, id, ghost]
+    replicating,  \* replicating[s]: the holder's GRANT waits for the ACK
+    phase,        \* phase[c]: "Want", "Acquiring", "Holding", "Writing", "Done"
+    left,         \* left[c]: acquisitions still to make
+    request,      \* request[c]: the current (with a standby, last) request id; 0: none
+    acquired,     \* acquired[c]: the ghost number of c's grant
+    coord,        \* coord[c]: the server c believes is the coordinator
+    max_ghost     \* the resource: the latest acquisition a write was accepted under
+
+serverVars == <<mode, queue, holder, replicating>>
+clientVars == <<phase, left, request, acquired, coord>>
+vars == <<status, net, spent, ghost, drawn, history, mode, queue, holder, replicating,
+          phase, left, request, acquired, coord, max_ghost>>
+
+-----------------------------------------------------------------------------
+(* The world: the network, as World::apply handles an actor's sends.       *)
+
+Up(n) == status[n] = "Up"
+
+\* A message sent to a crashed node is dropped.
+Sent(q, src, dst, m) ==
+    IF status[dst] = "Down" THEN q
+    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
+
+Deliverable(src, dst) == Up(dst) /\ net[<<src, dst>>] # <<>>
+Msg(src, dst) == Head(net[<<src, dst>>]).msg
+Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
+
+-----------------------------------------------------------------------------
+(* The script (client.rs) and the lock view (properties.rs).               *)
+
+Holding == {c \in ClientIds : status[c] # "Down" /\ phase[c] \in {"Holding", "Writing"}}
+Wanting == {c \in ClientIds : status[c] # "Down" /\ phase[c] \in {"Want", "Acquiring"}}
+
+Released(c) ==
+    IF Acquisitions = 0
+    THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
+         /\ UNCHANGED left
+    ELSE /\ left' = [left EXCEPT ![c] = @ - 1]
+         /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
+
+-----------------------------------------------------------------------------
+(* Client steps. Write is urgent; Acquire is not (a client comes to want   *)
+(* the lock at any moment), but it is weakly fair.                         *)
+
+\* Acquire: REQUEST with a fresh id, to the coordinator the client knows.
+Acquire(c) ==
+    LET v == drawn + 1 IN
+    /\ Up(c) /\ phase[c] = "Want"
+    /\ drawn' = v
+    /\ request' = [request EXCEPT ![c] = v]
+    /\ net' = Sent(net, c, coord[c], [type |-> "Request", id |-> v])
+    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
+    /\ UNCHANGED <<status, spent, ghost, history, serverVars, left, acquired, coord, max_ghost>>
+
+\* Write: the critical section's write (no fencing token: 0).
+Write(c) ==
+    /\ Up(c) /\ phase[c] = "Holding"
+    /\ net' = Sent(net, c, Resource, [type |-> "Write", ghost |-> acquired[c]])
+    /\ phase' = [phase EXCEPT ![c] = "Writing"]
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, left, request,
+                   acquired, coord, max_ghost>>
+
+HasUrgentStep(n) == n \in ClientIds /\ phase[n] = "Holding"
+
+-----------------------------------------------------------------------------
+(* The servers (server_receive). The first coordinator replicates when     *)
+(* Standby = "replicated"; a standby that took over has no standby.        *)
+
+Replicates(s) == Standby = "replicated" /\ s = Coord
+
+\* grant_next: if the lock is free (holder h) and a request waits (queue
+\* q), grant the head: a new ghost number; with replication, REPLICATE
+\* first and GRANT on the ACK. q0: the network so far.
+GrantNext(s, h, q, q0, replicate) ==
+    IF h = None /\ q # <<>>
+    THEN LET r == Head(q)
+             g == ghost + 1
+             hh == [client |-> r.client, id |-> r.id, ghost |-> g]
+         IN /\ ghost' = g
+            /\ holder' = [holder EXCEPT ![s] = hh]
+            /\ queue' = [queue EXCEPT ![s] = Tail(q)]
+            /\ IF replicate
+               THEN /\ replicating' = [replicating EXCEPT ![s] = TRUE]
+                    /\ net' = Sent(q0, s, Backup, [type |-> "Replicate", holder |-> hh, queue |-> Tail(q)])
+               ELSE /\ net' = Sent(q0, s, r.client, [type |-> "Grant", id |-> r.id, ghost |-> g])
+                    /\ UNCHANGED replicating
+    ELSE /\ holder' = [holder EXCEPT ![s] = h]
+         /\ queue' = [queue EXCEPT ![s] = q]
+         /\ net' = q0
+         /\ UNCHANGED <<ghost, replicating>>
+
+Served(s, src, type) == Deliverable(src, s) /\ mode[s] = "Coordinator" /\ Msg(src, s).type = type
+
+\* ReceiveRequest: the holder asking again for the same request (it learned
+\* of a new coordinator before its grant arrived) is granted again; the
+\* holder asking with a new request has released; otherwise queue the
+\* request (once), and grant if the lock is free.
+ReceiveRequest(src, s) ==
+    LET v == Msg(src, s).id
+        r == [client |-> src, id |-> v]
+        h == holder[s]
+        same == h # None /\ h.client = src /\ h.id = v
+        h1 == IF h # None /\ h.client = src /\ ~replicating[s] THEN None ELSE h
+        q1 == IF \E i \in 1..Len(queue[s]) : queue[s][i] = r THEN queue[s]
+              ELSE Append(SelectSeq(queue[s], LAMBDA x : x.client # src), r)
+    IN
+    /\ Served(s, src, "Request")
+    /\ IF same
+       THEN /\ net' = IF replicating[s] THEN Pop(src, s)
+                      ELSE Sent(Pop(src, s), s, src, [type |-> "Grant", id |-> v, ghost |-> h.ghost])
+            /\ UNCHANGED <<ghost, queue, holder, replicating>>
+       ELSE GrantNext(s, h1, q1, Pop(src, s), Replicates(s))
+    /\ UNCHANGED <<status, spent, drawn, history, mode, clientVars, max_ghost>>
+
+\* ReceiveRelease: the holder's release frees the lock for the head of the
+\* queue; any other release is ignored.
+ReceiveRelease(src, s) ==
+    LET h == holder[s] IN
+    /\ Served(s, src, "Release")
+    /\ IF h # None /\ h.client = src /\ h.id = Msg(src, s).id /\ ~replicating[s]
+       THEN GrantNext(s, None, queue[s], Pop(src, s), Replicates(s))
+       ELSE /\ net' = Pop(src, s)
+            /\ UNCHANGED <<ghost, queue, holder, replicating>>
+    /\ UNCHANGED <<status, spent, drawn, history, mode, clientVars, max_ghost>>
+
+\* ReceiveAck: the standby has the state; GRANT.
+ReceiveAck(src, s) ==
+    LET h == holder[s] IN
+    /\ Served(s, src, "Ack")
+    /\ IF h # None /\ replicating[s] /\ h.id = Msg(src, s).id
+       THEN /\ replicating' = [replicating EXCEPT ![s] = FALSE]
+            /\ net' = Sent(Pop(src, s), s, h.client, [type |-> "Grant", id |-> h.id, ghost |-> h.ghost])
+       ELSE /\ net' = Pop(src, s)
+            /\ UNCHANGED replicating
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, mode, queue, holder, clientVars, max_ghost>>
+
+\* ReceiveRestarted at the coordinator: the standby restarted empty; send
+\* it the state again.
+ReceiveRestarted(src, s) ==
+    /\ Served(s, src, "Restarted")
+    /\ net' = IF Replicates(s)
+              THEN Sent(Pop(src, s), s, Backup, [type |-> "Replicate", holder |-> holder[s], queue |-> queue[s]])
+              ELSE Pop(src, s)
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+
+\* ReceiveReplicate at the standby: keep the copy, ACK it.
+ReceiveReplicate(src, s) ==
+    LET m == Msg(src, s) IN
+    /\ Deliverable(src, s) /\ mode[s] = "Standby" /\ m.type = "Replicate"
+    /\ holder' = [holder EXCEPT ![s] = m.holder]
+    /\ queue' = [queue EXCEPT ![s] = m.queue]
+    /\ net' = Sent(Pop(src, s), s, src, [type |-> "Ack", id |-> IF m.holder = None THEN 0 ELSE m.holder.id])
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, mode, replicating, clientVars, max_ghost>>
+
+\* Takeover: the coordinator restarted without its memory. Serve from the
+\* copy (none without replication), tell every client COORDINATOR, and
+\* grant if the lock is free.
+Takeover(src, s) ==
+    LET q0 == Pop(src, s)
+        q1 == [l \in Links |->
+                 IF l[1] = s /\ l[2] \in ClientIds /\ status[l[2]] # "Down"
+                 THEN Append(q0[l], [msg |-> [type |-> "Coordinator"], age |-> 0])
+                 ELSE q0[l]]
+    IN
+    /\ Deliverable(src, s) /\ mode[s] = "Standby" /\ Msg(src, s).type = "Restarted"
+    /\ mode' = [mode EXCEPT ![s] = "Coordinator"]
+    /\ GrantNext(s, holder[s], queue[s], q1, FALSE)
+    /\ UNCHANGED <<status, spent, drawn, history, clientVars, max_ghost>>
+
+-----------------------------------------------------------------------------
+(* The client's handlers (client_receive).                                 *)
+
+\* ReceiveGrant: a GRANT of the current request; the lock is ours.
+ReceiveGrant(src, c) ==
+    LET m == Msg(src, c) IN
+    /\ Deliverable(src, c) /\ m.type = "Grant"
+    /\ IF phase[c] = "Acquiring" /\ m.id = request[c]
+       THEN /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
+            /\ phase' = [phase EXCEPT ![c] = "Holding"]
+       ELSE UNCHANGED <<acquired, phase>>
+    /\ net' = Pop(src, c)
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, left, request, coord, max_ghost>>
+
+\* ReceiveWritten: the critical section is over; RELEASE (no answer
+\* expected). Only a client that may meet a new coordinator keeps its
+\* last request id.
+ReceiveWritten(src, c) ==
+    /\ Deliverable(src, c) /\ Msg(src, c).type = "Accepted"
+    /\ IF phase[c] = "Writing"
+       THEN /\ net' = Sent(Pop(src, c), c, coord[c], [type |-> "Release", id |-> request[c]])
+            /\ acquired' = [acquired EXCEPT ![c] = 0]
+            /\ request' = IF HasStandby THEN request ELSE [request EXCEPT ![c] = 0]
+            /\ Released(c)
+       ELSE /\ net' = Pop(src, c)
+            /\ UNCHANGED <<acquired, request, phase, left>>
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, coord, max_ghost>>
+
+\* ReceiveCoordinator: ask the new coordinator again, or repeat the last
+\* release.
+ReceiveCoordinator(src, c) ==
+    LET q0 == Pop(src, c) IN
+    /\ Deliverable(src, c) /\ Msg(src, c).type = "Coordinator"
+    /\ coord' = [coord EXCEPT ![c] = src]
+    /\ net' = CASE phase[c] = "Acquiring" ->
+                     Sent(q0, c, src, [type |-> "Request", id |-> request[c]])
+              [] phase[c] \in {"Want", "Done"} /\ request[c] # 0 ->
+                     Sent(q0, c, src, [type |-> "Release", id |-> request[c]])
+              [] OTHER -> q0
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, phase, left, request,
+                   acquired, max_ghost>>
+
+\* The resource (resource.rs), without fencing.
+ReceiveWrite(src) ==
+    LET m == Msg(src, Resource) IN
+    /\ Deliverable(src, Resource) /\ m.type = "Write"
+    /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
+    /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
+    /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<status, spent, ghost, drawn, serverVars, clientVars>>
+
+\* What a node's handlers look at; it drops anything else unread.
+Takes(src, dst) ==
+    LET t == Msg(src, dst).type IN
+    CASE dst = Resource -> t = "Write"
+      [] dst \in ClientIds -> t \in {"Grant", "Accepted", "Coordinator"}
+      [] mode[dst] = "Coordinator" -> t \in {"Request", "Release", "Ack", "Restarted"}
+      [] mode[dst] = "Standby" -> t \in {"Replicate", "Restarted"}
+      [] OTHER -> FALSE
+
+Discard(src, dst) ==
+    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
+    /\ net' = Pop(src, dst)
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+
+Deliver(src, dst) ==
+    \/ dst \in Servers /\ \/ ReceiveRequest(src, dst) \/ ReceiveRelease(src, dst)
+                          \/ ReceiveAck(src, dst) \/ ReceiveRestarted(src, dst)
+                          \/ ReceiveReplicate(src, dst) \/ Takeover(src, dst)
+    \/ dst \in ClientIds /\ \/ ReceiveGrant(src, dst) \/ ReceiveWritten(src, dst)
+                            \/ ReceiveCoordinator(src, dst)
+    \/ dst = Resource /\ ReceiveWrite(src)
+    \/ Discard(src, dst)
+
+-----------------------------------------------------------------------------
+(* The world (src/world/mod.rs): time, crashes, restarts.                  *)
+
+\* No timers: time matters only to messages ageing on a network with
+\* bounded delay, and cannot pass an urgent step or a message that is due.
+TimeBlocked ==
+    \/ \E n \in Nodes : Up(n) /\ HasUrgentStep(n)
+    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
+                      net[l][i].age >= MaxDelay /\ Up(l[2])
+
+TimeMatters == Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
+
+Tick ==
+    /\ ~TimeBlocked /\ TimeMatters
+    /\ net' = [l \in Links |->
+                 [i \in 1..Len(net[l]) |->
+                    [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
+    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+
+\* Fault: a node stops; messages to it are dropped. Its state stays for
+\* the restart.
+Crash(n) ==
+    /\ Targeted(n) /\ status[n] # "Down" /\ spent < Crashes
+    /\ status' = [status EXCEPT ![n] = "Down"]
+    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
+    /\ spent' = spent + 1
+    /\ UNCHANGED <<ghost, drawn, history, serverVars, clientVars, max_ghost>>
+
+\* Restart: the coordinator comes back knowing it lost its queue and
+\* retires (with a standby, it says RESTARTED to it); the standby comes
+\* back with no copy and says RESTARTED to the coordinator; a client
+\* starts afresh, believing node 0 is the coordinator.
+Restart(n) ==
+    /\ status[n] = "Down"
+    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ CASE n = Coord ->
+              /\ mode' = [mode EXCEPT ![n] = "Retired"]
+              /\ queue' = [queue EXCEPT ![n] = <<>>]
+              /\ holder' = [holder EXCEPT ![n] = None]
+              /\ replicating' = [replicating EXCEPT ![n] = FALSE]
+              /\ net' = IF HasStandby THEN Sent(net, n, Backup, [type |-> "Restarted"]) ELSE net
+              /\ UNCHANGED clientVars
+         [] n \in Servers ->
+              /\ mode' = [mode EXCEPT ![n] = "Standby"]
+              /\ queue' = [queue EXCEPT ![n] = <<>>]
+              /\ holder' = [holder EXCEPT ![n] = None]
+              /\ replicating' = [replicating EXCEPT ![n] = FALSE]
+              /\ net' = Sent(net, n, Coord, [type |-> "Restarted"])
+              /\ UNCHANGED clientVars
+         [] OTHER ->
+              /\ phase' = [phase EXCEPT ![n] = "Want"]
+              /\ left' = [left EXCEPT ![n] = Acquisitions]
+              /\ request' = [request EXCEPT ![n] = 0]
+              /\ acquired' = [acquired EXCEPT ![n] = 0]
+              /\ coord' = [coord EXCEPT ![n] = Coord]
+              /\ UNCHANGED <<serverVars, net>>
+    /\ UNCHANGED <<spent, ghost, drawn, history, max_ghost>>
+
+-----------------------------------------------------------------------------
+
+Init ==
+    /\ status = [n \in Nodes |-> "Up"]
+    /\ net = [l \in Links |-> <<>>]
+    /\ spent = 0
+    /\ ghost = 0
+    /\ drawn = 0
+    /\ history = {}
+    /\ mode = [s \in Servers |-> IF s = Coord THEN "Coordinator" ELSE "Standby"]
+    /\ queue = [s \in Servers |-> <<>>]
+    /\ holder = [s \in Servers |-> None]
+    /\ replicating = [s \in Servers |-> FALSE]
+    /\ phase = [c \in ClientIds |-> "Want"]
+    /\ left = [c \in ClientIds |-> Acquisitions]
+    /\ request = [c \in ClientIds |-> 0]
+    /\ acquired = [c \in ClientIds |-> 0]
+    /\ coord = [c \in ClientIds |-> Coord]
+    /\ max_ghost = 0
+
+Next ==
+    \/ Tick
+    \/ \E c \in ClientIds : Acquire(c) \/ Write(c)
+    \/ \E src, dst \in Nodes : Deliver(src, dst)
+    \/ \E n \in Nodes : Restart(n)
+    \/ \E n \in Nodes : Crash(n)
+
+\* DESIGN.md section 5: weak fairness for each delivery, each client's
+\* steps, Tick, and Restart unless recovery = "none". Faults never.
+Fairness ==
+    /\ WF_vars(Tick)
+    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Write(c))
+    /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
+    /\ Recovery = "eventual" => \A n \in Nodes : WF_vars(Restart(n))
+
+Spec == Init /\ [][Next]_vars /\ Fairness
+
+-----------------------------------------------------------------------------
+(* Renumbering (src/world/ranks.rs): ghost numbers and request ids are     *)
+(* only compared, so Rust replaces each by its rank among the values of    *)
+(* its kind present, after every action; VIEW RankedVars counts the same.  *)
+
+Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
+
+InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+Replicas == {m \in InFlight : m.type = "Replicate"}
+HoldersIn == {holder[s] : s \in Servers} \cup {m.holder : m \in Replicas}
+Held == {h \in HoldersIn : h # None}
+QueuedIds == UNION {{queue[s][i].id : i \in 1..Len(queue[s])} : s \in Servers}
+               \cup UNION {{m.queue[i].id : i \in 1..Len(m.queue)} : m \in Replicas}
+
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds} \cup {h.ghost : h \in Held}
+      \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Grant", "Write"}}}
+
+IdValues ==
+    {0, drawn} \cup {request[c] : c \in ClientIds} \cup {h.id : h \in Held} \cup QueuedIds
+      \cup {m.id : m \in {x \in InFlight : x.type \in {"Request", "Grant", "Release", "Ack"}}}
+
+RankedVars ==
+    LET G == GhostValues
+        V == IdValues
+        rg(g) == Rank(g, G)
+        rv(v) == Rank(v, V)
+        rh(h) == IF h = None THEN None ELSE [h EXCEPT !.id = rv(@), !.ghost = rg(@)]
+        rq(q) == [i \in 1..Len(q) |-> [q[i] EXCEPT !.id = rv(@)]]
+        msg(m) == CASE m.type \in {"Request", "Release", "Ack"} -> [m EXCEPT !.id = rv(@)]
+                    [] m.type = "Grant" -> [m EXCEPT !.id = rv(@), !.ghost = rg(@)]
+                    [] m.type = "Write" -> [m EXCEPT !.ghost = rg(@)]
+                    [] m.type = "Replicate" -> [m EXCEPT !.holder = rh(@), !.queue = rq(@)]
+                    [] OTHER -> m
+    IN  <<status,
+          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
+          spent, rg(ghost), rv(drawn), history,
+          mode, [s \in Servers |-> rq(queue[s])], [s \in Servers |-> rh(holder[s])], replicating,
+          phase, left, [c \in ClientIds |-> rv(request[c])], [c \in ClientIds |-> rg(acquired[c])],
+          coord, rg(max_ghost)>>
+
+-----------------------------------------------------------------------------
+(* Properties (src/properties.rs), over the lock view.                     *)
+
+TypeOK ==
+    /\ status \in [Nodes -> {"Up", "Down"}]
+    /\ spent \in 0..Crashes
+    /\ history \subseteq {"StaleWrite"}
+    /\ mode \in [Servers -> {"Coordinator", "Standby", "Retired"}]
+    /\ replicating \in [Servers -> BOOLEAN]
+    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Done"}]
+    /\ coord \in [ClientIds -> Servers]
+
+MutualExclusion == Cardinality(Holding) <= 1
+
+NoStaleWrite == "StaleWrite" \notin history
+
+\* A RELEASE frees only the holder's own request: the flag is never raised.
+NoForeignRelease == TRUE
+
+Granted(c) == c \in Wanting /\ c \notin Wanting'
+
+DeadlockFreedom ==
+    []<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars
+
+StarvationFreedom ==
+    \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+
+=============================================================================
