@@ -175,10 +175,11 @@ pub mod show {
     }
 
     /// A client's script: its phase, and the acquisitions still to make
-    /// when the scenario counts them.
+    /// when the scenario counts them (a client that loops for ever keeps
+    /// `left` at 0 and is never done).
     pub fn script(s: &Script) -> Vec<(String, String)> {
         let mut out = vec![field("phase", s.phase.word())];
-        if s.left > 0 {
+        if s.left > 0 || s.phase == super::Phase::Done {
             out.push(field("acquisitions left", s.left));
         }
         out
