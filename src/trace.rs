@@ -14,6 +14,7 @@ use crate::algorithms::{dispatch, Job};
 use crate::check::graph::fingerprint;
 use crate::check::Counterexample;
 use crate::properties::{acquired, safe, view, Lock, Prop};
+use crate::report::story::Story;
 use crate::scenario::{self, Scenario};
 use crate::world::{Action, Actor, World, WorldState};
 
@@ -45,16 +46,19 @@ pub struct TraceFile {
 
 impl TraceFile {
     pub fn new<A: Actor>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>) -> TraceFile {
-        let record = |a: &Action<A>| StepRecord {
-            does: world.describe(a),
-            action: serde_json::to_value(a).unwrap_or(serde_json::Value::Null),
-        };
-        let mut steps: Vec<StepRecord> = cx.prefix.iter().map(record).collect();
-        let loop_start = cx.cycle.as_ref().map(|c| {
-            let at = steps.len();
-            steps.extend(c.iter().map(record));
-            at
-        });
+        // `does` names values as trace.md does (see `Story`); `action` is
+        // what replay reads, the values as the model numbers them.
+        let story = Story::new(world, cx);
+        let steps: Vec<StepRecord> = story
+            .actions
+            .iter()
+            .zip(&story.shown_actions)
+            .map(|(a, shown)| StepRecord {
+                does: world.describe(shown),
+                action: serde_json::to_value(a).unwrap_or(serde_json::Value::Null),
+            })
+            .collect();
+        let loop_start = story.loop_at;
         TraceFile {
             format: FORMAT.into(),
             scenario: sc.name.clone(),

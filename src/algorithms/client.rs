@@ -99,6 +99,93 @@ pub fn scripts_view<A: Actor>(state: &WorldState<A>, script: impl Fn(&A::State) 
     v
 }
 
+// Traces (issue 8 item 6): how every family shows what its clients hold.
+
+impl Phase {
+    /// The phase in plain words, as traces print it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Phase::Want => "wants",
+            Phase::Acquiring => "acquiring",
+            Phase::Holding => "holds",
+            Phase::Writing => "writing",
+            Phase::Releasing => "releasing",
+            Phase::Done => "done",
+        }
+    }
+}
+
+/// Words for traces, shared by the families' `show_*` hooks.
+pub mod show {
+    use super::Script;
+    use crate::world::Id;
+
+    /// A `(field, value)` pair of `Actor::show_state`.
+    pub fn field(name: &str, value: impl ToString) -> (String, String) {
+        (name.to_string(), value.to_string())
+    }
+
+    /// A lock value (`Out::fresh_value`): `v3`, or `none` for 0.
+    pub fn value(v: u32) -> String {
+        if v == 0 {
+            "none".into()
+        } else {
+            format!("v{v}")
+        }
+    }
+
+    /// A ghost acquisition number: `#2`, or `none` for 0.
+    pub fn ghost(g: u32) -> String {
+        if g == 0 {
+            "none".into()
+        } else {
+            format!("#{g}")
+        }
+    }
+
+    /// A fencing token: the number, or `none` for 0.
+    pub fn token(t: u32) -> String {
+        if t == 0 {
+            "none".into()
+        } else {
+            t.to_string()
+        }
+    }
+
+    pub fn yes(b: bool) -> &'static str {
+        if b {
+            "yes"
+        } else {
+            "no"
+        }
+    }
+
+    /// A set of nodes, by name: `{s1, s3}`.
+    pub fn set(ids: impl IntoIterator<Item = Id>, names: &[String]) -> String {
+        let names: Vec<&str> = ids
+            .into_iter()
+            .map(|i| names.get(i).map_or("?", String::as_str))
+            .collect();
+        format!("{{{}}}", names.join(", "))
+    }
+
+    /// The nodes of a bit mask over ids, as a set.
+    pub fn mask(mask: u64, names: &[String]) -> String {
+        set((0..64).filter(|i| mask & (1 << i) != 0), names)
+    }
+
+    /// A client's script: its phase, and the acquisitions still to make
+    /// when the scenario counts them (a client that loops for ever keeps
+    /// `left` at 0 and is never done).
+    pub fn script(s: &Script) -> Vec<(String, String)> {
+        let mut out = vec![field("phase", s.phase.word())];
+        if s.left > 0 || s.phase == super::Phase::Done {
+            out.push(field("acquisitions left", s.left));
+        }
+        out
+    }
+}
+
 /// The validity a client computes when it is granted the lock (Redlock's
 /// step 3, used by every validity client): `ttl − (T2 − T1) − drift`, with
 /// `elapsed` its stopwatch from the request (`None`, a stopped or unknown

@@ -135,7 +135,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, validity_left, Phase, Script};
+use super::client::{scripts_view, show, validity_left, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -745,6 +745,120 @@ impl Actor for Node {
             Node::Sentinel(_) => "with its configuration file",
             _ => "empty",
         }
+    }
+
+    // Traces (issue 8 item 6): Redis commands and replies, the replication
+    // stream and Sentinel's commands, nodes by name.
+
+    fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
+        let p = self.params();
+        let v = |v: &u32| show::value(*v);
+        let name = |id: &Id| names.get(*id).map_or("?", String::as_str);
+        let rdb = |key: &Option<Key>, px: &u8| match key {
+            Some(k) => format!("SET lock {} PXAT now+{px}", v(&k.value)),
+            None => "DEL lock".into(),
+        };
+        match msg {
+            Msg::SetNxPx { value } if p.replication == Replication::Wait => {
+                format!("SET lock {} NX PX {}; WAIT 1 {}", v(value), p.ttl, p.wait_timeout)
+            }
+            Msg::SetNxPx { value } => format!("SET lock {} NX PX {}", v(value), p.ttl),
+            Msg::CompareAndDelete { value } => format!("EVAL compare-and-delete lock {}", v(value)),
+            Msg::Granted { value, .. } if p.replication == Replication::Wait => {
+                format!("OK, (integer) 1 ({})", v(value))
+            }
+            Msg::Granted { value, .. } => format!("OK ({})", v(value)),
+            Msg::Refused { value } => format!("nil ({})", v(value)),
+            Msg::WaitTimedOut { value } => format!("OK, (integer) 0 ({})", v(value)),
+            Msg::Released { value } => format!("EVAL done ({})", v(value)),
+            Msg::Replicate { key, px } => format!("replication stream: {}", rdb(key, px)),
+            Msg::Sync => "PSYNC ? -1".into(),
+            Msg::FullSync { key: None, .. } => "+FULLRESYNC, empty dataset".into(),
+            Msg::FullSync { key, px } => format!("+FULLRESYNC, dataset: {}", rdb(key, px)),
+            Msg::Ack => "REPLCONF ACK".into(),
+            Msg::Ping => "PING".into(),
+            Msg::Restarted => "restarted empty, which primary?".into(),
+            Msg::ReplicaOf { primary } => format!("REPLICAOF {}", name(primary)),
+            Msg::Promote => "REPLICAOF NO ONE".into(),
+            Msg::Promoted => "role:master".into(),
+            Msg::NewPrimary { id } => format!("+switch-master {}", name(id)),
+            Msg::Resource(m) => m.show(&show::token),
+        }
+    }
+
+    fn show_step(&self, step: &Step) -> String {
+        match step {
+            Step::Acquire => "asks for the lock",
+            Step::Check => "checks its validity",
+            Step::Write => "writes to the resource",
+            Step::Replicate => "ships the key to its replica",
+        }
+        .into()
+    }
+
+    fn show_timer(&self, timer: &Timer) -> String {
+        match timer {
+            Timer::KeyExpiry => "key TTL".into(),
+            Timer::Ping => "ping interval".into(),
+            // Clients are c1.. from FIRST_CLIENT on (see `world`).
+            Timer::WaitTimeout { client } => format!("WAIT timeout of c{}", client + 1 - FIRST_CLIENT),
+            Timer::DownAfter => "down-after".into(),
+            Timer::Retry => "back-off".into(),
+            Timer::Timeout => "request timeout".into(),
+            Timer::Validity => "validity timer".into(),
+        }
+    }
+
+    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        let name = |id: Id| names.get(id).map_or("?", String::as_str).to_string();
+        Some(match state {
+            State::Redis(r) => {
+                let role = match r.standing {
+                    Standing::Primary { replica: Some(to) } => format!("primary of {}", name(to)),
+                    Standing::Primary { replica: None } => "primary, no replica".into(),
+                    Standing::Detached => "detached, waits for the Sentinel".into(),
+                    Standing::Syncing { primary } => format!("syncing from {}", name(primary)),
+                    Standing::Streaming { primary } => format!("replica of {}", name(primary)),
+                };
+                let mut out = vec![
+                    show::field("role", role),
+                    show::field("lock", r.key.map_or("none".into(), |k| show::value(k.value))),
+                    show::field("unshipped write", show::yes(r.unshipped)),
+                ];
+                if self.wait() {
+                    out.push(show::field("unacknowledged shipments", r.unacked));
+                    let waiting: Vec<String> = r
+                        .waiting
+                        .iter()
+                        .map(|w| match w.shipment {
+                            0 => format!("{} ({}, not shipped)", name(w.client), show::value(w.value)),
+                            k => format!("{} ({}, shipment {k})", name(w.client), show::value(w.value)),
+                        })
+                        .collect();
+                    out.push(show::field("blocked WAITs", format!("{{{}}}", waiting.join(", "))));
+                }
+                out
+            }
+            State::Sentinel(s) => vec![show::field(
+                "failover",
+                match s {
+                    Sentinel::Monitoring => "none yet",
+                    Sentinel::Promoting => "promoting replica",
+                    Sentinel::Switched => "done",
+                },
+            )],
+            State::Client(c) => {
+                let mut out = show::script(&c.script);
+                out.push(show::field("talks to", name(c.primary)));
+                out.push(show::field("value", show::value(c.value)));
+                if self.validity() {
+                    out.push(show::field("validity checked", show::yes(c.checked)));
+                }
+                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out
+            }
+            State::Resource(r) => r.show(None),
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::client::show;
 use crate::properties::STALE_WRITE;
 use crate::world::{Actor, Out, Seq};
 
@@ -69,5 +70,40 @@ impl ResourceMsg {
                 visit(Seq::Token, token);
             }
         }
+    }
+}
+
+// Traces (issue 8 item 6).
+
+impl ResourceMsg {
+    /// A write and its answer in words: `write (token 5, acquisition #2)`,
+    /// `accepted`. `token` shows a fencing token (a number, or a lock value
+    /// where lock values fence); 0 means no token.
+    pub fn show(&self, token: &dyn Fn(u32) -> String) -> String {
+        match self {
+            ResourceMsg::Write { token: 0, ghost } => format!("write (acquisition {})", show::ghost(*ghost)),
+            ResourceMsg::Write { token: t, ghost } => {
+                format!("write (token {}, acquisition {})", token(*t), show::ghost(*ghost))
+            }
+            ResourceMsg::Accepted => "accepted".into(),
+            ResourceMsg::Rejected => "rejected: token too old".into(),
+        }
+    }
+}
+
+impl Resource {
+    /// The resource's state in words; `token` as in [`ResourceMsg::show`],
+    /// `None` without fencing.
+    pub fn show(&self, token: Option<&dyn Fn(u32) -> String>) -> Vec<(String, String)> {
+        let mut out = vec![show::field("latest acquisition written", show::ghost(self.max_ghost))];
+        if let Some(token) = token {
+            let t = if self.max_token == 0 {
+                "none".into()
+            } else {
+                token(self.max_token)
+            };
+            out.push(show::field("highest token", t));
+        }
+        out
     }
 }

@@ -1,7 +1,7 @@
 //! "What changed" between two states, for the step table of `trace.md`.
-//! Actor states are diffed through their `Debug` text, flattened into
-//! `field.path = value` leaves, so every algorithm gets readable diffs
-//! without writing any display code.
+//! A family shows its states as `(field, value)` pairs (`Actor::show_state`),
+//! diffed by [`fields`]. A program that shows none is diffed through its
+//! `Debug` text, flattened into `field.path = value` leaves ([`changes`]).
 
 /// Flattens compact `Debug` output (`Client(Client { script: Script {
 /// phase: Want, left: 1 }, token: 0 })`) into `(path, value)` leaves
@@ -175,6 +175,26 @@ pub fn changes(before: &str, after: &str) -> Vec<String> {
     out
 }
 
+/// The changes from `before` to `after`, two lists of `(field, value)`
+/// pairs: `field old → new` for a changed value, `field value` for a new
+/// field, `field gone` for one that is no longer shown.
+pub fn fields(before: &[(String, String)], after: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (f, new) in after {
+        match before.iter().find(|(g, _)| g == f) {
+            Some((_, old)) if old == new => {}
+            Some((_, old)) => out.push(format!("{f} {old} → {new}")),
+            None => out.push(format!("{f} {new}")),
+        }
+    }
+    for (f, _) in before {
+        if !after.iter().any(|(g, _)| g == f) {
+            out.push(format!("{f} gone"));
+        }
+    }
+    out
+}
+
 fn label(path: &str) -> String {
     if path.is_empty() {
         "state".into()
@@ -201,6 +221,18 @@ mod tests {
                 ("s".into(), "Paused(3)".into()),
             ]
         );
+    }
+
+    #[test]
+    fn field_pairs_diff_by_name() {
+        let pair = |f: &str, v: &str| (f.to_string(), v.to_string());
+        let before = [pair("phase", "wants"), pair("value", "none"), pair("EXPIRE", "to send")];
+        let after = [pair("phase", "acquiring"), pair("value", "v1"), pair("token", "2")];
+        assert_eq!(
+            fields(&before, &after),
+            vec!["phase wants → acquiring", "value none → v1", "token 2", "EXPIRE gone"]
+        );
+        assert!(fields(&after, &after).is_empty());
     }
 
     #[test]

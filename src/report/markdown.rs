@@ -5,21 +5,16 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::diff::{changes, leaves};
+use super::diff::{self, changes, leaves};
+use super::story::Story;
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
 use crate::scenario::Scenario;
 use crate::world::{Action, Envelope, Status, World, WorldState};
 
 pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>, json: &Path) -> String {
-    let actions: Vec<&Action<A>> = cx.prefix.iter().chain(cx.cycle.iter().flatten()).collect();
-    let loop_at = cx.cycle.as_ref().map(|_| cx.prefix.len());
-    let mut states = vec![world.init()];
-    for a in &actions {
-        let next = world.after(&states[states.len() - 1], a);
-        // A counterexample only holds steps that change the state.
-        states.push(next.unwrap_or_else(|| states[states.len() - 1].clone()));
-    }
+    let story = Story::new(world, cx);
+    let (actions, states, shown, loop_at) = (&story.shown_actions, &story.states, &story.shown, story.loop_at);
     let mut md = String::new();
     let _ = writeln!(md, "# {}: {} violated\n", sc.name, prop.name());
     let _ = writeln!(md, "> **{}**: {}.\n", prop.name(), prop.meaning());
@@ -46,28 +41,30 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         }
     );
     let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
-    let _ = writeln!(md, "{}\n", verdict_line(world, prop, &states, loop_at));
-    let legend: Vec<String> = world
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| format!("{i} = {n}"))
-        .collect();
-    let _ = writeln!(md, "States refer to nodes by number: {}.\n", legend.join(", "));
+    let _ = writeln!(md, "{}\n", verdict_line(world, prop, states, loop_at));
+    let debug_shown = (0..world.actors.len()).any(|i| fields(world, i, &states[0].nodes[i].state).1);
+    if debug_shown {
+        let legend: Vec<String> = world
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{i} = {n}"))
+            .collect();
+        let _ = writeln!(md, "States refer to nodes by number: {}.\n", legend.join(", "));
+    }
 
     let _ = writeln!(md, "## Steps\n");
     let _ = writeln!(
         md,
-        "Time is real time in ticks; clocks lists only the nodes whose local clock differs from it.\n"
+        "Time is real time in ticks; clocks lists only the nodes whose local clock differs from it. \
+         Lock values are named v1, v2... in the order they were drawn, and #1, #2... number the \
+         acquisitions in the order the lock was granted (a ghost the model keeps to check \
+         no_stale_write; the real system has no such number).\n"
     );
     let _ = writeln!(md, "| # | time | clocks | action | what changed |");
     let _ = writeln!(md, "|---|---|---|---|---|");
     let mut clock = Clocks::new(states[0].nodes.len());
-    let _ = writeln!(
-        md,
-        "| 0 | 0 | | initial state | {} |",
-        cell(&initial(world, &states[0]))
-    );
+    let _ = writeln!(md, "| 0 | 0 | | initial state | {} |", cell(&initial(world, &shown[0])));
     for (i, a) in actions.iter().enumerate() {
         if loop_at == Some(i) {
             let _ = writeln!(md, "| | | | **the loop below repeats forever** | |");
@@ -80,14 +77,19 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
             clock.real,
             clock.show(world),
             cell(&world.describe(a)),
-            cell(&changed(world, a, &states[i], &states[i + 1]))
+            cell(&changed(
+                world,
+                a,
+                (&states[i], &states[i + 1]),
+                (&shown[i], &shown[i + 1])
+            ))
         );
     }
     if loop_at == Some(actions.len()) {
         let _ = writeln!(md, "| | | | **stuck: no fair action is enabled** | |");
     }
     let _ = writeln!(md, "\n## Sequence\n");
-    md.push_str(&mermaid(world, &actions, loop_at));
+    md.push_str(&mermaid(world, prop, &story));
     let _ = writeln!(md, "\n## The scenario\n");
     let _ = writeln!(md, "{}\n", sc.description.trim());
     for r in &sc.references {
@@ -163,26 +165,42 @@ impl Clocks {
     }
 }
 
-fn status(s: Status) -> String {
-    match s {
-        Status::Up => "up".into(),
-        Status::Paused(k) => format!("paused, {k} ticks left"),
-        Status::Down => "down".into(),
+fn status(before: Status, after: Status) -> Option<String> {
+    Some(match (before, after) {
+        (Status::Paused(_), Status::Paused(_)) => return None,
+        (Status::Paused(_), Status::Up) => "resumes".into(),
+        (Status::Up, Status::Up) | (Status::Down, Status::Down) => return None,
+        (_, Status::Up) => "up".into(),
+        (_, Status::Paused(k)) => format!("paused, {k} tick{} left", if k == 1 { "" } else { "s" }),
+        (_, Status::Down) => "down".into(),
+    })
+}
+
+/// A node's state as `(field, value)` pairs: the family's own words, or
+/// (`true`) the leaves of its `Debug` text when it shows none.
+fn fields<A: Lock>(world: &World<A>, id: usize, state: &A::State) -> (Vec<(String, String)>, bool) {
+    match world.actors[id].show_state(state, &world.names) {
+        Some(f) => (f, false),
+        None => (leaves(&format!("{state:?}")), true),
     }
 }
 
 fn initial<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
     let mut out = Vec::new();
     for (i, n) in s.nodes.iter().enumerate() {
-        let fields: Vec<String> = leaves(&format!("{:?}", n.state))
+        let shown: Vec<String> = fields(world, i, &n.state)
+            .0
             .into_iter()
             .map(|(p, v)| format!("{p} {v}"))
             .collect();
-        out.push(format!("{}: {}", world.name(i), fields.join(", ")));
+        if !shown.is_empty() {
+            out.push(format!("{}: {}", world.name(i), shown.join(", ")));
+        }
     }
     out.join("; ")
 }
 
+/// Messages in `after` that are not in `before`: the ones just sent.
 fn sent<M: PartialEq>(before: &[Envelope<M>], after: &[Envelope<M>]) -> Vec<usize> {
     let mut pool: Vec<&Envelope<M>> = before.iter().collect();
     let mut out = Vec::new();
@@ -200,22 +218,34 @@ fn sent<M: PartialEq>(before: &[Envelope<M>], after: &[Envelope<M>]) -> Vec<usiz
     out
 }
 
-fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, after: &WorldState<A>) -> String {
+/// What an action changed. `ranked`: the states as the world has them
+/// (timers, the lock view); `shown`: the same with values named, for
+/// states and messages.
+fn changed<A: Lock>(
+    world: &World<A>,
+    a: &Action<A>,
+    ranked: (&WorldState<A>, &WorldState<A>),
+    shown: (&WorldState<A>, &WorldState<A>),
+) -> String {
+    let (before, after) = shown;
     let mut out = Vec::new();
+    let ticking = matches!(a, Action::Tick | Action::Drift { .. });
     for (i, (b, n)) in before.nodes.iter().zip(&after.nodes).enumerate() {
         let name = world.name(i);
-        if b.status != n.status && !matches!((b.status, n.status), (Status::Paused(_), Status::Paused(_))) {
-            out.push(format!("{name} {}", status(n.status)));
+        if let Some(st) = status(b.status, n.status) {
+            out.push(format!("{name} {st}"));
         }
-        let diff = changes(&format!("{:?}", b.state), &format!("{:?}", n.state));
+        let diff = match (fields(world, i, &b.state), fields(world, i, &n.state)) {
+            ((x, false), (y, false)) => diff::fields(&x, &y),
+            _ => changes(&format!("{:?}", b.state), &format!("{:?}", n.state)),
+        };
         if !diff.is_empty() {
             out.push(format!("{name}: {}", diff.join(", ")));
         }
         for (t, v) in &n.timers {
-            let old = b.timer(*t);
-            let set = old.is_none_or(|o| *v > o) && !matches!(a, Action::Tick | Action::Drift { .. });
+            let set = b.timer(*t).is_none_or(|o| *v > o) && !ticking;
             if set {
-                out.push(format!("{name} sets {t:?} to {v}"));
+                out.push(format!("{name} sets {} to {v}", world.show_timer(i, t)));
             }
         }
         for (t, _) in &b.timers {
@@ -223,13 +253,18 @@ fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, aft
                 && !matches!(a, Action::Fire { timer, .. } if timer == t)
                 && n.status != Status::Down
             {
-                out.push(format!("{name} cancels {t:?}"));
+                out.push(format!("{name} cancels {}", world.show_timer(i, t)));
             }
         }
     }
     for i in sent(&before.net, &after.net) {
         let e = &after.net[i];
-        out.push(format!("{} → {}: {:?}", world.name(e.src), world.name(e.dst), e.msg));
+        out.push(format!(
+            "{} sends {} to {}",
+            world.name(e.src),
+            world.show_msg(e.src, &e.msg),
+            world.name(e.dst)
+        ));
     }
     let raised = after.history & !before.history;
     if raised & FOREIGN_RELEASE != 0 {
@@ -238,7 +273,7 @@ fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, aft
     if raised & STALE_WRITE != 0 {
         out.push("**the resource accepts a stale write**".into());
     }
-    if matches!(a, Action::Tick | Action::Drift { .. }) {
+    if ticking {
         let running: Vec<String> = after
             .nodes
             .iter()
@@ -246,14 +281,14 @@ fn changed<A: Lock>(world: &World<A>, a: &Action<A>, before: &WorldState<A>, aft
             .flat_map(|(i, n)| {
                 n.timers
                     .iter()
-                    .map(move |(t, v)| format!("{} {t:?} {v}", world.name(i)))
+                    .map(move |(t, v)| format!("{} {} {v}", world.name(i), world.show_timer(i, t)))
             })
             .collect();
         if !running.is_empty() {
             out.push(format!("timers: {}", running.join(", ")));
         }
     }
-    let (vb, va) = (view(world, before), view(world, after));
+    let (vb, va) = (view(world, ranked.0), view(world, ranked.1));
     for i in 0..world.names.len() {
         let bit = 1u64 << i;
         if va.holding & bit != 0 && vb.holding & bit == 0 {
@@ -271,31 +306,106 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// Mermaid forbids `;` and `#` in message text.
+/// Mermaid ends a statement at `;` and reads `#` as the start of an entity
+/// code: both are written as entity codes.
 fn label(s: &str) -> String {
-    s.replace([';', '#'], ",")
+    s.chars()
+        .map(|c| match c {
+            '#' => "#35;".to_string(),
+            ';' => "#59;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
-fn mermaid<A: Lock>(world: &World<A>, actions: &[&Action<A>], loop_at: Option<usize>) -> String {
-    let mut m = String::from("```mermaid\nsequenceDiagram\n");
-    for name in &world.names {
-        let _ = writeln!(m, "    participant {name}");
+/// The ids of `mask`, in order.
+fn ids(mask: u64, n: usize) -> Vec<usize> {
+    (0..n).filter(|i| mask & (1 << i) != 0).collect()
+}
+
+/// The nodes a diagram shows: those that act, send or receive, come to hold
+/// the lock, or take part in the violation.
+fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+    let n = world.names.len();
+    let mut used = vec![false; n];
+    for a in &story.actions {
+        match a {
+            Action::Deliver { src, dst, .. } | Action::Lose { src, dst, .. } | Action::Duplicate { src, dst, .. } => {
+                used[*src] = true;
+                used[*dst] = true;
+            }
+            Action::Partition { a, b } => {
+                used[*a] = true;
+                used[*b] = true;
+            }
+            Action::Drift { fast, slow } => fast.iter().chain(slow).for_each(|i| used[*i] = true),
+            _ => {}
+        }
+        if let Some(node) = a.node() {
+            used[node] = true;
+        }
     }
-    let first = &world.names[0];
-    let last = &world.names[world.names.len() - 1];
+    for s in &story.states {
+        ids(view(world, s).holding, n).into_iter().for_each(|i| used[i] = true);
+    }
+    for i in violators(world, story, prop) {
+        used[i] = true;
+    }
+    (0..n).filter(|i| used[*i]).collect()
+}
+
+/// Who the violation is about: the holders at the last step, the client
+/// that waits for ever, or the node of the last step.
+fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+    let n = world.names.len();
+    let last = &story.states[story.states.len() - 1];
+    let who = match prop {
+        Prop::MutualExclusion => ids(view(world, last).holding, n),
+        Prop::DeadlockFreedom | Prop::StarvationFreedom => {
+            let k = story.loop_at.unwrap_or(story.states.len() - 1);
+            ids(view(world, &story.states[k]).wanting, n)
+        }
+        _ => Vec::new(),
+    };
+    if who.is_empty() {
+        story.actions.last().and_then(|a| a.node()).into_iter().collect()
+    } else {
+        who
+    }
+}
+
+/// `Note over` one node, or a span of nodes.
+fn over<A: Lock>(world: &World<A>, ids: &[usize]) -> String {
+    match ids {
+        [] => String::new(),
+        [one] => world.name(*one).to_string(),
+        [first, .., last] => format!("{},{}", world.name(*first), world.name(*last)),
+    }
+}
+
+fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
+    let mut m = String::from("```mermaid\nsequenceDiagram\n");
+    let shown = participants(world, story, prop);
+    for id in &shown {
+        let _ = writeln!(m, "    participant {}", world.name(*id));
+    }
+    let all = over(world, &shown);
     let mut ticks = 0;
     let mut time = 0;
     let flush = |m: &mut String, ticks: &mut usize, time: usize| {
         if *ticks > 0 {
-            let _ = writeln!(m, "    Note over {first},{last}: time passes to t={time}");
+            let _ = writeln!(m, "    Note over {all}: time passes to t={time}");
             *ticks = 0;
         }
     };
-    for (i, a) in actions.iter().enumerate() {
-        if loop_at == Some(i) {
+    let n = world.names.len();
+    let stuck = story.loop_at == Some(story.actions.len());
+    for (i, a) in story.shown_actions.iter().enumerate() {
+        if story.loop_at == Some(i) {
             flush(&mut m, &mut ticks, time);
             m.push_str("    loop forever, fair and fault-free\n");
         }
+        let (before, after) = (&story.states[i], &story.states[i + 1]);
         match a {
             Action::Tick | Action::Drift { .. } => {
                 ticks += 1;
@@ -308,44 +418,69 @@ fn mermaid<A: Lock>(world: &World<A>, actions: &[&Action<A>], loop_at: Option<us
                         }
                     }
                 }
-                continue;
             }
-            _ => flush(&mut m, &mut ticks, time),
-        }
-        match a {
             Action::Deliver { src, dst, msg } => {
-                let _ = writeln!(
-                    m,
-                    "    {}->>{}: {}",
-                    world.name(*src),
-                    world.name(*dst),
-                    label(&format!("{msg:?}"))
-                );
+                flush(&mut m, &mut ticks, time);
+                let text = label(&world.show_msg(*src, msg));
+                let _ = writeln!(m, "    {}->>{}: {text}", world.name(*src), world.name(*dst));
             }
             Action::Lose { src, dst, msg } => {
-                let _ = writeln!(
-                    m,
-                    "    {}-x{}: {} (lost)",
-                    world.name(*src),
-                    world.name(*dst),
-                    label(&format!("{msg:?}"))
-                );
+                flush(&mut m, &mut ticks, time);
+                let text = label(&world.show_msg(*src, msg));
+                let _ = writeln!(m, "    {}-x{}: {text} (lost)", world.name(*src), world.name(*dst));
             }
             _ => {
-                let node = a
-                    .node()
-                    .map(|n| world.name(n).to_string())
-                    .unwrap_or_else(|| format!("{first},{last}"));
-                let text = world.describe(a);
-                let text = text.strip_prefix(&format!("{node} ")).unwrap_or(&text);
-                let _ = writeln!(m, "    Note over {node}: {}", label(text));
+                flush(&mut m, &mut ticks, time);
+                let (who, text) = match a {
+                    Action::Step { node, step } => (vec![*node], world.show_step(*node, step)),
+                    Action::Fire { node, timer } => {
+                        (vec![*node], format!("{} runs out", world.show_timer(*node, timer)))
+                    }
+                    Action::Partition { a, b } => (vec![*a, *b], "link cut".to_string()),
+                    _ => match a.node() {
+                        Some(node) => {
+                            let text = world.describe(a);
+                            let text = text.strip_prefix(&format!("{} ", world.name(node))).unwrap_or(&text);
+                            (vec![node], text.to_string())
+                        }
+                        None => (shown.clone(), world.describe(a)),
+                    },
+                };
+                let _ = writeln!(m, "    Note over {}: {}", over(world, &who), label(&text));
             }
+        }
+        for (id, (b, t)) in before.nodes.iter().zip(&after.nodes).enumerate() {
+            if matches!(b.status, Status::Paused(_)) && t.status == Status::Up {
+                flush(&mut m, &mut ticks, time);
+                let _ = writeln!(m, "    Note over {}: pause ends", world.name(id));
+            }
+        }
+        let newly = view(world, after).holding & !view(world, before).holding;
+        for id in ids(newly, n) {
+            flush(&mut m, &mut ticks, time);
+            let _ = writeln!(m, "    Note over {}: believes it holds the lock", world.name(id));
         }
     }
     flush(&mut m, &mut ticks, time);
-    if loop_at.is_some() {
+    if stuck {
+        let _ = writeln!(m, "    Note over {all}: stuck, nothing fair left to do");
+    } else if story.loop_at.is_some() {
         m.push_str("    end\n");
     }
+    let what = match prop {
+        Prop::MutualExclusion => "two clients hold the lock",
+        Prop::NoStaleWrite => "a stale write is accepted",
+        Prop::NoForeignRelease => "another client's lock is released",
+        Prop::DeadlockFreedom => "nobody ever gets the lock",
+        Prop::StarvationFreedom => "a client waits for ever",
+    };
+    let who = violators(world, story, prop);
+    let _ = writeln!(
+        m,
+        "    Note over {}: {} violated, {what}",
+        over(world, &who),
+        prop.name()
+    );
     m.push_str("```\n");
     m
 }

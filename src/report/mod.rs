@@ -5,6 +5,7 @@
 
 pub mod diff;
 mod markdown;
+pub mod story;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -1,4 +1,6 @@
-//! Actions in plain words, as traces and the explorer print them.
+//! Actions in plain words, as traces and the explorer print them, through
+//! the actors' `show_*` hooks: messages as the real system writes them
+//! ("redis receives SET lock v1 NX PX 4 from c1"), never Rust's `Debug`.
 
 use super::{Action, Actor, Id, World};
 
@@ -7,14 +9,31 @@ impl<A: Actor> World<A> {
         &self.names[id]
     }
 
+    /// A message from `src`, as the sender's program writes it.
+    pub fn show_msg(&self, src: Id, msg: &A::Msg) -> String {
+        self.actors[src].show_msg(msg, &self.names)
+    }
+
+    /// One of `node`'s timers by name ("key TTL").
+    pub fn show_timer(&self, node: Id, timer: &A::Timer) -> String {
+        self.actors[node].show_timer(timer)
+    }
+
+    /// One of `node`'s own steps ("asks for the lock").
+    pub fn show_step(&self, node: Id, step: &A::Step) -> String {
+        self.actors[node].show_step(step)
+    }
+
     /// One action in plain words: "c1 pauses for 3 ticks".
     pub fn describe(&self, action: &Action<A>) -> String {
         let n = |id: &Id| self.name(*id);
         match action {
             Action::Tick => "time passes".into(),
-            Action::Step { node, step } => format!("{} {:?}", n(node), step),
-            Action::Fire { node, timer } => format!("{}'s timer {:?} fires", n(node), timer),
-            Action::Deliver { src, dst, msg } => format!("{} receives {:?} from {}", n(dst), msg, n(src)),
+            Action::Step { node, step } => format!("{} {}", n(node), self.show_step(*node, step)),
+            Action::Fire { node, timer } => format!("{}'s {} runs out", n(node), self.show_timer(*node, timer)),
+            Action::Deliver { src, dst, msg } => {
+                format!("{} receives {} from {}", n(dst), self.show_msg(*src, msg), n(src))
+            }
             Action::Restart { node } => {
                 format!("{} restarts {}", n(node), self.actors[*node].persistence())
             }
@@ -29,10 +48,18 @@ impl<A: Actor> World<A> {
                 )
             }
             Action::Partition { a, b } => format!("the link {}-{} is cut", n(a), n(b)),
-            Action::Lose { src, dst, msg } => format!("the network loses {:?} from {} to {}", msg, n(src), n(dst)),
-            Action::Duplicate { src, dst, msg } => {
-                format!("the network duplicates {:?} from {} to {}", msg, n(src), n(dst))
-            }
+            Action::Lose { src, dst, msg } => format!(
+                "the network loses {} from {} to {}",
+                self.show_msg(*src, msg),
+                n(src),
+                n(dst)
+            ),
+            Action::Duplicate { src, dst, msg } => format!(
+                "the network duplicates {} from {} to {}",
+                self.show_msg(*src, msg),
+                n(src),
+                n(dst)
+            ),
             Action::ClockJump { node, by } => format!(
                 "{}'s clock jumps {} {} tick{}",
                 n(node),

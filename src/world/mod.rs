@@ -464,6 +464,20 @@ impl<A: Actor> World<A> {
     /// The state after `action`, which must be enabled; `None` when it
     /// changes nothing (a tick in a world with nothing timed).
     pub fn after(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
+        let mut t = self.after_unranked(s, action)?;
+        self.renumber(&mut t);
+        if &t == s {
+            None
+        } else {
+            Some(t)
+        }
+    }
+
+    /// [`World::after`] before growing values are renumbered: values kept
+    /// from `s` keep their numbers and new ones lie above them, so traces
+    /// can follow each value through the renumbering (`None` only when the
+    /// message an action names is not in flight).
+    pub fn after_unranked(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
         let mut t = s.clone();
         match action {
             Action::Tick => self.tick(&mut t, &[], &[]),
@@ -544,12 +558,7 @@ impl<A: Actor> World<A> {
                 self.advance_clock(&mut t, *node, *by as i16);
             }
         }
-        self.renumber(&mut t);
-        if &t == s {
-            None
-        } else {
-            Some(t)
-        }
+        Some(t)
     }
 }
 
