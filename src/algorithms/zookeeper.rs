@@ -179,10 +179,12 @@ impl Params {
             (Recipe::RwLock, r) => r.unwrap_or(clients - 1),
         };
         let ping = match ping {
-            Some(p) if p >= session_timeout => return Err(ScenarioError(format!(
+            Some(p) if p >= session_timeout => {
+                return Err(ScenarioError(format!(
                 "{file}: [system] ping = {p} is not shorter than session_timeout = {session_timeout}; allowed: 1 to {}",
                 session_timeout - 1
-            ))),
+            )))
+            }
             Some(p) => p,
             // The ZooKeeper client pings after a third of the session
             // timeout without traffic (readTimeout / 2).
