@@ -286,3 +286,40 @@ fn bad_parameters_are_refused() {
     let _: World<zookeeper::Node> =
         zookeeper::world(&inline("client = \"curator\"", "").expect("valid")).expect("builds");
 }
+
+/// Messages sent per acquisition in one fault-free run in which every
+/// client asks at once and time passes only when nothing else can happen.
+fn messages_per_acquisition(name: &str) -> f64 {
+    let world = zookeeper::world(&scenario(name)).expect("builds");
+    let mut s = world.init();
+    let (mut sent, mut acquisitions) = (0usize, 0u32);
+    for _ in 0..10_000 {
+        let mut actions = Vec::new();
+        world.enabled(&s, &mut actions);
+        let Some(a) = actions
+            .iter()
+            .find(|a| !world.is_fault(a) && !matches!(a, Action::Tick))
+            .or_else(|| actions.iter().find(|a| matches!(a, Action::Tick)))
+        else {
+            break;
+        };
+        let t = world.after(&s, a).expect("changes the state");
+        let delivered = usize::from(matches!(a, Action::Deliver { .. }));
+        sent += (t.net.len() + delivered).saturating_sub(s.net.len());
+        let (before, after) = (view(&world, &s).wanting, view(&world, &t).wanting);
+        acquisitions += (before & !after).count_ones();
+        s = t;
+    }
+    assert_eq!(acquisitions, 3, "{name}: every client acquired once");
+    sent as f64 / f64::from(acquisitions)
+}
+
+/// The herd effect as a number: watching all the children costs more
+/// messages per acquisition than watching the predecessor, same clients.
+#[test]
+fn the_herd_sends_more_messages_per_acquisition() {
+    let herd = messages_per_acquisition("zk-herd");
+    let predecessor = messages_per_acquisition("zk-predecessor-watch");
+    eprintln!("messages per acquisition: herd {herd:.2}, predecessor {predecessor:.2}");
+    assert!(herd > predecessor, "herd {herd}, predecessor {predecessor}");
+}
