@@ -21,6 +21,9 @@ pub struct LockView {
     /// in both masks: a Redlock client between its majority and its
     /// validity check believes it holds the lock but still wants it).
     pub wanting: u64,
+    /// Holders in shared (read) mode; 0 in every family without readers,
+    /// where `rw_exclusion` is `mutual_exclusion`.
+    pub shared: u64,
 }
 
 /// Clients granted the lock between two states: those that wanted it and
@@ -37,6 +40,13 @@ pub trait Lock: Actor {
     /// The view as the algorithm's clients see it. Crashed clients are
     /// masked out by [`view`], so this need not look at node status.
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView;
+
+    /// Whether some clients of `world` hold the lock in shared mode (the
+    /// read-write recipe's readers); only then is `rw_exclusion` checked
+    /// and reported.
+    fn shared(_world: &World<Self>) -> bool {
+        false
+    }
 }
 
 /// The lock view of `state`, counting only running (not crashed) clients.
@@ -51,14 +61,17 @@ pub fn view<A: Lock>(world: &World<A>, state: &WorldState<A>) -> LockView {
     LockView {
         holding: v.holding & running,
         wanting: v.wanting & running,
+        shared: v.shared & running,
     }
 }
 
-/// The five properties, in report order.
+/// The five properties, in report order, and `rw_exclusion`, reported
+/// only for worlds with shared holders (after `mutual_exclusion`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Prop {
     MutualExclusion,
+    RwExclusion,
     NoStaleWrite,
     NoForeignRelease,
     DeadlockFreedom,
@@ -75,9 +88,20 @@ impl Prop {
     ];
     pub const SAFETY: [Prop; 3] = [Prop::MutualExclusion, Prop::NoStaleWrite, Prop::NoForeignRelease];
 
+    /// The properties checked in `world`, in report order: the five, and
+    /// `rw_exclusion` after `mutual_exclusion` where clients share the lock.
+    pub fn checked<A: Lock>(world: &World<A>) -> Vec<Prop> {
+        let mut props = Prop::ALL.to_vec();
+        if A::shared(world) {
+            props.insert(1, Prop::RwExclusion);
+        }
+        props
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Prop::MutualExclusion => "mutual_exclusion",
+            Prop::RwExclusion => "rw_exclusion",
             Prop::NoStaleWrite => "no_stale_write",
             Prop::NoForeignRelease => "no_foreign_release",
             Prop::DeadlockFreedom => "deadlock_freedom",
@@ -86,17 +110,21 @@ impl Prop {
     }
 
     pub fn from_name(name: &str) -> Option<Prop> {
-        Prop::ALL.into_iter().find(|p| p.name() == name)
+        Prop::ALL
+            .into_iter()
+            .chain([Prop::RwExclusion])
+            .find(|p| p.name() == name)
     }
 
     pub fn is_safety(self) -> bool {
-        Prop::SAFETY.contains(&self)
+        Prop::SAFETY.contains(&self) || self == Prop::RwExclusion
     }
 
     /// One line a person reads: what the property promises.
     pub fn meaning(self) -> &'static str {
         match self {
             Prop::MutualExclusion => "never two clients that both believe they hold the lock",
+            Prop::RwExclusion => "never a writer that believes it holds the lock together with any other holder",
             Prop::NoStaleWrite => {
                 "the resource never accepts a write made under an earlier acquisition after one made under a later one"
             }
@@ -115,6 +143,10 @@ impl Prop {
 pub fn safe<A: Lock>(prop: Prop, world: &World<A>, state: &WorldState<A>) -> bool {
     match prop {
         Prop::MutualExclusion => view(world, state).holding.count_ones() <= 1,
+        Prop::RwExclusion => {
+            let v = view(world, state);
+            v.holding.count_ones() <= 1 || v.holding & !v.shared == 0
+        }
         Prop::NoStaleWrite => state.history & STALE_WRITE == 0,
         Prop::NoForeignRelease => state.history & FOREIGN_RELEASE == 0,
         Prop::DeadlockFreedom | Prop::StarvationFreedom => true,
@@ -130,4 +162,9 @@ pub fn stateright_properties<A: Lock>() -> Vec<Property<World<A>>> {
         Property::always("no_stale_write", |w, s| safe(Prop::NoStaleWrite, w, s)),
         Property::always("no_foreign_release", |w, s| safe(Prop::NoForeignRelease, w, s)),
     ]
+}
+
+/// `rw_exclusion` as a stateright property, for worlds with shared holders.
+pub fn rw_exclusion_property<A: Lock>() -> Property<World<A>> {
+    Property::always("rw_exclusion", |w, s| safe(Prop::RwExclusion, w, s))
 }

@@ -325,10 +325,12 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
 }
 
 fn expectations(path: &Path, table: Table) -> Result<Vec<(Prop, Verdict)>, ScenarioError> {
-    let names: Vec<&str> = Prop::ALL.iter().map(|p| p.name()).collect();
+    // rw_exclusion only where readers share the lock (`algorithms::validate`).
+    let props: Vec<Prop> = Prop::ALL.into_iter().chain([Prop::RwExclusion]).collect();
+    let names: Vec<&str> = props.iter().map(|p| p.name()).collect();
     let mut k = Keys::new(path, "[expect] ", table);
     let mut out = Vec::new();
-    for prop in Prop::ALL {
+    for prop in props {
         let choices = [("holds", Some(Verdict::Holds)), ("violated", Some(Verdict::Violated))];
         if let Some(v) = k.choice(prop.name(), &choices, None)? {
             out.push((prop, v));

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use locksmith::algorithms::{
-    client, coordinator, dispatch, lock_table, primary_replica, redlock, single_redis, token_ring, Job,
+    client, coordinator, dispatch, lock_table, primary_replica, redlock, single_redis, token_ring, zookeeper, Job,
 };
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
@@ -416,6 +416,34 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Recovery", quoted(recovery(f.recovery)));
             ("TokenRing.tla", &[])
         }
+        "zookeeper" => {
+            let p = zookeeper::Params::read(sc).map_err(|e| e.to_string())?;
+            let recipe = match p.recipe {
+                zookeeper::Recipe::Lock => "lock",
+                zookeeper::Recipe::RwLock => "rwlock",
+            };
+            let watch = match p.watch {
+                zookeeper::Watch::Predecessor => "predecessor",
+                zookeeper::Watch::All => "all",
+            };
+            let client = match p.client {
+                zookeeper::ClientKind::Naive => "naive",
+                zookeeper::ClientKind::Curator => "curator",
+            };
+            set("Clients", p.clients.to_string());
+            set("Recipe", quoted(recipe));
+            set("Readers", p.readers.to_string());
+            set("Watch", quoted(watch));
+            set("SessionTimeout", p.session_timeout.to_string());
+            set("PingEvery", p.ping.to_string());
+            set("Client", quoted(client));
+            set("SuspendAfter", p.suspend_after.to_string());
+            set("Fencing", boolean(p.fencing));
+            set("Timeout", p.timeout.to_string());
+            set("Retry", p.retry.to_string());
+            set("MinPause", f.min_pause.to_string());
+            ("ZooKeeperLock.tla", &["min_pause"])
+        }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };
     let faults = [
@@ -514,6 +542,7 @@ const JAR_VAR: &str = "TLA2TOOLS_JAR";
 fn prop_of(name: &str) -> Option<Prop> {
     Some(match name {
         "MutualExclusion" => Prop::MutualExclusion,
+        "RwExclusion" => Prop::RwExclusion,
         "NoStaleWrite" => Prop::NoStaleWrite,
         "NoForeignRelease" => Prop::NoForeignRelease,
         "DeadlockFreedom" => Prop::DeadlockFreedom,

@@ -11,19 +11,23 @@ pub mod redlock;
 pub mod resource;
 pub mod single_redis;
 pub mod token_ring;
+pub mod zookeeper;
 
-use crate::properties::{stateright_properties, Lock};
+use crate::properties::{stateright_properties, Lock, Prop};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Id, Role, World};
 
 /// The `algorithm` values scenario files may name.
 pub const NAMES: &[&str] = &[
     "coordinator",
+    "etcd-lease",
     "lock-table",
     "primary-replica",
     "redlock",
+    "ricart-agrawala",
     "single-redis",
     "token-ring",
+    "zookeeper",
 ];
 
 /// Work to do on a scenario's world, whatever its algorithm.
@@ -41,6 +45,7 @@ pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, Scenar
         "redlock" => job.run(scenario, redlock::world(scenario)?),
         "single-redis" => job.run(scenario, single_redis::world(scenario)?),
         "token-ring" => job.run(scenario, token_ring::world(scenario)?),
+        "zookeeper" => job.run(scenario, zookeeper::world(scenario)?),
         other => {
             return Err(ScenarioError(format!(
                 "{}: algorithm = \"{other}\" is unknown; allowed: {}",
@@ -51,17 +56,25 @@ pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, Scenar
     })
 }
 
-/// Checks the algorithm's `[system]` table by building its world, and that
-/// a scenario asking for symmetry reduction has nodes to reduce.
+/// Checks the algorithm's `[system]` table by building its world, that
+/// a scenario asking for symmetry reduction has nodes to reduce, and that
+/// one expecting a verdict on `rw_exclusion` has readers.
 pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     struct Groups;
     impl Job for Groups {
-        type Output = usize;
-        fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> usize {
-            world.symmetry.len()
+        type Output = (usize, bool);
+        fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> (usize, bool) {
+            (world.symmetry.len(), A::shared(&world))
         }
     }
-    if dispatch(scenario, Groups)? == 0 && scenario.symmetry {
+    let (groups, shared) = dispatch(scenario, Groups)?;
+    if !shared && scenario.expected(Prop::RwExclusion).is_some() {
+        return Err(ScenarioError(format!(
+            "{}: [expect] rw_exclusion is checked only where readers share the lock (algorithm = \"zookeeper\" with recipe = \"rwlock\"); allowed here: mutual_exclusion",
+            scenario.path.display()
+        )));
+    }
+    if groups == 0 && scenario.symmetry {
         return Err(ScenarioError(format!(
             "{}: [bounds] symmetry = true, but algorithm = \"{}\" has no interchangeable nodes in this configuration; allowed: false",
             scenario.path.display(),

@@ -86,7 +86,7 @@ pub struct Outcome<A: Actor> {
 
 impl<A: Actor> Outcome<A> {
     pub fn get(&self, prop: Prop) -> &PropOutcome<A> {
-        &self.props[Prop::ALL.iter().position(|p| *p == prop).unwrap_or(0)]
+        self.props.iter().find(|p| p.prop == prop).unwrap_or(&self.props[0])
     }
 }
 
@@ -106,6 +106,8 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut expanded = 0usize;
     let mut stopped = None;
 
+    let checked = Prop::checked(world);
+    let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
     let init = world.canonical(world.init()).0;
     let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
     let discover = |s: &WorldState<A>, idx: u32, depth: u32, g: &mut Graph, first_bad: &mut BTreeMap<Prop, u32>| {
@@ -115,7 +117,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             wanting: v.wanting,
             depth,
         });
-        for p in Prop::SAFETY {
+        for &p in &safety {
             if !first_bad.contains_key(&p) && !safe(p, world, s) {
                 first_bad.insert(p, idx);
             }
@@ -223,7 +225,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         "liveness is not checked under symmetry reduction, which does not preserve fairness; check without it (--no-symmetry)".to_string()
     });
     let mut props = Vec::new();
-    for prop in Prop::ALL {
+    for prop in checked {
         let found = match prop {
             _ if prop.is_safety() => first_bad.get(&prop).map(|&s| Counterexample {
                 prefix: replay_ordinals(world, &g.path_to(s)),

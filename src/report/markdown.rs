@@ -110,6 +110,7 @@ fn verdict_line<A: Lock>(world: &World<A>, prop: Prop, states: &[WorldState<A>],
     match prop {
         Prop::MutualExclusion => format!("**At the last step, {} both believe they hold the lock.**", names(view(world, last).holding))
             .replace(" both believe", if view(world, last).holding.count_ones() > 2 { " all believe" } else { " both believe" }),
+        Prop::RwExclusion => format!("**At the last step, {} believe they hold the lock, and one of them is a writer.**", names(view(world, last).holding)),
         Prop::NoStaleWrite => "**At the last step, the resource accepts a write made under an earlier acquisition than one it already accepted.**".into(),
         Prop::NoForeignRelease => "**At the last step, a release removes a lock that another client acquired.**".into(),
         _ => {
