@@ -4,6 +4,7 @@
 //! [`dispatch`].
 
 pub mod client;
+pub mod etcd_lease;
 pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
@@ -15,7 +16,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Id, Role, World};
 
 /// The `algorithm` values scenario files may name.
-pub const NAMES: &[&str] = &["lock-table", "primary-replica", "redlock", "single-redis"];
+pub const NAMES: &[&str] = &["etcd-lease", "lock-table", "primary-replica", "redlock", "single-redis"];
 
 /// Work to do on a scenario's world, whatever its algorithm.
 pub trait Job {
@@ -26,6 +27,7 @@ pub trait Job {
 /// Builds the scenario's world and runs `job` on it.
 pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, ScenarioError> {
     Ok(match scenario.algorithm.as_str() {
+        "etcd-lease" => job.run(scenario, etcd_lease::world(scenario)?),
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
         "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
         "redlock" => job.run(scenario, redlock::world(scenario)?),
