@@ -9,9 +9,9 @@ use std::path::Path;
 
 use common::{run, scenario};
 use locksmith::algorithms::client::Phase;
-use locksmith::algorithms::etcd_lease::{self, Node, Stage, State};
+use locksmith::algorithms::etcd_lease::{self, Msg, Node, Stage, State, Step, Timer};
 use locksmith::check::Options;
-use locksmith::properties::Prop;
+use locksmith::properties::{safe, Prop};
 use locksmith::scenario::{load, parse, Scenario, Verdict};
 use locksmith::world::{Action, World, WorldState};
 
@@ -219,4 +219,81 @@ fn unsupported_faults_and_keys_are_refused() {
         assert!(err.contains(needle), "{system} {faults}: {err}");
         assert!(err.starts_with("bad.toml"), "{err}");
     }
+}
+
+/// The validity client's window: after a passing check, a pause of the
+/// TTL before the write. The lease expires during the pause, the waiter is
+/// woken, passes its own check and holds, and the paused client, past its
+/// check, still believes it holds: two holders.
+#[test]
+fn a_pause_between_the_check_and_the_write_gives_two_holders() {
+    let sc = scenario("etcd-validity-pause");
+    let world = etcd_lease::world(&sc).expect("builds");
+    let only = |node: usize| {
+        move |a: &Action<Node>| match a {
+            Action::Step { node: n, .. } => *n == node,
+            Action::Deliver { src, dst, .. } => *src == node || *dst == node,
+            _ => false,
+        }
+    };
+    let s = drive(&world, world.init(), only(C1), |s| client(s, C1).checked);
+    let s = drive(&world, s, only(C2), |s| client(s, C2).stage == Stage::Watch);
+    let s = world
+        .after(&s, &Action::Pause { node: C1, ticks: 6 })
+        .expect("c1 pauses");
+    let no_faults = |a: &Action<Node>| !world.is_fault(a);
+    let s = drive(&world, s, no_faults, |s| client(s, C2).checked);
+    assert!(client(&s, C1).script.holds(), "c1 still believes it holds");
+    assert!(!safe(Prop::MutualExclusion, &world, &s), "both hold: {s:?}");
+}
+
+/// clientv3 counts the lease's TTL from the answer's arrival, not from the
+/// request: a grant answer that waited in a paused client's socket gives it
+/// a whole TTL of belief while etcd's lease is about to run out. That is
+/// the shortest way a validity client loses the lock (etcd-validity-pause's
+/// trace): a pause of the TTL right after etcd granted the lease.
+#[test]
+fn a_grant_answer_read_late_overstates_the_lease() {
+    let sc = scenario("etcd-validity-pause");
+    let world = etcd_lease::world(&sc).expect("builds");
+    let mut s = world.init();
+    s = world
+        .after(
+            &s,
+            &Action::Step {
+                node: C1,
+                step: Step::Acquire,
+            },
+        )
+        .expect("c1 asks for a lease");
+    s = world
+        .after(
+            &s,
+            &Action::Deliver {
+                src: C1,
+                dst: 0,
+                msg: Msg::LeaseGrant { id: 1 },
+            },
+        )
+        .expect("etcd grants it");
+    s = world
+        .after(&s, &Action::Pause { node: C1, ticks: 6 })
+        .expect("c1 pauses");
+    let no_faults = |a: &Action<Node>| !world.is_fault(a);
+    let only_c1 = |a: &Action<Node>| match a {
+        Action::Deliver { src, dst, .. } => *src == C1 || *dst == C1,
+        Action::Step { node, .. } => *node == C1,
+        _ => false,
+    };
+    // Time passes until c1 resumes; then c1 reads the grant, and etcd takes
+    // its lock transaction before the overdue lease expiry fires.
+    s = drive(&world, s, |_| false, |s| s.nodes[C1].is_up());
+    s = drive(&world, s, only_c1, |s| client(s, C1).checked);
+    assert_eq!(
+        s.nodes[C1].timer(Timer::Validity),
+        Some(5),
+        "the whole TTL less the drift, counted from the late answer"
+    );
+    s = drive(&world, s, no_faults, |s| client(s, C2).checked);
+    assert!(!safe(Prop::MutualExclusion, &world, &s), "both hold: {s:?}");
 }
