@@ -100,7 +100,7 @@ fn harmless_changes_flip_no_verdict() {
 }
 
 /// The same on the bundled pause scenarios, and three clients on the small
-/// pause scenario (about a minute in all).
+/// pause scenario (12 minutes on a busy 2-core machine).
 #[test]
 #[ignore]
 fn harmless_changes_flip_no_bundled_verdict() {
