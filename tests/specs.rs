@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use locksmith::algorithms::{
-    client, coordinator, dispatch, lock_table, primary_replica, redlock, single_redis, token_ring, zookeeper, Job,
+    client, coordinator, dispatch, etcd_lease, lock_table, primary_replica, redlock, single_redis, token_ring, zookeeper, Job,
 };
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
@@ -443,6 +443,22 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Retry", p.retry.to_string());
             set("MinPause", f.min_pause.to_string());
             ("ZooKeeperLock.tla", &["min_pause"])
+        }
+        "etcd-lease" => {
+            let p = etcd_lease::Params::read(sc).map_err(|e| e.to_string())?;
+            let client = match p.client {
+                etcd_lease::ClientKind::Naive => "naive",
+                etcd_lease::ClientKind::Validity => "validity",
+            };
+            set("Clients", p.clients.to_string());
+            set("Ttl", p.ttl.to_string());
+            set("Fencing", boolean(p.fencing));
+            set("Retry", p.retry.to_string());
+            set("Timeout", p.timeout.to_string());
+            set("Client", quoted(client));
+            set("Drift", p.drift.to_string());
+            set("Margin", p.margin.to_string());
+            ("EtcdLease.tla", &[])
         }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };

@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod coordinator;
+pub mod etcd_lease;
 pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
@@ -40,6 +41,7 @@ pub trait Job {
 pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, ScenarioError> {
     Ok(match scenario.algorithm.as_str() {
         "coordinator" => job.run(scenario, coordinator::world(scenario)?),
+        "etcd-lease" => job.run(scenario, etcd_lease::world(scenario)?),
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
         "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
         "redlock" => job.run(scenario, redlock::world(scenario)?),
