@@ -8,6 +8,7 @@ pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
 pub mod resource;
+pub mod ricart_agrawala;
 pub mod single_redis;
 
 use crate::properties::{stateright_properties, Lock};
@@ -15,7 +16,13 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Id, Role, World};
 
 /// The `algorithm` values scenario files may name.
-pub const NAMES: &[&str] = &["lock-table", "primary-replica", "redlock", "single-redis"];
+pub const NAMES: &[&str] = &[
+    "lock-table",
+    "primary-replica",
+    "redlock",
+    "ricart-agrawala",
+    "single-redis",
+];
 
 /// Work to do on a scenario's world, whatever its algorithm.
 pub trait Job {
@@ -29,6 +36,7 @@ pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, Scenar
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
         "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
         "redlock" => job.run(scenario, redlock::world(scenario)?),
+        "ricart-agrawala" => job.run(scenario, ricart_agrawala::world(scenario)?),
         "single-redis" => job.run(scenario, single_redis::world(scenario)?),
         other => {
             return Err(ScenarioError(format!(
