@@ -16,11 +16,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use locksmith::algorithms::{client, dispatch, lock_table, primary_replica, redlock, single_redis, Job};
+use locksmith::algorithms::{
+    client, dispatch, lock_table, primary_replica, redlock, ricart_agrawala, single_redis, Job,
+};
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
-use locksmith::world::{Targets, World};
+use locksmith::world::{Recovery, Targets, World};
 use tree_sitter::{Node, Parser};
 
 const TABLE_HEADER: [&str; 6] = [
@@ -388,6 +390,18 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Margin", p.margin.to_string());
             set("MinPause", f.min_pause.to_string());
             ("PrimaryReplica.tla", &["min_pause"])
+        }
+        "ricart-agrawala" => {
+            let p = ricart_agrawala::Params::read(sc).map_err(|e| e.to_string())?;
+            let recovery = match f.recovery {
+                Recovery::Eventual => "eventual",
+                Recovery::None => "none",
+            };
+            set("N", p.nodes.to_string());
+            set("Recovery", quoted(recovery));
+            set("Loss", boolean(f.loss));
+            set("Duplication", boolean(f.duplicate));
+            ("RicartAgrawala.tla", &["loss", "duplicate"])
         }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };
