@@ -9,7 +9,8 @@
 mod common;
 
 use std::collections::{HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use common::{run, scenario};
 use locksmith::algorithms::client::Phase;
@@ -336,6 +337,52 @@ fn renaming_nodes_is_no_symmetry() {
     let mut sc = sc;
     sc.symmetry = true;
     assert!(validate(&sc).is_err_and(|e| e.0.contains("symmetry")));
+}
+
+/// Every `.json` trace under `dir`.
+fn traces(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(traces(&path));
+        } else if path.to_string_lossy().ends_with("trace.json") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The liveness violations are written as traces (a prefix, and a loop or
+/// a stuck end), and `locksmith replay` reproduces each one.
+#[test]
+fn the_written_liveness_traces_replay() {
+    let dir = std::env::temp_dir().join(format!("locksmith-ra-replay-{}", std::process::id()));
+    let locksmith = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_locksmith"))
+            .args(args)
+            .output()
+            .expect("locksmith runs")
+    };
+    let reports = dir.to_string_lossy().into_owned();
+    for name in ["ricart-agrawala-crash", "ricart-agrawala-loss"] {
+        let out = locksmith(&["check", name, "--reports", &reports]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let files = traces(&dir);
+    assert_eq!(files.len(), 4, "deadlock and starvation traces of both: {files:?}");
+    for trace in files {
+        let out = locksmith(&["replay", &trace.to_string_lossy()]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}: {said}", trace.display());
+        assert!(said.contains("violated again"), "{said}");
+    }
+    std::fs::remove_dir_all(&dir).expect("removable");
 }
 
 #[test]
