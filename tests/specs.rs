@@ -18,6 +18,7 @@ use std::process::Command;
 
 use locksmith::algorithms::{
     client, coordinator, dispatch, etcd_lease, lock_table, primary_replica, redlock, single_redis, token_ring, zookeeper, Job,
+    client, dispatch, lock_table, primary_replica, redlock, ricart_agrawala, single_redis, Job,
 };
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
@@ -459,6 +460,18 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
             ("EtcdLease.tla", &[])
+        }
+        "ricart-agrawala" => {
+            let p = ricart_agrawala::Params::read(sc).map_err(|e| e.to_string())?;
+            let recovery = match f.recovery {
+                Recovery::Eventual => "eventual",
+                Recovery::None => "none",
+            };
+            set("N", p.nodes.to_string());
+            set("Recovery", quoted(recovery));
+            set("Loss", boolean(f.loss));
+            set("Duplication", boolean(f.duplicate));
+            ("RicartAgrawala.tla", &["loss", "duplicate"])
         }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };

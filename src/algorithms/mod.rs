@@ -10,6 +10,7 @@ pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
 pub mod resource;
+pub mod ricart_agrawala;
 pub mod single_redis;
 pub mod token_ring;
 pub mod zookeeper;
@@ -45,6 +46,7 @@ pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, Scenar
         "lock-table" => job.run(scenario, lock_table::world(scenario)?),
         "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
         "redlock" => job.run(scenario, redlock::world(scenario)?),
+        "ricart-agrawala" => job.run(scenario, ricart_agrawala::world(scenario)?),
         "single-redis" => job.run(scenario, single_redis::world(scenario)?),
         "token-ring" => job.run(scenario, token_ring::world(scenario)?),
         "zookeeper" => job.run(scenario, zookeeper::world(scenario)?),

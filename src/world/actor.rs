@@ -153,6 +153,12 @@ pub enum Seq {
     /// Lock values drawn by `Out::fresh_value`: compared for equality, and
     /// by draw order where a lock value is used as a fencing token.
     Value,
+    /// Logical timestamps (Lamport clocks) that are compared and
+    /// incremented by one, so their distances matter, not only their
+    /// order: the world shifts them all down by the smallest present
+    /// (which becomes 0) instead of ranking them. Sound only where no
+    /// step compares one with a constant.
+    Clock,
 }
 
 /// What a handler may look at besides its own state: its id and its clock.

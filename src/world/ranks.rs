@@ -4,6 +4,8 @@
 //! present in a state matters; renumbering them 1, 2, 3... in that order
 //! keeps every comparison and makes a client that loops forever
 //! (`acquisitions = 0`) revisit states instead of counting for ever.
+//! Logical clocks ([`Seq::Clock`]) are incremented as well as compared, so
+//! they are shifted down by the smallest present instead.
 
 use super::{Actor, Seq, World, WorldState};
 
@@ -11,8 +13,13 @@ impl<A: Actor> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {
+        self.shift_clocks(s);
         let mut present: [Vec<u32>; 3] = [vec![0, s.ghost], vec![0], vec![0, s.value]];
-        self.visit_numbers(s, &mut |seq, v| present[seq as usize].push(*v));
+        self.visit_numbers(s, &mut |seq, v| {
+            if seq != Seq::Clock {
+                present[seq as usize].push(*v)
+            }
+        });
         let mut dense = true;
         for values in present.iter_mut() {
             values.sort_unstable();
@@ -27,7 +34,32 @@ impl<A: Actor> World<A> {
         let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
         rank(Seq::Ghost, &mut s.ghost);
         rank(Seq::Value, &mut s.value);
-        self.visit_numbers(s, &mut |seq, v| rank(seq, v));
+        self.visit_numbers(s, &mut |seq, v| {
+            if seq != Seq::Clock {
+                rank(seq, v)
+            }
+        });
+    }
+
+    /// Shifts every [`Seq::Clock`] value in `s` down by the smallest one
+    /// present, so the smallest becomes 0: every comparison and every
+    /// increment keeps its outcome, and clocks that run forever revisit
+    /// states.
+    fn shift_clocks(&self, s: &mut WorldState<A>) {
+        let mut least = u32::MAX;
+        self.visit_numbers(s, &mut |seq, v| {
+            if seq == Seq::Clock {
+                least = least.min(*v)
+            }
+        });
+        if least == 0 || least == u32::MAX {
+            return;
+        }
+        self.visit_numbers(s, &mut |seq, v| {
+            if seq == Seq::Clock {
+                *v -= least
+            }
+        });
     }
 
     fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut dyn FnMut(Seq, &mut u32)) {

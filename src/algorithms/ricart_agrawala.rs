@@ -1,0 +1,317 @@
+//! `ricart-agrawala`: G. Ricart and A. K. Agrawala, "An optimal algorithm
+//! for mutual exclusion in computer networks", CACM 24(1), 1981. N nodes,
+//! each both a client and a peer of the others; no server, no clock, no
+//! timer (the world's `Tick` is never enabled). The spec is
+//! `specs/RicartAgrawala.tla`; actions appear here in its order, in the
+//! paper's words:
+//!
+//! - `Request` (the node's own step, "invoking mutual exclusion"):
+//!   `Requesting_Critical_Section := TRUE`, `Our_Sequence_Number :=
+//!   Highest_Sequence_Number + 1`, `Outstanding_Reply_Count := N − 1`, and
+//!   `REQUEST(Our_Sequence_Number, me)` to every other node.
+//! - `ReceiveRequest(k, j)`: `Highest_Sequence_Number :=
+//!   max(Highest_Sequence_Number, k)`; defer the reply when requesting and
+//!   `(k, j)` is larger than `(Our_Sequence_Number, me)` (timestamps first,
+//!   node numbers break ties), else `REPLY` at once.
+//! - `ReceiveReply`: `Outstanding_Reply_Count − 1`; at zero the node is in
+//!   its critical section.
+//! - `Release` (the node's own step, leaving the critical section):
+//!   `Requesting_Critical_Section := FALSE` and a `REPLY` to every deferred
+//!   node.
+//!
+//! `Requesting_Critical_Section` stays true through the critical section,
+//! as in the paper, so a node in its critical section defers every request
+//! that can reach it: one with a smaller `(k, j)` would come from a node
+//! that replied to this node's request, and such a node's own later request
+//! carries a timestamp above this node's (it saw it). Exactly 2(N − 1)
+//! messages per entry: N − 1 REQUESTs, N − 1 REPLYs. There is no protected
+//! resource: the critical section is the node's own, so `no_stale_write`
+//! and `no_foreign_release` hold trivially, and every message is the
+//! protocol's.
+//!
+//! The node's script (`client.rs`): `Want` (it wants the critical section
+//! and has not asked yet; `Request` is not urgent), `Acquiring` (waiting
+//! for replies), `Holding` (in the critical section; `Release` is urgent),
+//! then `Want` again, or `Done` after `acquisitions`. `Our_Sequence_Number`
+//! is only read while the node is requesting, so the state forgets it
+//! otherwise (`request` is `None`).
+//!
+//! **Finite states without changing the algorithm.** Sequence numbers grow
+//! forever when nodes loop (`acquisitions = 0`). The algorithm only
+//! compares them with each other and adds one to them, never compares
+//! them with a constant, so shifting every timestamp in the state — every
+//! node's `Highest_Sequence_Number` and `Our_Sequence_Number`, and every
+//! `REQUEST`'s in flight — down by the same amount changes no outcome. The
+//! world does it after every step ([`Seq::Clock`], `src/world/ranks.rs`):
+//! the smallest timestamp present becomes 0. This is not a cap: distances
+//! are kept exactly. Ranking them instead (as ghost numbers are) would be
+//! unsound, since `max + 1` can fall between two ranks.
+//!
+//! **No symmetry reduction.** Ties between equal timestamps go to the
+//! smaller node number, so renaming nodes changes who wins a tie: a
+//! renamed state does not behave like the original (from the first round,
+//! where every request carries timestamp 1, node n1 wins). Only the
+//! identity preserves the `(timestamp, id)` order, so no group is declared.
+//!
+//! **Crashes.** A node that crashes keeps its whole state for a restart
+//! (as if it wrote it ahead to disk: `fsync`); messages sent to it while
+//! it is down are lost, as the world drops them. With `recovery = "none"`
+//! it may never come back, and a node waiting for its REPLY waits forever.
+//! A restart that forgot would also forget the permissions it gave, and
+//! its clock; the paper assumes no failures, and a clock reset to 0 is a
+//! comparison with a constant, which the shift above cannot represent.
+
+use serde::{Deserialize, Serialize};
+
+use super::client::{scripts_view, Phase, Script};
+use super::Layout;
+use crate::properties::{Lock, LockView};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
+
+/// The `[system]` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    /// N: the nodes n1..nN (ids 0..N−1).
+    pub nodes: u8,
+    pub acquisitions: u8,
+}
+
+impl Params {
+    pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
+        let mut k = sc.system_keys();
+        let p = Params {
+            nodes: k.uint("nodes", 2, 5, 3)?,
+            acquisitions: sc.acquisitions,
+        };
+        k.finish()?;
+        Ok(p)
+    }
+}
+
+/// Every node runs the same program.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node(pub Params);
+
+/// One node's variables, named as in the paper.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// Want / Acquiring / Holding (the critical section) / Done.
+    /// `Requesting_Critical_Section` is `Acquiring` or `Holding`.
+    pub script: Script,
+    /// `Highest_Sequence_Number`: the Lamport clock.
+    pub highest: u32,
+    /// `Our_Sequence_Number` while requesting (and in the critical
+    /// section), `None` otherwise.
+    pub request: Option<u32>,
+    /// `Outstanding_Reply_Count`.
+    pub outstanding: u8,
+    /// `Reply_Deferred`: bit `j` for node `j`.
+    pub deferred: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Msg {
+    /// `REQUEST(k, j)`: `k` the sender's sequence number; `j`, the sender,
+    /// is the envelope's source.
+    Request { ts: u32 },
+    /// `REPLY`: permission, carrying nothing.
+    Reply,
+}
+
+/// No timers: the algorithm assumes no clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Timer {}
+
+/// No stopwatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Watch {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Step {
+    /// Invoke mutual exclusion: REQUEST to every other node.
+    Request,
+    /// Leave the critical section: REPLY to every deferred node.
+    Release,
+}
+
+impl Actor for Node {
+    type State = State;
+    type Msg = Msg;
+    type Timer = Timer;
+    type Watch = Watch;
+    type Step = Step;
+
+    fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
+        State {
+            script: Script::new(self.0.acquisitions),
+            highest: 0,
+            request: None,
+            outstanding: 0,
+            deferred: 0,
+        }
+    }
+
+    fn steps(&self, _ctx: &Ctx<'_, Self>, s: &State, steps: &mut Vec<Step>) {
+        match s.script.phase {
+            Phase::Want => steps.push(Step::Request),
+            Phase::Holding => steps.push(Step::Release),
+            _ => {}
+        }
+    }
+
+    /// A node comes to want the critical section at any moment.
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Request
+    }
+
+    fn on_step(&self, ctx: &Ctx<'_, Self>, s: &mut State, step: Step, out: &mut Out<Self>) {
+        let n = self.0.nodes as Id;
+        match step {
+            // Request: Our_Sequence_Number := Highest_Sequence_Number + 1,
+            // Outstanding_Reply_Count := N − 1, REQUEST to all others.
+            Step::Request => {
+                let ts = s.highest + 1;
+                s.request = Some(ts);
+                s.outstanding = self.0.nodes - 1;
+                s.script.phase = Phase::Acquiring;
+                for j in (0..n).filter(|&j| j != ctx.id) {
+                    out.send(j, Msg::Request { ts });
+                }
+            }
+            // Release: Requesting_Critical_Section := FALSE, and a REPLY to
+            // every node whose request was deferred.
+            Step::Release => {
+                s.request = None;
+                for j in (0..n).filter(|&j| s.deferred & (1 << j) != 0) {
+                    out.send(j, Msg::Reply);
+                }
+                s.deferred = 0;
+                s.script.released(self.0.acquisitions);
+            }
+        }
+    }
+
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, s: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+        match msg {
+            // ReceiveRequest(k, j): advance the clock; defer when our own
+            // request (Our_Sequence_Number, me) comes first.
+            Msg::Request { ts } => {
+                s.highest = s.highest.max(ts);
+                let defer = s.request.is_some_and(|ours| (ts, src) > (ours, ctx.id));
+                if defer {
+                    s.deferred |= 1 << src;
+                } else {
+                    out.send(src, Msg::Reply);
+                }
+            }
+            // ReceiveReply: one fewer outstanding; at zero, the critical
+            // section. The paper decrements in any phase, and Request
+            // resets the count, so a reply while not waiting changes
+            // nothing the algorithm reads.
+            Msg::Reply => {
+                if s.script.phase == Phase::Acquiring {
+                    s.outstanding -= 1;
+                    if s.outstanding == 0 {
+                        s.script.phase = Phase::Holding;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The node's whole state survives (`fsync`); only messages to it are
+    /// lost while it is down.
+    fn restart(&self, _ctx: &Ctx<'_, Self>, durable: &State, _out: &mut Out<Self>) -> State {
+        durable.clone()
+    }
+
+    fn persistence(&self) -> &'static str {
+        "fsync"
+    }
+
+    fn rename(&self, s: &mut State, ids: &dyn Fn(Id) -> Id) {
+        let mut d = 0;
+        for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
+            d |= 1 << ids(j);
+        }
+        s.deferred = d;
+    }
+
+    fn numbers(&self, s: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        visit(Seq::Clock, &mut s.highest);
+        if let Some(ts) = s.request.as_mut() {
+            visit(Seq::Clock, ts);
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        if let Msg::Request { ts } = msg {
+            visit(Seq::Clock, ts);
+        }
+    }
+
+    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
+        match msg {
+            Msg::Request { ts } => format!("REQUEST(ts {ts})"),
+            Msg::Reply => "REPLY".to_string(),
+        }
+    }
+
+    fn show_step(&self, step: &Step) -> String {
+        match step {
+            Step::Request => "Request",
+            Step::Release => "Release",
+        }
+        .to_string()
+    }
+
+    fn show_timer(&self, timer: &Timer) -> String {
+        match *timer {}
+    }
+
+    fn show_state(&self, s: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        let phase = match s.script.phase {
+            Phase::Want => "wants",
+            Phase::Acquiring => "requesting",
+            Phase::Holding => "in critical section",
+            Phase::Done => "done",
+            Phase::Writing | Phase::Releasing => "releasing",
+        };
+        let deferred: Vec<&str> = (0..names.len())
+            .filter(|&j| s.deferred & (1 << j) != 0)
+            .map(|j| names[j].as_str())
+            .collect();
+        let mut fields = vec![
+            ("phase".to_string(), phase.to_string()),
+            ("highest sequence number".to_string(), s.highest.to_string()),
+            (
+                "our sequence number".to_string(),
+                s.request.map_or("none".to_string(), |ts| ts.to_string()),
+            ),
+            ("outstanding replies".to_string(), s.outstanding.to_string()),
+            ("deferred".to_string(), format!("{{{}}}", deferred.join(", "))),
+        ];
+        if self.0.acquisitions > 0 {
+            fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
+        }
+        Some(fields)
+    }
+}
+
+impl Lock for Node {
+    /// A node holds the lock in its critical section and wants it from
+    /// wanting until it enters.
+    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        scripts_view(state, |s| Some(s.script))
+    }
+}
+
+/// The world of a `ricart-agrawala` scenario: nodes n1..nN, no resource,
+/// no symmetry (ties go to the smaller node number).
+pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
+    let p = Params::read(sc)?;
+    let mut layout = Layout::default();
+    layout.nodes(&Node(p), "n", p.nodes, Role::Client);
+    Ok(layout.world(sc, Vec::new()))
+}
