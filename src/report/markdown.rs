@@ -361,7 +361,7 @@ fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usi
     let n = world.names.len();
     let last = &story.states[story.states.len() - 1];
     let who = match prop {
-        Prop::MutualExclusion => ids(view(world, last).holding, n),
+        Prop::MutualExclusion | Prop::RwExclusion => ids(view(world, last).holding, n),
         Prop::DeadlockFreedom | Prop::StarvationFreedom => {
             let k = story.loop_at.unwrap_or(story.states.len() - 1);
             ids(view(world, &story.states[k]).wanting, n)
@@ -470,6 +470,7 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
     }
     let what = match prop {
         Prop::MutualExclusion => "two clients hold the lock",
+        Prop::RwExclusion => "a writer holds the lock with another holder",
         Prop::NoStaleWrite => "a stale write is accepted",
         Prop::NoForeignRelease => "another client's lock is released",
         Prop::DeadlockFreedom => "nobody ever gets the lock",
