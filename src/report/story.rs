@@ -41,7 +41,7 @@ impl<A: Actor> Story<A> {
         let actions: Vec<Action<A>> = cx.prefix.iter().chain(cx.cycle.iter().flatten()).cloned().collect();
         let loop_at = cx.cycle.as_ref().map(|_| cx.prefix.len());
         let init = world.init();
-        let mut next = [0u32; 3];
+        let mut next = [0u32; 4];
         let mut names = carry(world, &init, &init, &Names::new(), &mut next);
         let mut states = vec![init];
         let mut shown = Vec::new();
@@ -67,11 +67,18 @@ impl<A: Actor> Story<A> {
     }
 }
 
-/// Every growing value in `s`, in the world's visiting order.
+/// Every growing value in `s` that is renumbered by rank, in the world's
+/// visiting order. Lamport clocks ([`Seq::Clock`]) are shifted, not ranked:
+/// their differences are what a reader compares, so they are shown as the
+/// state holds them.
 fn values<A: Actor>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
     let mut s = s.clone();
     let mut out = Vec::new();
-    visit(world, &mut s, &mut |seq, v| out.push((seq, *v)));
+    visit(world, &mut s, &mut |seq, v| {
+        if seq != Seq::Clock {
+            out.push((seq, *v));
+        }
+    });
     out
 }
 
@@ -95,7 +102,7 @@ fn carry<A: Actor>(
     raw: &WorldState<A>,
     ranked: &WorldState<A>,
     old: &Names,
-    next: &mut [u32; 3],
+    next: &mut [u32; 4],
 ) -> Names {
     let before = values(world, raw);
     let mut fresh: Vec<(Seq, u32)> = before
@@ -121,6 +128,9 @@ fn carry<A: Actor>(
 
 fn rename(names: &Names) -> impl FnMut(Seq, &mut u32) + '_ {
     move |seq, v| {
+        if seq == Seq::Clock {
+            return;
+        }
         if let Some(n) = names.get(&(seq, *v)) {
             *v = *n;
         }
