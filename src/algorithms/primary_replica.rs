@@ -101,10 +101,10 @@
 //!   `FullSync`). A primary's names none, and it does not come back as a
 //!   primary: the Redis replication docs warn that a primary without
 //!   persistence must not restart on its own, since its replicas would copy
-//!   its empty dataset. It reports to the Sentinel (`Restarted`) at once
-//!   and every `ping` ticks until the Sentinel, once the configuration has
-//!   a primary other than itself, answers with `ReplicaOf` it (Sentinel's
-//!   periodic `INFO` finds it). A node that is not the primary answers no
+//!   its empty dataset. It reports to the Sentinel (`Restarted`; Sentinel's
+//!   periodic `INFO` finds it back), which answers with `ReplicaOf` the
+//!   configured primary, or, while that is the node itself or a failover
+//!   runs, notes it and reconfigures it at the switch. A node that is not the primary answers no
 //!   client command (Redis answers `READONLY`, and the client waits for
 //!   Sentinel to name the new primary; here it simply waits). The
 //!   Sentinel's state is its configuration file, which Sentinel rewrites on
@@ -456,6 +456,9 @@ pub struct Sentinel {
     /// The primary of the current configuration.
     pub primary: Id,
     pub failover: Failover,
+    /// Former primaries (a bit per id) that reported back, restarted,
+    /// while no other primary was configured: the switch reconfigures them.
+    pub returned: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -560,8 +563,7 @@ pub enum Msg {
 pub enum Timer {
     /// Redis: the key's TTL.
     KeyExpiry,
-    /// Primary: the next ping to the Sentinel; a restarted former primary:
-    /// the next `Restarted`.
+    /// Primary: the next ping to the Sentinel.
     Ping,
     /// Primary: `client`'s `WAIT` gives up.
     WaitTimeout { client: Id },
@@ -679,6 +681,7 @@ impl Actor for Node {
                     epoch: 0,
                     primary: PRIMARY,
                     failover: Failover::Monitoring,
+                    returned: 0,
                 })
             }
             Node::Client(p) => State::Client(Client {
@@ -808,17 +811,10 @@ impl Actor for Node {
                 r.key = None;
                 r.wrote();
             }
-            (State::Redis(r), Timer::Ping) => match r.standing {
-                Standing::Primary => {
-                    out.send(p.sentinel(), Msg::Ping { epoch: r.epoch });
-                    out.set_timer(Timer::Ping, p.ping);
-                }
-                Standing::Detached => {
-                    out.send(p.sentinel(), Msg::Restarted);
-                    out.set_timer(Timer::Ping, p.ping);
-                }
-                _ => {}
-            },
+            (State::Redis(r), Timer::Ping) if r.standing == Standing::Primary => {
+                out.send(p.sentinel(), Msg::Ping { epoch: r.epoch });
+                out.set_timer(Timer::Ping, p.ping);
+            }
             // WAIT returns fewer than k: too few replicas acknowledged.
             (State::Redis(r), Timer::WaitTimeout { client }) => {
                 if let Some(at) = r.waiting.iter().position(|w| w.client == client) {
@@ -868,15 +864,12 @@ impl Actor for Node {
         let p = self.params();
         match (self, durable) {
             // A replica resynchronises from the primary its configuration
-            // names; a former primary reports to the Sentinel until it is
-            // told whom to follow.
+            // names; a former primary reports to the Sentinel and waits to
+            // be told whom to follow.
             (Node::Redis(_), State::Redis(r)) => {
                 match r.standing {
                     Standing::Syncing { primary } => out.send(primary, Msg::Sync),
-                    _ => {
-                        out.send(p.sentinel(), Msg::Restarted);
-                        out.set_timer(Timer::Ping, p.ping);
-                    }
+                    _ => out.send(p.sentinel(), Msg::Restarted),
                 }
                 State::Redis(r.clone())
             }
@@ -1133,15 +1126,18 @@ fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut 
             for c in node.clients() {
                 out.send(c, Msg::NewPrimary { id: replica });
             }
-            for r in p.redis_nodes().filter(|&r| r != replica && r != failed) {
+            let told = |r: Id| r != replica && (r != failed || s.returned & (1 << r) != 0);
+            for r in p.redis_nodes().filter(|&r| told(r)) {
                 out.send(r, Msg::ReplicaOf { primary: replica });
             }
+            s.returned = 0;
         }
-        // A former primary restarted: it follows the configured primary,
-        // once that is another node (until then the failover is coming).
+        // A former primary restarted: it follows the configured primary.
+        // While that is itself, or a failover runs, the switch tells it.
         (Failover::Monitoring, Msg::Restarted) if src != s.primary => {
             out.send(src, Msg::ReplicaOf { primary: s.primary })
         }
+        (_, Msg::Restarted) => s.returned |= 1 << src,
         _ => {}
     }
 }
@@ -1342,6 +1338,7 @@ mod tests {
                     epoch: 0,
                     primary: PRIMARY,
                     failover: Failover::Monitoring,
+                    returned: 0,
                 };
                 assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(initial));
             }
