@@ -1,48 +1,53 @@
 //! `primary-replica`: the single-instance Redis lock (`SET lock me NX PX
 //! ttl`, released by the compare-and-delete script) on a Redis primary with
-//! one replica, watched by a Sentinel that promotes the replica when the
-//! primary is down; after the Redis documentation on replication, on `WAIT`
-//! and on Sentinel.
+//! `replicas` replicas, watched by a Sentinel that promotes a replica when
+//! the primary is down, as often as the faults make it; after the Redis
+//! documentation on replication, on `WAIT` and on Sentinel.
 //!
 //! - *Replication is asynchronous* ("Redis uses asynchronous replication"):
 //!   the primary applies a write (a granted `SET`, a `DEL` by the
 //!   compare-and-delete script, the key's expiry) and answers at once; its
-//!   own step `Replicate` ships the write to the replica later. A crash in
-//!   between loses the write, so a lock the primary acknowledged can be
-//!   missing on the replica that Sentinel then promotes: two holders.
+//!   own step `Replicate` ships the write to a replica later, one replica
+//!   per step, lowest id first (the primary writes each replica's
+//!   connection in turn). A crash in between loses the write on every
+//!   replica not yet shipped to, so a lock the primary acknowledged is
+//!   missing on such a replica, and when Sentinel promotes it: two holders.
 //! - *`replication = "wait"`*: the client sends `SET lock me NX PX ttl;
-//!   WAIT 1 timeout`, and the primary answers `Granted` only once the
-//!   replica has acknowledged the write (`Ack`), so an acknowledged lock is
-//!   on the replica. If the timeout (`wait_timeout`, in the primary's
-//!   ticks) passes first, `WAIT` returns 0 (`WaitTimedOut`): the key is set
-//!   but not replicated, and the client deletes it (compare-and-delete,
-//!   not waiting for the answer) and asks again after `retry`. With
-//!   `wait_timeout = 0` the client sends `WAIT 1 0`, which waits for ever:
-//!   while no replica is attached (after a failover, until the old primary
-//!   rejoins) the key can expire under a blocked `WAIT`, another client can
-//!   set it and block too, and when a replica attaches both `WAIT`s return
-//!   1: two holders without any replication loss. A safe timeout leaves
-//!   the critical section time to finish within the TTL: a client holds
-//!   the lock for at most 3 ticks after its `WAIT` returns (the answer, the
-//!   write and its answer, each up to `max_delay = 1`), so
+//!   WAIT k timeout` (`k` is `wait_replicas`, default 1), and the primary
+//!   answers `Granted` only once `k` replicas have acknowledged the write
+//!   (`Ack`), as Redis counts the replicas whose acknowledged replication
+//!   offset has reached the write's. So an acknowledged lock is on `k`
+//!   replicas, and lost only when Sentinel promotes one of the others. If
+//!   the timeout (`wait_timeout`, in the primary's ticks) passes first,
+//!   `WAIT` returns fewer than `k` (`WaitTimedOut`): the key is set but not
+//!   replicated enough, and the client deletes it (compare-and-delete, not
+//!   waiting for the answer) and asks again after `retry`. With
+//!   `wait_timeout = 0` the client sends `WAIT k 0`, which waits for ever:
+//!   while too few replicas are attached (after a failover, until a former
+//!   primary rejoins) the key can expire under a blocked `WAIT`, another
+//!   client can set it and block too, and when a replica attaches both
+//!   `WAIT`s return: two holders without any replication loss. A safe
+//!   timeout leaves the critical section time to finish within the TTL: a
+//!   client holds the lock for at most 3 ticks after its `WAIT` returns
+//!   (the answer, the write and its answer, each up to `max_delay = 1`), so
 //!   `wait_timeout + 3 < ttl`.
-//! - *The replication stream*: there is one key, and the replica applies
-//!   what it receives atomically, so the primary's replication backlog is
-//!   its net effect: the key as it is now. `Replicate` ships the key with
-//!   the TTL left on the primary's clock, as Redis 7 propagates `SET PX` as
-//!   an absolute `PXAT`; a key that expired or was deleted ships as `None`
-//!   (Redis propagates the expiry as a `DEL`). With `wait` the primary
-//!   counts the shipments the replica has not acknowledged, as Redis
-//!   compares replication offsets, and ships a write only while fewer than
-//!   [`MAX_UNACKED`] are out. The bound keeps the state space finite while
-//!   the replica is down (shipments to it are lost anyway, and its
-//!   resynchronisation resets the count); otherwise it is not reached, as
-//!   a `SET` is acknowledged before its key is deleted, so at most a `DEL`
-//!   and the next `SET` are out at once. Reaching it would only delay a
-//!   shipment, which `WAIT` allows.
-//! - *Expiry on the replica*: the replica arms its own timer for the key
-//!   it applies and removes the key when it fires. A Redis replica keeps
-//!   the key until the primary's `DEL` arrives, but reports a key past its
+//! - *The replication stream*: there is one key, and a replica applies what
+//!   it receives atomically, so the primary's replication backlog is its
+//!   net effect: the key as it is now. `Replicate` ships the key with the
+//!   TTL left on the primary's clock, as Redis 7 propagates `SET PX` as an
+//!   absolute `PXAT`; a key that expired or was deleted ships as `None`
+//!   (Redis propagates the expiry as a `DEL`). Per attached replica the
+//!   primary keeps whether the key changed since its last shipment and,
+//!   with `wait`, how many of its shipments are unacknowledged (Redis
+//!   compares replication offsets); it ships to a replica only while fewer
+//!   than [`MAX_UNACKED`] are out. The bound keeps the state space finite
+//!   while a replica is down (shipments to it are lost anyway, and its
+//!   resynchronisation resets the count); otherwise it is not reached, as a
+//!   `SET` is acknowledged before its key is deleted. Reaching it would
+//!   only delay a shipment, which `WAIT` allows.
+//! - *Expiry on a replica*: the replica arms its own timer for the key it
+//!   applies and removes the key when it fires. A Redis replica keeps the
+//!   key until the primary's `DEL` arrives, but reports a key past its
 //!   deadline as missing and expires it itself once promoted, so to the
 //!   lock the two are the same. Redis 7 replicates `SET ... PX` as an
 //!   absolute `PXAT` (and a full resynchronisation's RDB carries absolute
@@ -52,39 +57,58 @@
 //!   the replica arms its timer with that less the shipment's time in
 //!   flight ([`Ctx::age`], which the world counts as it ages messages): the
 //!   two keys expire at the same real moment, and the replica's timer then
-//!   runs at its own clock's rate. Not modelled: an offset between the two
-//!   clocks accumulated before the shipment (drift is at most this
-//!   family's one server fault), and transit beyond `max_delay` (a message
-//!   to a paused replica stops ageing there; on an asynchronous network
-//!   messages do not age at all, and the replica's deadline then trails
-//!   the primary's by the time in flight).
-//! - *Failover*: the primary sends the Sentinel a `Ping` every `ping`
-//!   ticks, and the Sentinel re-arms its `DownAfter` timer (Sentinel's
-//!   `down-after-milliseconds`) on each. When it fires, the Sentinel
-//!   promotes the replica (`Promote`, Redis's `REPLICAOF NO ONE`), and
-//!   once the replica has taken over (`Promoted`; Sentinel sees
-//!   `role:master`) it tells every client (`NewPrimary`, Sentinel's
-//!   `+switch-master`) and tells the old primary to replicate the new one
-//!   (`ReplicaOf`; lost if it is down). It fails over once and then stops
-//!   monitoring, which is why [`Params::read`] allows at most one fault
-//!   that can hit a server. With bounded delay `d` and no fault, pings
-//!   arrive at most `ping + d` ticks apart, so there is no false failover
-//!   exactly when `down_after > ping + d` (the defaults, ping 1 and
-//!   down-after 3, fit `max_delay = 1`).
+//!   runs at its own clock's rate. Not modelled: an offset between two
+//!   clocks accumulated before the shipment (which is why a clock fault
+//!   must be the only fault that hits the servers), and transit beyond
+//!   `max_delay` (a message to a paused replica stops ageing there; on an
+//!   asynchronous network messages do not age at all, and the replica's
+//!   deadline then trails the primary's by the time in flight).
+//! - *Failover* (Redis Sentinel documentation): the primary sends the
+//!   Sentinel a `Ping` every `ping` ticks (the model's direction for
+//!   Sentinel's own `PING`s), and the Sentinel re-arms its `DownAfter`
+//!   timer (`down-after-milliseconds`) on each. When it fires, the Sentinel
+//!   starts a failover in a new configuration epoch (`+new-epoch`,
+//!   `+try-failover`; `Electing`) and selects a replica of the failed
+//!   primary (`SelectReplica`, `+selected-slave`). Sentinel ranks replicas
+//!   by `replica-priority`, then by the replication offset it last read
+//!   with `INFO`, then by run ID; this model carries no offsets and lets it
+//!   select any replica of the failed primary, which covers every ranking
+//!   (so a verdict that needs Sentinel to prefer a replica with less data
+//!   than another one it can reach is one that a Sentinel with current
+//!   `INFO` avoids; the scenarios say where that matters). It sends the
+//!   replica `Promote` (`REPLICAOF NO ONE`), and once the replica has taken
+//!   over (`Promoted`; Sentinel sees `role:master`) it switches its
+//!   configuration to the new primary (`+switch-master`): it tells every
+//!   client (`NewPrimary`), reconfigures the other replicas (`ReplicaOf`,
+//!   `+slave-reconf-sent`), and monitors the new primary, which pings it
+//!   from then on, so that a later fault can fail over again. If the
+//!   selected replica has not taken over within `down_after` ticks (it is
+//!   down; Sentinel's `failover-timeout`), the Sentinel aborts and starts
+//!   again in a newer epoch. The failed primary is not told at the switch:
+//!   it is down. Sentinel reconfigures it when it is back and reports with
+//!   the wrong role (`+convert-to-slave`): a primary whose `Ping` carries
+//!   an older configuration epoch than the Sentinel's (it was paused
+//!   through the failover) is stale and gets `ReplicaOf` the current
+//!   primary; until that arrives it still answers clients that still
+//!   believe it is the primary. With no fault, pings arrive at most
+//!   `ping + d` ticks apart on a network of bounded delay `d`, so there is
+//!   no false failover exactly when `down_after > ping + d` (the defaults,
+//!   ping 1 and down-after 3, fit `max_delay = 1`).
 //! - *Restart*: Redis runs without persistence, so a node restarts empty,
 //!   with only its configuration file. A replica's file names its primary
-//!   (`replicaof`, which Sentinel rewrites when it reconfigures a node), and
-//!   it resynchronises from it at once (`Sync`, Redis's `PSYNC`;
+//!   (`replicaof`, which Sentinel rewrites when it reconfigures a node),
+//!   and it resynchronises from it at once (`Sync`, Redis's `PSYNC`;
 //!   `FullSync`). A primary's names none, and it does not come back as a
 //!   primary: the Redis replication docs warn that a primary without
 //!   persistence must not restart on its own, since its replicas would copy
-//!   its empty dataset. It waits for the Sentinel (`Restarted`), which
-//!   answers with `ReplicaOf` the new primary once it has switched (and
-//!   tells it at the switch if it restarted before). A node that is not the
-//!   primary answers no client command (Redis answers `READONLY`, and the
-//!   client waits for Sentinel to name the new primary; here it simply
-//!   waits). The Sentinel's state is its configuration file, which Sentinel
-//!   rewrites on every change, so it survives a crash of the Sentinel.
+//!   its empty dataset. It reports to the Sentinel (`Restarted`; Sentinel's
+//!   periodic `INFO` finds it back), which answers with `ReplicaOf` the
+//!   configured primary, or, while that is the node itself or a failover
+//!   runs, notes it and reconfigures it at the switch. A node that is not the primary answers no
+//!   client command (Redis answers `READONLY`, and the client waits for
+//!   Sentinel to name the new primary; here it simply waits). The
+//!   Sentinel's state is its configuration file, which Sentinel rewrites on
+//!   every change, so it survives a crash of the Sentinel.
 //! - *Clients* know the current primary (initially the node named
 //!   `primary`). On `NewPrimary` a client switches and re-sends its
 //!   outstanding request, if any, to the new primary, as a client that
@@ -101,7 +125,10 @@
 //!   times out is done (the key expires by its TTL). A new request from a
 //!   client whose `WAIT` is still blocked (it timed out, or restarted)
 //!   drops that `WAIT`, as Redis drops a blocked client whose connection
-//!   closed.
+//!   closed. A restarted client believes the initial primary is the
+//!   primary (it does not ask the Sentinel), so after a failover it waits
+//!   on a replica until its next `NewPrimary`: scenarios with failovers
+//!   fault the servers only.
 //! - *`client = "validity"`* (default `"naive"`): the client follows the
 //!   Redis documentation's advice for Redlock with one instance. It starts
 //!   a stopwatch when it sends its `SET` (kept across a re-send to a new
@@ -123,15 +150,18 @@
 //!   system of `replica-failover-wait`, ttl 7, with a validity client:
 //!   deadlock freedom violated).
 //!
-//! Node names are the nodes' initial roles: after a failover, `replica` is
-//! the primary. The replication stream and the Sentinel's links are TCP
+//! Node names are the nodes' initial roles: after a failover, a `replica`
+//! is the primary. The replication stream and the Sentinel's links are TCP
 //! connections, so [`Params::read`] rejects lost, duplicated and reordered
 //! messages, and partitions (a broken link would resynchronise, which this
-//! model does not do).
+//! model does not do). Not modelled either: a replica that is down when
+//! Sentinel reconfigures it comes back following its old primary (Sentinel
+//! would fix it from `INFO`, `+fix-slave-config`), so it stays out of the
+//! replication until a later switch reconfigures it.
 //!
 //! Actions in order: Acquire, Check, Write (client steps), Replicate (the
-//! primary's step), the Redis nodes' handlers, the Sentinel's, the
-//! clients', then the lock view.
+//! primary's step), SelectReplica (the Sentinel's step), the Redis nodes'
+//! handlers, the Sentinel's, the clients', then the lock view.
 
 use serde::{Deserialize, Serialize};
 
@@ -145,9 +175,9 @@ use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 /// When the primary answers a granted `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Replication {
-    /// At once; the write reaches the replica later.
+    /// At once; the write reaches the replicas later.
     Async,
-    /// `SET ...; WAIT 1 timeout`: once the replica has acknowledged the
+    /// `SET ...; WAIT k timeout`: once `k` replicas have acknowledged the
     /// write.
     Wait,
 }
@@ -163,18 +193,26 @@ pub enum ClientKind {
     Validity,
 }
 
+/// The most replicas a scenario may have.
+pub const MAX_REPLICAS: u8 = 3;
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     pub clients: u8,
+    /// Replicas of the initial primary (default 1).
+    pub replicas: u8,
     /// Key expiry (`PX`) in the serving node's ticks.
     pub ttl: u8,
     pub replication: Replication,
+    /// `WAIT`'s `numreplicas`: the acknowledgements a grant waits for.
+    pub wait_replicas: u8,
     /// `WAIT`'s timeout in the primary's ticks; 0 waits for ever.
     pub wait_timeout: u8,
     /// Ticks between the primary's pings to the Sentinel.
     pub ping: u8,
-    /// Sentinel's `down-after-milliseconds`, in the Sentinel's ticks.
+    /// Sentinel's `down-after-milliseconds`, in the Sentinel's ticks; also
+    /// its failover timeout.
     pub down_after: u8,
     /// Ticks a refused client waits before asking again.
     pub retry: u8,
@@ -189,21 +227,28 @@ pub struct Params {
     /// checks, to cover the write and its answer.
     pub margin: u8,
     pub acquisitions: u8,
+    /// How many failovers the fault budget can cause, when that is
+    /// bounded ([`Params::monitors`]); `None` when false failovers can
+    /// happen too. Derived from `[faults]`, not a key.
+    pub failovers: Option<u8>,
 }
 
 impl Params {
     /// Reads `[system]`, and rejects fault budgets this model cannot answer
-    /// faithfully: its Sentinel fails over once, and it does not
-    /// resynchronise a replication link that breaks without a crash.
+    /// faithfully: it does not resynchronise a replication link that breaks
+    /// without a crash, and its `PXAT` expiry assumes the servers' clocks
+    /// agree when a key is shipped.
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
         let mut k = sc.system_keys();
         let clients = k.uint("clients", 1, 4, 2)?;
+        let replicas = k.uint("replicas", 1, MAX_REPLICAS, 1)?;
         let ttl = k.uint("ttl", 1, 30, 7)?;
         let replication = k.choice(
             "replication",
             &[("async", Replication::Async), ("wait", Replication::Wait)],
             Replication::Async,
         )?;
+        let wait_replicas = k.optional_uint("wait_replicas", 1, MAX_REPLICAS)?;
         let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
         let client = k.choice(
             "client",
@@ -214,8 +259,10 @@ impl Params {
         let margin = k.optional_uint("margin", 0, 10)?;
         let p = Params {
             clients,
+            replicas,
             ttl,
             replication,
+            wait_replicas: wait_replicas.unwrap_or(1),
             wait_timeout: wait_timeout.unwrap_or(0),
             ping: k.uint("ping", 1, 10, 1)?,
             down_after: k.uint("down_after", 1, 30, 3)?,
@@ -225,8 +272,10 @@ impl Params {
             drift: drift.unwrap_or(1),
             margin: margin.unwrap_or(2),
             acquisitions: sc.acquisitions,
+            failovers: None,
         };
         k.finish()?;
+        let mut p = p;
         let file = sc.path.display();
         for (key, v) in [("drift", drift), ("margin", margin)] {
             if let (ClientKind::Naive, Some(v)) = (client, v) {
@@ -235,9 +284,17 @@ impl Params {
                 )));
             }
         }
-        if let (Replication::Async, Some(t)) = (replication, wait_timeout) {
+        for (key, v) in [("wait_timeout", wait_timeout), ("wait_replicas", wait_replicas)] {
+            if let (Replication::Async, Some(v)) = (replication, v) {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] {key} = {v} is an argument of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
+                )));
+            }
+        }
+        if p.wait_replicas > replicas {
             return Err(ScenarioError(format!(
-                "{file}: [system] wait_timeout = {t} is the timeout of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
+                "{file}: [system] wait_replicas = {} waits for more replicas than the {replicas} there are; allowed: 1 to {replicas} (replicas)",
+                p.wait_replicas
             )));
         }
         let f = &sc.faults;
@@ -255,25 +312,60 @@ impl Params {
             )));
         }
         let server_faults = f.crashes + f.pauses + f.clock_jumps + u8::from(f.max_drift > 0);
-        if f.targets.hits(Role::Server) && server_faults > 1 {
+        let clock_faults = f.clock_jumps > 0 || f.max_drift > 0;
+        if f.targets.hits(Role::Server) && clock_faults && server_faults > 1 {
             return Err(ScenarioError(format!(
-                "{file}: [faults] crashes + pauses + clock_jumps (+1 for max_drift) is {server_faults}, but primary-replica's Sentinel fails over once, so at most one fault may hit the servers; allowed: at most 1, or targets = \"clients\""
+                "{file}: [faults] crashes + pauses + clock_jumps (+1 for max_drift) is {server_faults}, but primary-replica's replicated expiry (PXAT) assumes the servers' clocks agreed before a shipment, so a clock fault must be the only fault that hits the servers; allowed: at most 1 with clock_jumps or max_drift, or targets = \"clients\""
             )));
+        }
+        // Without a fault, pings arrive at most ping + d ticks apart and a
+        // promotion is answered within 2d, so every failover attempt (an
+        // epoch) needs a crash or a pause of a server.
+        let bounded = f.max_delay.is_some_and(|d| p.down_after > (p.ping + d).max(2 * d));
+        if bounded && !clock_faults {
+            p.failovers = Some(if f.targets.hits(Role::Server) {
+                f.crashes + f.pauses
+            } else {
+                0
+            });
         }
         Ok(p)
     }
+
+    /// Whether the Sentinel watches the primary of configuration `epoch`
+    /// (and that primary pings it): always the initial one, and a later
+    /// one while the fault budget can still cause another failover. Once
+    /// the Sentinel has started as many failovers as the budget has server
+    /// faults, no fault is left to stop a primary's pings or a promotion,
+    /// so its down-after timer cannot fire and the pings change nothing
+    /// but the state count; they are left out (a reduction of the state
+    /// space, not a behaviour: with false failovers possible they run in
+    /// every epoch).
+    pub fn monitors(&self, epoch: u32) -> bool {
+        self.failovers.is_none_or(|f| epoch < u32::from(f.max(1)))
+    }
+
+    /// The Redis nodes: the initial primary 0, then the replicas.
+    fn redis_nodes(&self) -> std::ops::RangeInclusive<Id> {
+        PRIMARY..=self.replicas as Id
+    }
+
+    fn sentinel(&self) -> Id {
+        self.replicas as Id + 1
+    }
+
+    fn first_client(&self) -> Id {
+        self.replicas as Id + 2
+    }
 }
 
-/// Node ids: the primary is 0, the replica 1, the Sentinel 2, clients
-/// 3..3+n, the resource last.
+/// Node ids: the initial primary is 0, the replicas 1..=replicas, then the
+/// Sentinel, the clients, and the resource last.
 const PRIMARY: Id = 0;
-const REPLICA: Id = 1;
-const SENTINEL: Id = 2;
-const FIRST_CLIENT: Id = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    /// A Redis node: the primary and the replica run the same program.
+    /// A Redis node: the primary and the replicas run the same program.
     Redis(Params),
     Sentinel(Params),
     Client(Params),
@@ -290,9 +382,9 @@ pub struct Key {
 /// What a Redis node is to the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Standing {
-    /// Serves clients, and streams its writes to `replica` when one is
-    /// attached.
-    Primary { replica: Option<Id> },
+    /// Serves clients, and streams its writes to the replicas attached
+    /// (`Redis::replicas`).
+    Primary,
     /// A former primary, restarted: waits for the Sentinel to name the
     /// primary to follow.
     Detached,
@@ -302,8 +394,19 @@ pub enum Standing {
     Streaming { primary: Id },
 }
 
-/// The most shipments a `wait` primary has out unacknowledged.
+/// The most shipments a `wait` primary has out unacknowledged, per replica.
 pub const MAX_UNACKED: u8 = 2;
+
+/// A replica attached to a primary, as the primary sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Attached {
+    pub id: Id,
+    /// The key changed since the last shipment to this replica (its part
+    /// of the replication backlog, by its net effect).
+    pub unshipped: bool,
+    /// `wait` only: shipments to it not yet acknowledged.
+    pub unacked: u8,
+}
 
 /// A granted `SET` whose `WAIT` is still blocked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -311,35 +414,51 @@ pub struct Waiting {
     pub client: Id,
     /// The value the `SET` wrote, which the answer carries.
     pub value: u32,
-    /// Which unacknowledged shipment holds the write, oldest first from 1;
-    /// 0 while it is not shipped yet.
-    pub shipment: u8,
+    /// Per Redis node (by id): which of the shipments not yet acknowledged
+    /// by that replica holds the write, oldest first from 1; 0 while it is
+    /// not shipped to it yet (or once acknowledged).
+    pub shipment: [u8; MAX_REPLICAS as usize + 1],
+    /// The replicas (a bit per id) that have acknowledged the write.
+    pub acked: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Redis {
     pub standing: Standing,
+    /// Primary: the Sentinel's configuration epoch it was promoted in (0
+    /// for the initial primary, and for every other node).
+    pub epoch: u32,
     pub key: Option<Key>,
-    /// Primary: the key changed since the last shipment to the replica
-    /// (the replication backlog, by its net effect).
-    pub unshipped: bool,
-    /// Primary, `wait` only: shipments not yet acknowledged.
-    pub unacked: u8,
+    /// Primary: its attached replicas, by id.
+    pub replicas: Vec<Attached>,
     /// Primary, `wait` only: granted `SET`s whose `WAIT` is blocked, by
     /// client.
     pub waiting: Vec<Waiting>,
 }
 
-/// The Sentinel's configuration. It fails over once, from the initial
-/// primary to the replica.
+/// Where the Sentinel is in a failover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Sentinel {
-    /// Watches the initial primary's pings.
+pub enum Failover {
+    /// Watches the configured primary's pings.
     Monitoring,
-    /// Has told the replica to take over and waits until it has.
-    Promoting,
-    /// The replica is the primary, and clients and the old primary are told.
-    Switched,
+    /// The primary is down: a failover started in a new epoch, and a
+    /// replica is to be selected.
+    Electing,
+    /// Has told `replica` to take over and waits until it has.
+    Promoting { replica: Id },
+}
+
+/// The Sentinel's configuration (its configuration file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sentinel {
+    /// The configuration epoch: each failover attempt starts a newer one.
+    pub epoch: u32,
+    /// The primary of the current configuration.
+    pub primary: Id,
+    pub failover: Failover,
+    /// Former primaries (a bit per id) that reported back, restarted,
+    /// while no other primary was configured: the switch reconfigures them.
+    pub returned: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -366,7 +485,7 @@ pub enum State {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
-    /// `SET lock value NX PX ttl` (then `WAIT 1 timeout` with `wait`).
+    /// `SET lock value NX PX ttl` (then `WAIT k timeout` with `wait`).
     SetNxPx {
         value: u32,
     },
@@ -386,7 +505,8 @@ pub enum Msg {
     Refused {
         value: u32,
     },
-    /// The key was set, but `WAIT` timed out first (it returned 0).
+    /// The key was set, but `WAIT` timed out first (it returned fewer
+    /// than `k`).
     WaitTimedOut {
         value: u32,
     },
@@ -410,8 +530,12 @@ pub enum Msg {
     },
     /// `REPLCONF ACK`: the replica applied a shipment (`wait` only).
     Ack,
-    /// The primary's heartbeat to the Sentinel.
-    Ping,
+    /// A primary's heartbeat to the Sentinel, with the configuration epoch
+    /// it was promoted in (what Sentinel's `INFO` and hello messages tell
+    /// it).
+    Ping {
+        epoch: u32,
+    },
     /// A former primary is back, empty, and asks the Sentinel whom to
     /// follow.
     Restarted,
@@ -419,10 +543,15 @@ pub enum Msg {
     ReplicaOf {
         primary: Id,
     },
-    /// Sentinel's `REPLICAOF NO ONE` to the replica it promotes.
-    Promote,
+    /// Sentinel's `REPLICAOF NO ONE` to the replica it promotes, in the
+    /// failover's epoch.
+    Promote {
+        epoch: u32,
+    },
     /// The replica now acts as primary (Sentinel reads `role:master`).
-    Promoted,
+    Promoted {
+        epoch: u32,
+    },
     /// Sentinel's `+switch-master`, to clients.
     NewPrimary {
         id: Id,
@@ -438,7 +567,8 @@ pub enum Timer {
     Ping,
     /// Primary: `client`'s `WAIT` gives up.
     WaitTimeout { client: Id },
-    /// Sentinel: the primary is down when this fires.
+    /// Sentinel: the primary is down when this fires (down-after); while
+    /// promoting, the failover timed out.
     DownAfter,
     /// Client: wait before asking again.
     Retry,
@@ -459,6 +589,10 @@ pub enum Step {
     Check,
     Write,
     Replicate,
+    /// Sentinel: promote `replica` (`+selected-slave`).
+    SelectReplica {
+        replica: Id,
+    },
 }
 
 impl Node {
@@ -469,11 +603,11 @@ impl Node {
     }
 
     fn resource(&self) -> Id {
-        FIRST_CLIENT + self.params().clients as Id
+        self.params().first_client() + self.params().clients as Id
     }
 
     fn clients(&self) -> std::ops::Range<Id> {
-        FIRST_CLIENT..self.resource()
+        self.params().first_client()..self.resource()
     }
 
     fn wait(&self) -> bool {
@@ -489,17 +623,33 @@ impl Redis {
     fn new(standing: Standing) -> Redis {
         Redis {
             standing,
+            epoch: 0,
             key: None,
-            unshipped: false,
-            unacked: 0,
+            replicas: Vec::new(),
             waiting: Vec::new(),
         }
     }
 
-    /// The key changed: it is to be shipped, if a replica is attached (one
+    /// The key changed: it is to be shipped to every attached replica (one
     /// that attaches later gets the whole dataset).
     fn wrote(&mut self) {
-        self.unshipped = matches!(self.standing, Standing::Primary { replica: Some(_) });
+        for a in self.replicas.iter_mut() {
+            a.unshipped = true;
+        }
+    }
+
+    /// The replica the next `Replicate` ships to: the first with a change
+    /// to ship and room for another unacknowledged shipment.
+    fn next_shipment(&self) -> Option<usize> {
+        self.replicas
+            .iter()
+            .position(|a| a.unshipped && a.unacked < MAX_UNACKED)
+    }
+}
+
+impl Waiting {
+    fn acks(&self) -> u8 {
+        self.acked.count_ones() as u8
     }
 }
 
@@ -514,12 +664,25 @@ impl Actor for Node {
         match self {
             Node::Redis(p) if ctx.id == PRIMARY => {
                 out.set_timer(Timer::Ping, p.ping);
-                State::Redis(Redis::new(Standing::Primary { replica: Some(REPLICA) }))
+                let mut r = Redis::new(Standing::Primary);
+                r.replicas = (1..=p.replicas as Id)
+                    .map(|id| Attached {
+                        id,
+                        unshipped: false,
+                        unacked: 0,
+                    })
+                    .collect();
+                State::Redis(r)
             }
             Node::Redis(_) => State::Redis(Redis::new(Standing::Streaming { primary: PRIMARY })),
             Node::Sentinel(p) => {
                 out.set_timer(Timer::DownAfter, p.down_after);
-                State::Sentinel(Sentinel::Monitoring)
+                State::Sentinel(Sentinel {
+                    epoch: 0,
+                    primary: PRIMARY,
+                    failover: Failover::Monitoring,
+                    returned: 0,
+                })
             }
             Node::Client(p) => State::Client(Client {
                 script: Script::new(p.acquisitions),
@@ -540,7 +703,14 @@ impl Actor for Node {
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             },
-            State::Redis(r) if r.unshipped && r.unacked < MAX_UNACKED => steps.push(Step::Replicate),
+            State::Redis(r) if r.next_shipment().is_some() => steps.push(Step::Replicate),
+            // Any replica of the failed primary may be selected (module doc).
+            State::Sentinel(s) if s.failover == Failover::Electing => steps.extend(
+                self.params()
+                    .redis_nodes()
+                    .filter(|&r| r != s.primary)
+                    .map(|replica| Step::SelectReplica { replica }),
+            ),
             _ => {}
         }
     }
@@ -586,18 +756,31 @@ impl Actor for Node {
                 );
                 c.script.phase = Phase::Writing;
             }
-            // Replicate: ship the key as it is now to the replica.
+            // Replicate: ship the key as it is now to the next replica.
             (State::Redis(r), Step::Replicate) => {
-                if let Standing::Primary { replica: Some(to) } = r.standing {
-                    let (key, px) = dataset(ctx, r);
-                    out.send(to, Msg::Replicate { key, px });
-                    r.unshipped = false;
-                    if self.wait() {
-                        r.unacked += 1;
-                        for w in r.waiting.iter_mut().filter(|w| w.shipment == 0) {
-                            w.shipment = r.unacked;
+                let Some(at) = r.next_shipment() else { return };
+                let (key, px) = dataset(ctx, r);
+                let a = &mut r.replicas[at];
+                out.send(a.id, Msg::Replicate { key, px });
+                a.unshipped = false;
+                if self.wait() {
+                    a.unacked += 1;
+                    let (to, n) = (a.id, a.unacked);
+                    for w in r.waiting.iter_mut() {
+                        if w.shipment[to] == 0 && w.acked & (1 << to) == 0 {
+                            w.shipment[to] = n;
                         }
                     }
+                }
+            }
+            // SelectReplica: tell the selected replica to take over, and
+            // give it down-after ticks (the failover timeout).
+            (State::Sentinel(s), Step::SelectReplica { replica }) => {
+                s.failover = Failover::Promoting { replica };
+                out.send(replica, Msg::Promote { epoch: s.epoch });
+                let p = self.params();
+                if p.monitors(s.epoch) {
+                    out.set_timer(Timer::DownAfter, p.down_after);
                 }
             }
             _ => {}
@@ -620,6 +803,7 @@ impl Actor for Node {
     }
 
     fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        let p = self.params();
         match (state, timer) {
             // The key's TTL ran out on this node's clock; a primary streams
             // the deletion, a replica treats the key as gone (module doc).
@@ -627,11 +811,11 @@ impl Actor for Node {
                 r.key = None;
                 r.wrote();
             }
-            (State::Redis(r), Timer::Ping) if matches!(r.standing, Standing::Primary { .. }) => {
-                out.send(SENTINEL, Msg::Ping);
-                out.set_timer(Timer::Ping, self.params().ping);
+            (State::Redis(r), Timer::Ping) if r.standing == Standing::Primary => {
+                out.send(p.sentinel(), Msg::Ping { epoch: r.epoch });
+                out.set_timer(Timer::Ping, p.ping);
             }
-            // WAIT returns 0: the replica has not acknowledged the write.
+            // WAIT returns fewer than k: too few replicas acknowledged.
             (State::Redis(r), Timer::WaitTimeout { client }) => {
                 if let Some(at) = r.waiting.iter().position(|w| w.client == client) {
                     let w = r.waiting.remove(at);
@@ -642,20 +826,21 @@ impl Actor for Node {
             // (a key it may have set expires by its TTL); a release is
             // done, and the key, if still there, expires by its TTL.
             (State::Client(c), Timer::Timeout) => match c.script.phase {
-                Phase::Acquiring => retry_later(self.params(), c, out),
+                Phase::Acquiring => retry_later(p, c, out),
                 Phase::Releasing => {
                     c.value = 0;
                     c.checked = false;
-                    c.script.released(self.params().acquisitions);
+                    c.script.released(p.acquisitions);
                 }
                 _ => {}
             },
             // The validity ran out before the client checked it: lost.
-            (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(self.params(), c, out),
-            // Down-after elapsed without a ping: fail over, once.
-            (State::Sentinel(s @ Sentinel::Monitoring), Timer::DownAfter) => {
-                *s = Sentinel::Promoting;
-                out.send(REPLICA, Msg::Promote);
+            (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(p, c, out),
+            // Down-after elapsed without a ping (+odown), or the selected
+            // replica did not take over in time: fail over in a new epoch.
+            (State::Sentinel(s), Timer::DownAfter) if s.failover != Failover::Electing => {
+                s.epoch += 1;
+                s.failover = Failover::Electing;
             }
             _ => {}
         }
@@ -669,28 +854,31 @@ impl Actor for Node {
         if let State::Redis(r) = state {
             *r = Redis::new(match r.standing {
                 Standing::Syncing { primary } | Standing::Streaming { primary } => Standing::Syncing { primary },
-                Standing::Primary { .. } | Standing::Detached => Standing::Detached,
+                Standing::Primary | Standing::Detached => Standing::Detached,
             });
         }
         timers.clear();
     }
 
     fn restart(&self, ctx: &Ctx<'_, Self>, durable: &State, out: &mut Out<Self>) -> State {
+        let p = self.params();
         match (self, durable) {
             // A replica resynchronises from the primary its configuration
-            // names; a primary waits for the Sentinel to name one.
+            // names; a former primary reports to the Sentinel and waits to
+            // be told whom to follow.
             (Node::Redis(_), State::Redis(r)) => {
                 match r.standing {
                     Standing::Syncing { primary } => out.send(primary, Msg::Sync),
-                    _ => out.send(SENTINEL, Msg::Restarted),
+                    _ => out.send(p.sentinel(), Msg::Restarted),
                 }
                 State::Redis(r.clone())
             }
-            (Node::Sentinel(p), State::Sentinel(s)) => {
-                match s {
-                    Sentinel::Monitoring => out.set_timer(Timer::DownAfter, p.down_after),
-                    Sentinel::Promoting => out.send(REPLICA, Msg::Promote),
-                    Sentinel::Switched => {}
+            (Node::Sentinel(_), State::Sentinel(s)) => {
+                if let Failover::Promoting { replica } = s.failover {
+                    out.send(replica, Msg::Promote { epoch: s.epoch });
+                }
+                if s.failover != Failover::Electing && p.monitors(s.epoch) {
+                    out.set_timer(Timer::DownAfter, p.down_after);
                 }
                 State::Sentinel(*s)
             }
@@ -703,6 +891,9 @@ impl Actor for Node {
         self.params().ttl
     }
 
+    /// Lock values are `Seq::Value`, ghost numbers `Seq::Ghost`; this
+    /// family has no fencing tokens, and its configuration epochs, a
+    /// counter that only grows and is only compared, are `Seq::Token`.
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match state {
             State::Client(c) => {
@@ -710,6 +901,7 @@ impl Actor for Node {
                 visit(Seq::Value, &mut c.value);
             }
             State::Redis(r) => {
+                visit(Seq::Token, &mut r.epoch);
                 if let Some(k) = &mut r.key {
                     visit(Seq::Value, &mut k.value);
                 }
@@ -718,7 +910,7 @@ impl Actor for Node {
                 }
             }
             State::Resource(r) => r.numbers(false, visit),
-            State::Sentinel(_) => {}
+            State::Sentinel(s) => visit(Seq::Token, &mut s.epoch),
         }
     }
 
@@ -734,6 +926,7 @@ impl Actor for Node {
             | Msg::WaitTimedOut { value }
             | Msg::Released { value } => visit(Seq::Value, value),
             Msg::Replicate { key: Some(k), .. } | Msg::FullSync { key: Some(k), .. } => visit(Seq::Value, &mut k.value),
+            Msg::Ping { epoch } | Msg::Promote { epoch } | Msg::Promoted { epoch } => visit(Seq::Token, epoch),
             Msg::Resource(m) => m.numbers(false, visit),
             _ => {}
         }
@@ -862,7 +1055,7 @@ impl Actor for Node {
     }
 }
 
-/// The primary's dataset for its replica: the key, with the TTL left on
+/// The primary's dataset for its replicas: the key, with the TTL left on
 /// the primary's clock (a key whose timer is due is already gone).
 fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
     match (r.key, ctx.timer(Timer::KeyExpiry)) {
@@ -876,7 +1069,7 @@ fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
 fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
     let wait = p.replication == Replication::Wait;
     match (r.standing, msg) {
-        (Standing::Primary { .. }, Msg::SetNxPx { value }) => {
+        (Standing::Primary, Msg::SetNxPx { value }) => {
             // A client that sends a new command has given up a WAIT still
             // blocked for it (it timed out or restarted, and closed that
             // connection): Redis drops the blocked client.
@@ -898,7 +1091,8 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 let w = Waiting {
                     client: src,
                     value,
-                    shipment: 0,
+                    shipment: [0; MAX_REPLICAS as usize + 1],
+                    acked: 0,
                 };
                 let at = r.waiting.partition_point(|x| x.client < src);
                 r.waiting.insert(at, w);
@@ -907,7 +1101,7 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 out.send(src, Msg::Granted { token: 0, ghost, value });
             }
         }
-        (Standing::Primary { .. }, Msg::CompareAndDelete { value }) => {
+        (Standing::Primary, Msg::CompareAndDelete { value }) => {
             if r.key.is_some_and(|k| k.value == value) {
                 r.key = None;
                 out.cancel_timer(Timer::KeyExpiry);
@@ -915,34 +1109,49 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             }
             out.send(src, Msg::Released { value });
         }
-        // A replica attaches: the dataset replaces the backlog, and its
-        // acknowledgement covers every write so far.
-        (Standing::Primary { .. }, Msg::Sync) => {
-            r.standing = Standing::Primary { replica: Some(src) };
-            r.unshipped = false;
-            if wait {
-                r.unacked = 1;
-                for w in r.waiting.iter_mut() {
-                    w.shipment = 1;
-                }
+        // A replica attaches (or attaches again): the dataset replaces its
+        // backlog, and its acknowledgement covers every write so far.
+        (Standing::Primary, Msg::Sync) => {
+            let a = Attached {
+                id: src,
+                unshipped: false,
+                unacked: u8::from(wait),
+            };
+            match r.replicas.binary_search_by_key(&src, |a| a.id) {
+                Ok(at) => r.replicas[at] = a,
+                Err(at) => r.replicas.insert(at, a),
+            }
+            for w in r.waiting.iter_mut() {
+                w.shipment[src] = 1;
+                w.acked &= !(1 << src);
             }
             let (key, px) = dataset(ctx, r);
             out.send(src, Msg::FullSync { key, px });
         }
-        // The oldest shipment is acknowledged: WAIT returns 1 for the
-        // writes it held.
-        (Standing::Primary { replica: Some(from) }, Msg::Ack) if from == src => {
-            r.unacked = r.unacked.saturating_sub(1);
-            for w in r.waiting.iter().filter(|w| w.shipment == 1) {
+        // A replica's oldest shipment is acknowledged: WAIT returns for the
+        // writes that now have k acknowledgements.
+        (Standing::Primary, Msg::Ack) => {
+            let Some(a) = r.replicas.iter_mut().find(|a| a.id == src) else {
+                return;
+            };
+            a.unacked = a.unacked.saturating_sub(1);
+            for w in r.waiting.iter_mut() {
+                match w.shipment[src] {
+                    0 => {}
+                    1 => {
+                        w.shipment[src] = 0;
+                        w.acked |= 1 << src;
+                    }
+                    _ => w.shipment[src] -= 1,
+                }
+            }
+            for w in r.waiting.iter().filter(|w| w.acks() >= p.wait_replicas) {
                 out.cancel_timer(Timer::WaitTimeout { client: w.client });
                 let ghost = out.next_ghost();
                 let value = w.value;
                 out.send(w.client, Msg::Granted { token: 0, ghost, value });
             }
-            r.waiting.retain(|w| w.shipment != 1);
-            for w in r.waiting.iter_mut().filter(|w| w.shipment > 1) {
-                w.shipment -= 1;
-            }
+            r.waiting.retain(|w| w.acks() < p.wait_replicas);
         }
         (Standing::Streaming { primary }, Msg::Replicate { key, px }) if primary == src => {
             apply(ctx, r, key, px, out);
@@ -957,11 +1166,21 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 out.send(src, Msg::Ack);
             }
         }
-        // REPLICAOF NO ONE: take over as primary, with no replica of its
-        // own until one attaches.
-        (_, Msg::Promote) => {
-            r.standing = Standing::Primary { replica: None };
-            out.send(src, Msg::Promoted);
+        // REPLICAOF NO ONE: take over as primary in the failover's epoch,
+        // with no replica of its own until one attaches, and report to the
+        // Sentinel from now on.
+        (_, Msg::Promote { epoch }) => {
+            if r.standing != Standing::Primary {
+                r.replicas.clear();
+                if p.monitors(epoch) {
+                    out.set_timer(Timer::Ping, p.ping);
+                } else {
+                    out.cancel_timer(Timer::Ping);
+                }
+            }
+            r.standing = Standing::Primary;
+            r.epoch = epoch;
+            out.send(src, Msg::Promoted { epoch });
         }
         // REPLICAOF the primary it already follows: "already connected".
         (Standing::Syncing { primary: now } | Standing::Streaming { primary: now }, Msg::ReplicaOf { primary })
@@ -998,22 +1217,41 @@ fn apply(ctx: &Ctx<'_, Node>, r: &mut Redis, key: Option<Key>, px: u8, out: &mut
 }
 
 fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut Out<Node>) {
-    match (*s, msg) {
-        // The primary is alive: down-after starts over.
-        (Sentinel::Monitoring, Msg::Ping) if src == PRIMARY => {
-            out.set_timer(Timer::DownAfter, node.params().down_after)
+    let p = node.params();
+    match (s.failover, msg) {
+        // The configured primary is alive: down-after starts over.
+        (Failover::Monitoring, Msg::Ping { .. }) if src == s.primary => out.set_timer(Timer::DownAfter, p.down_after),
+        // A primary of an older configuration epoch is back (it was paused
+        // through the failover): it is stale, and follows the primary of
+        // the current configuration (+convert-to-slave).
+        (Failover::Monitoring, Msg::Ping { epoch }) if epoch < s.epoch => {
+            out.send(src, Msg::ReplicaOf { primary: s.primary })
         }
-        // The promotion took effect: switch clients and the old primary.
-        (Sentinel::Promoting, Msg::Promoted) if src == REPLICA => {
-            *s = Sentinel::Switched;
-            for c in node.clients() {
-                out.send(c, Msg::NewPrimary { id: REPLICA });
+        // The selected replica took over in this epoch: switch clients and
+        // the other replicas to it, and monitor it. The failed primary is
+        // down; it is told when it reports back.
+        (Failover::Promoting { replica }, Msg::Promoted { epoch }) if src == replica && epoch == s.epoch => {
+            let failed = s.primary;
+            s.primary = replica;
+            s.failover = Failover::Monitoring;
+            if p.monitors(s.epoch) {
+                out.set_timer(Timer::DownAfter, p.down_after);
             }
-            out.send(PRIMARY, Msg::ReplicaOf { primary: REPLICA });
+            for c in node.clients() {
+                out.send(c, Msg::NewPrimary { id: replica });
+            }
+            let told = |r: Id| r != replica && (r != failed || s.returned & (1 << r) != 0);
+            for r in p.redis_nodes().filter(|&r| told(r)) {
+                out.send(r, Msg::ReplicaOf { primary: replica });
+            }
+            s.returned = 0;
         }
-        // The old primary restarted: it follows the new one. Restarted
-        // before the switch, it is told at the switch.
-        (Sentinel::Switched, Msg::Restarted) if src == PRIMARY => out.send(src, Msg::ReplicaOf { primary: REPLICA }),
+        // A former primary restarted: it follows the configured primary.
+        // While that is itself, or a failover runs, the switch tells it.
+        (Failover::Monitoring, Msg::Restarted) if src != s.primary => {
+            out.send(src, Msg::ReplicaOf { primary: s.primary })
+        }
+        (_, Msg::Restarted) => s.returned |= 1 << src,
         _ => {}
     }
 }
@@ -1119,13 +1357,18 @@ impl Lock for Node {
     }
 }
 
-/// The world of a `primary-replica` scenario: `primary`, `replica`,
-/// `sentinel`, clients `c1`.., and the protected resource last.
+/// The world of a `primary-replica` scenario: `primary`, `replica` (or
+/// `replica1`.. with more than one), `sentinel`, clients `c1`.., and the
+/// protected resource last.
 pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     let p = Params::read(sc)?;
     let mut layout = Layout::default();
     layout.node(Node::Redis(p), "primary", Role::Server);
-    layout.node(Node::Redis(p), "replica", Role::Server);
+    if p.replicas == 1 {
+        layout.node(Node::Redis(p), "replica", Role::Server);
+    } else {
+        layout.nodes(&Node::Redis(p), "replica", p.replicas, Role::Server);
+    }
     layout.node(Node::Sentinel(p), "sentinel", Role::Server);
     layout.nodes(&Node::Client(p), "c", p.clients, Role::Client);
     layout.node(Node::Resource(p), "resource", Role::Observer);
@@ -1145,6 +1388,11 @@ mod tests {
 
     const ASYNC: &str = include_str!("../../scenarios/replica-failover-async.toml");
     const WAIT: &str = include_str!("../../scenarios/replica-failover-wait.toml");
+
+    /// Node ids with one replica.
+    const REPLICA: Id = 1;
+    const SENTINEL: Id = 2;
+    const FIRST_CLIENT: Id = 3;
 
     fn scenario(text: &str) -> Scenario {
         parse(Path::new("x.toml"), text).expect("a valid scenario")
@@ -1200,7 +1448,13 @@ mod tests {
             let states = reachable(&w);
             assert_eq!(states.len(), outcome.unique_states);
             for s in &states {
-                assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(Sentinel::Monitoring));
+                let initial = Sentinel {
+                    epoch: 0,
+                    primary: PRIMARY,
+                    failover: Failover::Monitoring,
+                    returned: 0,
+                };
+                assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(initial));
             }
         }
     }
@@ -1220,7 +1474,10 @@ mod tests {
                 let State::Redis(r) = &s.nodes[PRIMARY].state else {
                     unreachable!()
                 };
-                assert!(r.unshipped && r.key.is_some(), "the granted key is not yet replicated");
+                assert!(
+                    r.replicas[0].unshipped && r.key.is_some(),
+                    "the granted key is not yet replicated"
+                );
                 crashed_unshipped = true;
             }
             assert_ne!(
@@ -1233,7 +1490,7 @@ mod tests {
             );
             s = w.after(&s, a).expect("the trace replays");
             if let State::Redis(r) = &s.nodes[REPLICA].state {
-                promoted |= matches!(r.standing, Standing::Primary { .. });
+                promoted |= r.standing == Standing::Primary;
             }
         }
         assert!(crashed_unshipped && promoted);
@@ -1280,8 +1537,11 @@ mod tests {
     #[test]
     fn budgets_and_switches_this_model_cannot_answer_are_rejected() {
         for (old, new) in [
-            ("crashes = 1", "crashes = 2"),
-            ("crashes = 1", "crashes = 1\npauses = 1\nmax_pause = 2"),
+            ("crashes = 1", "crashes = 1\nclock_jumps = 1\nmax_jump = 1"),
+            ("crashes = 1", "crashes = 1\nmax_drift = 1"),
+            ("replication = \"async\"", "replication = \"async\"\nwait_replicas = 1"),
+            ("replication = \"async\"", "replication = \"wait\"\nwait_replicas = 2"),
+            ("replication = \"async\"", "replicas = 4"),
             ("max_delay = 1", "max_delay = 1\nloss = true"),
             ("max_delay = 1", "max_delay = 1\npartitions = 1"),
             ("replication = \"async\"", "replication = \"async\"\nwait_timeout = 3"),
@@ -1293,9 +1553,12 @@ mod tests {
             assert!(parse(Path::new("x.toml"), &text).is_err(), "{new}");
         }
         let clients_only = ASYNC
-            .replace("crashes = 1", "crashes = 2")
+            .replace("crashes = 1", "crashes = 1\nmax_drift = 1")
             .replace("\"servers\"", "\"clients\"");
         assert!(parse(Path::new("x.toml"), &clients_only).is_ok());
+        // Repeated failovers: any number of crashes and pauses.
+        let two = ASYNC.replace("crashes = 1", "crashes = 2\npauses = 1\nmax_pause = 4");
+        assert!(parse(Path::new("x.toml"), &two).is_ok());
     }
 
     fn step(w: &World<Node>, s: &WorldState<Node>, a: Action<Node>) -> WorldState<Node> {
@@ -1385,5 +1648,185 @@ mod tests {
         };
         assert!(states.iter().any(gave_up));
         assert!(states.iter().any(|s| client(s).checked));
+    }
+
+    /// Applies the first enabled action that `pick` accepts.
+    fn go(w: &World<Node>, s: &mut WorldState<Node>, pick: impl Fn(&Action<Node>) -> bool) {
+        let mut actions = Vec::new();
+        w.enabled(s, &mut actions);
+        let a = actions
+            .into_iter()
+            .find(|a| pick(a))
+            .unwrap_or_else(|| panic!("no such action enabled in {s:?}"));
+        *s = w.after(s, &a).expect("changes the state");
+    }
+
+    fn deliver(w: &World<Node>, s: &mut WorldState<Node>, from: Id, to: Id) {
+        go(
+            w,
+            s,
+            |a| matches!(a, Action::Deliver { src, dst, .. } if *src == from && *dst == to),
+        );
+    }
+
+    fn holders(w: &World<Node>, s: &WorldState<Node>) -> u32 {
+        Node::lock_view(w, s).holding.count_ones()
+    }
+
+    /// `WAIT 1` of two replicas: the first replica acknowledges and the
+    /// primary grants; it crashes before shipping to the second, which
+    /// Sentinel promotes. The lock it granted is gone: two holders, the
+    /// second granted once the other replica has resynchronised from the
+    /// new primary and acknowledged (its `WAIT 1` counts it).
+    #[test]
+    fn wait_one_of_two_loses_the_lock_when_the_other_replica_is_promoted() {
+        let text = WAIT.replace(
+            "replication = \"wait\"",
+            "replicas = 2\nreplication = \"wait\"\nwait_replicas = 1",
+        );
+        let w = world(&scenario(&text)).expect("builds");
+        let (p, r1, r2, sentinel, c1, c2) = (PRIMARY, 1, 2, 3, 4, 5);
+        let mut s = w.init();
+        let tick = |s: &mut WorldState<Node>| go(&w, s, |a| *a == Action::Tick);
+        tick(&mut s);
+        go(&w, &mut s, |a| {
+            *a == Action::Fire {
+                node: p,
+                timer: Timer::Ping,
+            }
+        });
+        tick(&mut s);
+        deliver(&w, &mut s, p, sentinel);
+        // t = 2: down-after runs from here. c1 is granted after one ack.
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: c1,
+                step: Step::Acquire,
+            }
+        });
+        deliver(&w, &mut s, c1, p);
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: p,
+                step: Step::Replicate,
+            }
+        });
+        deliver(&w, &mut s, p, r1);
+        deliver(&w, &mut s, r1, p);
+        go(&w, &mut s, |a| *a == Action::Crash { node: p });
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: c2,
+                step: Step::Acquire,
+            }
+        });
+        tick(&mut s);
+        deliver(&w, &mut s, p, c1);
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: c1,
+                step: Step::Write,
+            }
+        });
+        tick(&mut s);
+        deliver(&w, &mut s, c1, w.actors.len() - 1);
+        tick(&mut s);
+        // t = 5: c1's write is answered but the answer is still in flight.
+        go(&w, &mut s, |a| {
+            *a == Action::Fire {
+                node: sentinel,
+                timer: Timer::DownAfter,
+            }
+        });
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: sentinel,
+                step: Step::SelectReplica { replica: r2 },
+            }
+        });
+        deliver(&w, &mut s, sentinel, r2);
+        deliver(&w, &mut s, r2, sentinel);
+        deliver(&w, &mut s, sentinel, c2);
+        deliver(&w, &mut s, c2, r2);
+        deliver(&w, &mut s, sentinel, r1);
+        deliver(&w, &mut s, r1, r2);
+        deliver(&w, &mut s, r2, r1);
+        deliver(&w, &mut s, r1, r2);
+        assert_eq!(holders(&w, &s), 1);
+        deliver(&w, &mut s, r2, c2);
+        assert_eq!(holders(&w, &s), 2, "c1 still writes, c2 holds");
+        let State::Sentinel(st) = s.nodes[sentinel].state else {
+            unreachable!()
+        };
+        assert_eq!((st.epoch, st.primary), (1, r2));
+    }
+
+    /// A primary paused through a failover comes back stale: it still
+    /// answers a `SET` queued while it was paused (two holders, as Redis's
+    /// old primary accepts writes until it is reconfigured), and its first
+    /// `Ping` carries the older configuration epoch, so the Sentinel tells
+    /// it to replicate the new primary, and it resynchronises.
+    #[test]
+    fn a_stale_primary_answers_until_its_older_epoch_demotes_it() {
+        let text = ASYNC.replace("crashes = 1", "pauses = 1\nmax_pause = 3");
+        let w = world(&scenario(&text)).expect("builds");
+        let (p, r, sentinel, c1, c2) = (PRIMARY, REPLICA, SENTINEL, FIRST_CLIENT, FIRST_CLIENT + 1);
+        let mut s = w.init();
+        let tick = |s: &mut WorldState<Node>| go(&w, s, |a| *a == Action::Tick);
+        go(&w, &mut s, |a| *a == Action::Pause { node: p, ticks: 3 });
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: c2,
+                step: Step::Acquire,
+            }
+        });
+        for _ in 0..3 {
+            tick(&mut s);
+        }
+        // t = 3: down-after fires; the replica takes over in epoch 1.
+        go(&w, &mut s, |a| {
+            *a == Action::Fire {
+                node: sentinel,
+                timer: Timer::DownAfter,
+            }
+        });
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: sentinel,
+                step: Step::SelectReplica { replica: r },
+            }
+        });
+        deliver(&w, &mut s, sentinel, r);
+        deliver(&w, &mut s, r, sentinel);
+        go(&w, &mut s, |a| {
+            *a == Action::Step {
+                node: c1,
+                step: Step::Acquire,
+            }
+        });
+        deliver(&w, &mut s, sentinel, c1);
+        deliver(&w, &mut s, c1, r);
+        deliver(&w, &mut s, r, c1);
+        assert_eq!(holders(&w, &s), 1);
+        // The old primary resumes and answers c2's queued SET before c2
+        // hears of the switch.
+        deliver(&w, &mut s, c2, p);
+        deliver(&w, &mut s, p, c2);
+        assert_eq!(holders(&w, &s), 2, "the stale primary granted c2");
+        // Its ping carries epoch 0: the Sentinel demotes it.
+        go(&w, &mut s, |a| {
+            *a == Action::Fire {
+                node: p,
+                timer: Timer::Ping,
+            }
+        });
+        deliver(&w, &mut s, p, sentinel);
+        deliver(&w, &mut s, sentinel, p);
+        deliver(&w, &mut s, p, r);
+        deliver(&w, &mut s, r, p);
+        let State::Redis(old) = &s.nodes[p].state else {
+            unreachable!()
+        };
+        assert_eq!(old.standing, Standing::Streaming { primary: r });
     }
 }
