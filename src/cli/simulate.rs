@@ -95,11 +95,12 @@ impl Job for SimJob<'_> {
             .iter()
             .filter_map(|&prop| {
                 let run = out.first(prop)?;
-                let (_, trace) = trace_of(&world, &opts, run);
-                let shrunk = shrink::shrink(&world, &trace, prop);
+                let (r, trace) = trace_of(&world, &opts, run);
+                let original = r.first_at[Prop::SAFETY.iter().position(|p| *p == prop)?] as usize;
+                let shrunk = shrink::shrink(&world, &trace[..original], prop);
                 Some(Found {
                     prop,
-                    original: trace.len(),
+                    original,
                     shrunk: Counterexample {
                         prefix: shrunk,
                         cycle: None,

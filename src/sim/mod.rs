@@ -65,7 +65,7 @@ impl Outcome {
         self.runs += 1;
         self.steps += u64::from(r.steps);
         self.longest = self.longest.max(r.steps);
-        self.cut += u64::from(r.steps >= max_steps && r.violated == 0);
+        self.cut += u64::from(r.steps >= max_steps);
         for (total, n) in self.events.iter_mut().zip(r.events) {
             *total += u64::from(n);
         }
@@ -181,4 +181,79 @@ pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options) -> Result<()
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::single_redis;
+    use crate::scenario;
+
+    fn world(name: &str) -> (scenario::Scenario, World<single_redis::Node>) {
+        let sc = scenario::load(&scenario::find(name).expect("bundled")).expect("valid");
+        let w = single_redis::world(&sc).expect("builds");
+        (sc, w)
+    }
+
+    fn opts(threads: usize) -> Options {
+        Options {
+            seed: 7,
+            runs: 400,
+            max_steps: MAX_STEPS,
+            threads,
+            rates: Rates::default(),
+        }
+    }
+
+    #[test]
+    fn a_run_is_its_seed_whatever_the_threads() {
+        let (_, w) = world("redis-ttl-gc-pause");
+        let one = simulate(&w, &opts(1));
+        let three = simulate(&w, &opts(3));
+        assert_eq!(
+            Outcome {
+                seconds: 0.0,
+                ..one.clone()
+            },
+            Outcome { seconds: 0.0, ..three }
+        );
+        assert!(one.first(Prop::MutualExclusion).is_some(), "400 runs break it");
+        let (a, ta) = trace_of(&w, &opts(1), 5);
+        let (b, tb) = trace_of(&w, &opts(2), 5);
+        assert_eq!((a, ta), (b, tb));
+        assert!(check_determinism(&w, &opts(1)).is_ok());
+    }
+
+    #[test]
+    fn shrinking_keeps_the_violation_and_never_lengthens() {
+        let (_, w) = world("redis-ttl-gc-pause");
+        let o = opts(1);
+        let out = simulate(&w, &o);
+        for prop in Prop::SAFETY {
+            let Some(run) = out.first(prop) else { continue };
+            let (r, trace) = trace_of(&w, &o, run);
+            let at = r.first_at[Prop::SAFETY.iter().position(|p| *p == prop).expect("safety")] as usize;
+            let shrunk = shrink::shrink(&w, &trace[..at], prop);
+            assert!(shrunk.len() <= at, "{prop:?}: {} > {at}", shrunk.len());
+            let replayed = crate::trace::replay(&w, &shrunk, prop, None);
+            assert_eq!(
+                replayed,
+                Ok(None),
+                "{prop:?}: the shrunk trace replays to the violation"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_are_measured_the_same_every_time() {
+        let (sc, w) = world("redis-ttl-no-faults");
+        let m = messages::messages_per_acquisition(&w, sc.acquisitions);
+        assert_eq!(m, messages::messages_per_acquisition(&w, sc.acquisitions));
+        // SET NX PX and its answer, DEL and its answer: 4, plus refusals.
+        assert!(m.is_some_and(|m| (4.0..6.0).contains(&m)), "{m:?}");
+        // Faults in the scenario's budget do not enter the measurement.
+        let (sc, paused) = world("redis-ttl-gc-pause");
+        let m2 = messages::messages_per_acquisition(&paused, sc.acquisitions);
+        assert!(m2.is_some_and(|m| (4.0..6.0).contains(&m)), "{m2:?}");
+    }
 }

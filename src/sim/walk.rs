@@ -30,9 +30,12 @@ pub struct Run {
     pub steps: u32,
     /// Actions taken per kind of [`EVENT_KINDS`] (faults and recoveries).
     pub events: [u32; EVENT_KINDS.len()],
-    /// The safety properties violated in the run's last state, as bits
+    /// The safety properties violated at some state of the run, as bits
     /// over [`Prop::SAFETY`]; 0 when none was.
     pub violated: u8,
+    /// Per property of [`Prop::SAFETY`]: the step after which it was first
+    /// violated (0 when it never was).
+    pub first_at: [u32; 3],
 }
 
 /// Walks runs of one world; reuses its buffers from run to run.
@@ -54,12 +57,15 @@ impl<'a, A: Lock> Walker<'a, A> {
     }
 
     /// Runs run `run` of seed `seed`, and records its actions in `trace`
-    /// when given. A run ends at the first state that violates a safety
-    /// property, when nothing but a fault is enabled (the system has come
-    /// to rest), or after `max_steps` actions.
+    /// when given. A run ends once it has violated every safety property,
+    /// when nothing but a fault is enabled (the system has come to rest),
+    /// or after `max_steps` actions. It goes on after a first violation,
+    /// since one break leads to the next (two holders, then a stale
+    /// write).
     pub fn run(&mut self, seed: u64, run: u64, mut trace: Option<&mut Vec<Action<A>>>) -> Run {
         let world = self.world;
         let mut rng = stream(seed, run);
+        let pace = PACES[below(&mut rng, PACES.len())];
         let mut s = world.init();
         let mut out = Run::default();
         while out.steps < self.max_steps {
@@ -76,7 +82,7 @@ impl<'a, A: Lock> Walker<'a, A> {
             // Draw until an action changes the state (nearly always the
             // first); an action that changes nothing is dropped.
             let next = loop {
-                let Some(i) = self.choose(&mut rng, &kinds, plain) else {
+                let Some(i) = self.choose(&mut rng, &kinds, plain, pace) else {
                     break None;
                 };
                 let a = &self.actions[i];
@@ -103,22 +109,36 @@ impl<'a, A: Lock> Walker<'a, A> {
             }
             s = t;
             out.steps += 1;
-            out.violated = violated(world, &s);
-            if out.violated != 0 {
-                break;
+            let now = violated(world, &s) & !out.violated;
+            if now != 0 {
+                for (i, at) in out.first_at.iter_mut().enumerate() {
+                    if now & 1 << i != 0 {
+                        *at = out.steps;
+                    }
+                }
+                out.violated |= now;
+                if out.violated == ALL {
+                    break;
+                }
             }
         }
         out
     }
 
     /// The index of the next action: a fault of the first kind whose draw
-    /// fires, else a uniform choice among the other actions; `None` when
-    /// only faults are enabled and none fired.
-    fn choose(&self, rng: &mut ChaCha8Rng, kinds: &[usize; KINDS.len()], plain: usize) -> Option<usize> {
+    /// fires; else time passing, with the run's pace as its probability
+    /// (when time may pass and the pace is not uniform); else a uniform
+    /// choice among the other actions. `None` when only faults are enabled
+    /// and none fired.
+    fn choose(&self, rng: &mut ChaCha8Rng, kinds: &[usize; KINDS.len()], plain: usize, pace: u64) -> Option<usize> {
         for (k, &n) in kinds.iter().enumerate() {
             if n > 0 && self.thresholds[k] > 0 && rng.next_u64() < self.thresholds[k] {
                 return self.nth(|a| kind_of(a) == Some(k), below(rng, n));
             }
+        }
+        // `World::enabled` lists time passing first, when it may.
+        if pace > 0 && matches!(self.actions.first(), Some(Action::Tick)) && rng.next_u64() < pace {
+            return Some(0);
         }
         (plain > 0)
             .then(|| below(rng, plain))
@@ -134,6 +154,17 @@ impl<'a, A: Lock> Walker<'a, A> {
             .map(|(i, _)| i)
     }
 }
+
+/// The paces a run draws from, one each, as thresholds on a 64-bit draw:
+/// uniform (time passes as often as any other enabled action is taken),
+/// or time passes with probability 1/2 or 9/10 whenever it may. Timing
+/// bugs need late answers and long waits, which uniform runs rarely pile
+/// up; varying the pace per run (as swarm testing varies its
+/// configuration) finds them without starving the other interleavings.
+const PACES: [u64; 3] = [0, 1 << 63, 16_602_069_666_338_596_454];
+
+/// Every safety property's bit.
+const ALL: u8 = (1 << Prop::SAFETY.len()) - 1;
 
 /// The safety properties `s` violates, as bits over [`Prop::SAFETY`].
 pub fn violated<A: Lock>(world: &World<A>, s: &crate::world::WorldState<A>) -> u8 {
