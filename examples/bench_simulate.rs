@@ -8,6 +8,11 @@
 //! `--runs N` per repetition (default 100000), `--repeat K` (default 5),
 //! `--seed S` (default 1). The runs are exactly `locksmith simulate NAME
 //! --seed S --runs N --threads 1 --no-reports`.
+//!
+//! It prints two rates per repetition: steps per second of wall time, and
+//! steps per second of the thread's own CPU time (from Linux's
+//! `/proc/thread-self/schedstat`), which is the per-core figure on a
+//! machine that other work shares.
 
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::properties::Lock;
@@ -32,31 +37,47 @@ impl Job for Bench {
             threads: 1,
             rates: Rates::read(sc).map_err(|e| e.to_string())?,
         };
-        let mut rates = Vec::new();
+        let (mut wall, mut cpu) = (Vec::new(), Vec::new());
         for i in 1..=self.repeat {
+            let before = cpu_seconds();
             let out = simulate(&world, &opts);
+            let used = cpu_seconds().zip(before).map(|(a, b)| a - b);
             let per_second = out.steps as f64 / out.seconds;
+            let per_cpu = used.map(|u| out.steps as f64 / u);
             println!(
-                "{} run {i}/{}: {} runs, {} steps in {:.3} s: {:.0} steps/s, {:.0} runs/s",
+                "{} run {i}/{}: {} runs, {} steps in {:.3} s: {:.0} steps/s, {:.0} runs/s; {}",
                 sc.name,
                 self.repeat,
                 out.runs,
                 out.steps,
                 out.seconds,
                 per_second,
-                out.runs as f64 / out.seconds
+                out.runs as f64 / out.seconds,
+                per_cpu.map_or("CPU time unknown".into(), |c| format!("{c:.0} steps per CPU second"))
             );
-            rates.push(per_second);
+            wall.push(per_second);
+            cpu.extend(per_cpu);
         }
-        rates.sort_by(f64::total_cmp);
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
         println!(
-            "{}: median {:.0} steps/s over {} repetitions (one thread)",
+            "{}: median {:.0} steps/s of wall time, {} over {} repetitions (one thread)",
             sc.name,
-            rates[rates.len() / 2],
+            median(&mut wall).unwrap_or(0.0),
+            median(&mut cpu).map_or("CPU time unknown".into(), |c| format!("{c:.0} steps per CPU second")),
             self.repeat
         );
         Ok(())
     }
+}
+
+/// The calling thread's CPU time in seconds (Linux), or `None`.
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
 }
 
 fn main() {

@@ -126,8 +126,8 @@ Run i of seed S is fully determined by (S, i), whatever the machine or
 --threads. Fault rates (per step, when such a fault is enabled and the
 budget allows it) come from the scenario's [simulate] table (crash_rate,
 pause_rate, partition_rate, loss_rate, duplicate_rate, clock_jump_rate,
-drift_rate), else the defaults crash 0.02, pause 0.05, partition 0.02,
-loss 0.02, duplicate 0.02, clock_jump 0.05, drift 0.1; --rate overrides.
+drift_rate), else the defaults crash 0.1, pause 0.05, partition 0.05,
+loss 0.02, duplicate 0.02, clock_jump 0.05, drift 0.5; --rate overrides.
 Simulation checks the safety properties only.
 
 Exit codes: 0 no violation the scenario does not expect, and every
