@@ -40,6 +40,7 @@ mod simulate;
   locksmith check redlock-no-fsync        # check one; read reports/redlock-no-fsync/trace.md
   locksmith check my-lock.toml            # your own scenario file
   locksmith check --all                   # every bundled scenario against its expectations
+  locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000   # seeded random walks
   locksmith replay reports/redlock-no-fsync/trace.json
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
