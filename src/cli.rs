@@ -20,6 +20,7 @@ use crate::check::{check, memory, Options};
 use crate::properties::Lock;
 use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
+use crate::sim::messages::messages_per_acquisition;
 use crate::trace::replay_file;
 use crate::world::World;
 
@@ -32,6 +33,8 @@ macro_rules! say {
     }};
 }
 
+mod simulate;
+
 #[derive(Parser)]
 #[command(
     name = "locksmith",
@@ -42,6 +45,7 @@ macro_rules! say {
   locksmith check redlock-no-fsync        # check one; read reports/redlock-no-fsync/trace.md
   locksmith check my-lock.toml            # your own scenario file
   locksmith check --all                   # every bundled scenario against its expectations
+  locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000   # seeded random walks
   locksmith replay reports/redlock-no-fsync/trace.json
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
@@ -120,6 +124,61 @@ the memory bound stopped a check before a verdict.")]
         /// bounds the whole process.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+    },
+    /// Random walks through the scenario's world under its fault budget;
+    /// a safety violation is shrunk and written to
+    /// reports/<scenario>/sim-<seed>/.
+    #[command(after_help = "Examples:
+  locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000
+  locksmith simulate redlock-gc-pause --seed 1 --runs 100000 --threads 2 --rate pause=0.1
+  locksmith simulate redis-ttl-gc-pause --seed 7 --runs 100 --check-determinism
+
+Run i of seed S is fully determined by (S, i), whatever the machine or
+--threads. Fault rates (per step, when such a fault is enabled and the
+budget allows it) come from the scenario's [simulate] table (crash_rate,
+pause_rate, partition_rate, loss_rate, duplicate_rate, clock_jump_rate,
+drift_rate), else the defaults crash 0.1, pause 0.05, partition 0.05,
+loss 0.02, duplicate 0.02, clock_jump 0.05, drift 0.5; --rate overrides.
+Simulation checks the safety properties only.
+
+Exit codes: 0 no violation the scenario does not expect, and every
+expected safety violation found; 1 a violation the scenario does not
+expect; 2 bad input or usage (nothing written); 3 an expected violation
+was not found in the runs, or --check-determinism saw a run differ.")]
+    Simulate {
+        /// A bundled scenario name, the name of a file in ./scenarios/, or
+        /// a path to a scenario file.
+        scenario: String,
+        /// The seed S: run i draws from stream i of ChaCha8 keyed by S.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How many runs (at least 1).
+        #[arg(long, default_value_t = 1000)]
+        runs: u64,
+        /// The longest run, in actions (at least 1).
+        #[arg(long, value_name = "M", default_value_t = crate::sim::MAX_STEPS)]
+        max_steps: u32,
+        /// Threads that share out the runs (1 to 256; results do not
+        /// depend on it).
+        #[arg(long, value_name = "T", default_value_t = 1)]
+        threads: usize,
+        /// A fault rate, KIND=P (repeatable): KIND one of crash, pause,
+        /// partition, loss, duplicate, clock_jump, drift; P from 0 to 1.
+        #[arg(long, value_name = "KIND=P")]
+        rate: Vec<String>,
+        /// Run every run twice and compare the traces byte for byte
+        /// (exit 3 at the first difference).
+        #[arg(long)]
+        check_determinism: bool,
+        /// `json` prints the summary as one JSON line.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Where to write reports [default: reports].
+        #[arg(long, value_name = "DIR")]
+        reports: Option<PathBuf>,
+        /// Write no reports.
+        #[arg(long, conflicts_with = "reports")]
+        no_reports: bool,
     },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
@@ -204,6 +263,31 @@ pub fn main() -> i32 {
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
             check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
+        }
+        Command::Simulate {
+            scenario,
+            seed,
+            runs,
+            max_steps,
+            threads,
+            rate,
+            check_determinism,
+            format,
+            reports,
+            no_reports,
+        } => {
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
+            let job = simulate::SimJob {
+                seed,
+                runs,
+                max_steps,
+                threads,
+                rates: rate,
+                check_determinism,
+                json: format == Format::Json,
+                reports: (!no_reports).then_some(reports.as_path()),
+            };
+            simulate::simulate_cmd(&scenario, job)
         }
         Command::Replay { trace } => {
             let r = replay_file(&trace);
@@ -456,6 +540,7 @@ impl Job for CheckJob<'_> {
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
         let outcome = check(&world, self.opts);
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
+        summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);
         if self.reports.is_none() {
             // No file to name: the trace was never written.
             summary.properties.iter_mut().for_each(|p| p.trace = None);
@@ -493,6 +578,9 @@ fn print_text(out: &mut String, s: &Summary, dir: Option<&Path>) {
         s.seconds.unwrap_or(0.0),
         probability(s.fingerprint_collision_probability)
     );
+    if let Some(m) = s.messages_per_acquisition {
+        say!("  {m:.2} messages per acquisition in fault-free runs");
+    }
     for note in &s.notes {
         let _ = writeln!(out, "  note: {note}");
     }

@@ -7,5 +7,6 @@ pub mod cli;
 pub mod properties;
 pub mod report;
 pub mod scenario;
+pub mod sim;
 pub mod trace;
 pub mod world;

@@ -67,6 +67,8 @@ pub struct Scenario {
     pub symmetry: bool,
     /// The verdicts the scenario documents.
     pub expect: Vec<(Prop, Verdict)>,
+    /// The `[simulate]` table: fault rates for `simulate` (`sim::Rates`).
+    pub simulate: Table,
 }
 
 impl Scenario {
@@ -94,6 +96,11 @@ impl Scenario {
     /// A reader over the `[system]` table for the algorithm's parameters.
     pub fn system_keys(&self) -> Keys {
         Keys::new(&self.path, "[system] ", self.system.clone())
+    }
+
+    /// A reader over the `[simulate]` table (`sim::Rates::read`).
+    pub fn simulate_keys(&self) -> Keys {
+        Keys::new(&self.path, "[simulate] ", self.simulate.clone())
     }
 }
 
@@ -245,6 +252,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let symmetry = bounds.flag("symmetry", false)?;
     bounds.finish()?;
     let expect = expectations(path, top.table("expect")?)?;
+    let simulate = top.table("simulate")?;
     top.finish()?;
     let name = path
         .file_stem()
@@ -265,9 +273,11 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
         acquisitions,
         symmetry,
         expect,
+        simulate,
     };
     // The algorithm validates its own [system] table.
     crate::algorithms::validate(&scenario)?;
+    crate::sim::Rates::read(&scenario)?;
     Ok(scenario)
 }
 
@@ -397,6 +407,20 @@ impl Keys {
             Some(Value::Integer(i)) if (min as i64..=max as i64).contains(&i) => Ok(Some(i as u8)),
             Some(v) => Err(self.err(format!(
                 "{key} = {} is not allowed; allowed: a whole number from {min} to {max}",
+                shown(&v)
+            ))),
+        }
+    }
+
+    /// A probability: a number from 0 to 1 (integers 0 and 1 too), or
+    /// nothing.
+    pub fn fraction(&mut self, key: &'static str) -> Result<Option<f64>, ScenarioError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Float(f)) if (0.0..=1.0).contains(&f) => Ok(Some(f)),
+            Some(Value::Integer(i)) if (0..=1).contains(&i) => Ok(Some(i as f64)),
+            Some(v) => Err(self.err(format!(
+                "{key} = {} is not allowed; allowed: a number from 0 to 1",
                 shown(&v)
             ))),
         }

@@ -6,6 +6,7 @@
 pub mod diff;
 mod markdown;
 pub mod story;
+pub mod sim;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -61,6 +62,11 @@ pub struct Summary {
     pub notes: Vec<String>,
     /// Transitions explored per fault and recovery kind the budget allows.
     pub faults_fired: BTreeMap<String, u64>,
+    /// Messages sent per acquisition in fault-free seeded runs, measured
+    /// (`sim::messages`), to two decimals; `None` when no such run
+    /// acquires the lock.
+    #[serde(default)]
+    pub messages_per_acquisition: Option<f64>,
     pub version: String,
 }
 
@@ -114,6 +120,7 @@ impl Summary {
                 .filter(|(k, n)| **n > 0 || allowed(k))
                 .map(|(k, n)| (k.to_string(), *n))
                 .collect(),
+            messages_per_acquisition: None,
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }
@@ -226,7 +233,9 @@ fn write_files<A: Lock>(
 }
 
 /// Replaces folder `dir` by `partial`: the old report is moved aside
-/// first and removed only once the new one is in place.
+/// first and removed only once the new one is in place. Simulation
+/// reports (`sim-*` folders) inside the old one move into the new one: a
+/// check does not erase them.
 fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
     let old = partial.with_extension("old");
     let _ = std::fs::remove_dir_all(&old);
@@ -242,6 +251,13 @@ fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
         return Err(e);
     }
     if had_old {
+        for entry in std::fs::read_dir(&old)?.flatten() {
+            let name = entry.file_name();
+            let kept = dir.join(&name);
+            if name.to_string_lossy().starts_with("sim-") && entry.path().is_dir() && !kept.exists() {
+                std::fs::rename(entry.path(), kept)?;
+            }
+        }
         std::fs::remove_dir_all(&old)?;
     }
     Ok(())
@@ -277,6 +293,21 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.join("summary.json")).expect("new file"), "new");
         assert!(!dir.join("trace.md").exists(), "the old report's files are gone");
         assert_eq!(fs::read_dir(&root).expect("root").count(), 1, "nothing left beside it");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_new_report_keeps_the_simulation_reports() {
+        let root = temp("keep-sim");
+        let (dir, partial) = (root.join("s"), root.join(".s.partial-1"));
+        fs::create_dir_all(dir.join("sim-7")).expect("old");
+        fs::write(dir.join("sim-7").join("summary.json"), "sim").expect("old sim file");
+        fs::create_dir_all(&partial).expect("new");
+        swap_into_place(&partial, &dir).expect("swaps");
+        assert_eq!(
+            fs::read_to_string(dir.join("sim-7").join("summary.json")).expect("kept"),
+            "sim"
+        );
         let _ = fs::remove_dir_all(&root);
     }
 
