@@ -953,7 +953,7 @@ impl Actor for Node {
         };
         match msg {
             Msg::SetNxPx { value } if p.replication == Replication::Wait => {
-                format!("SET lock {} NX PX {}; WAIT 1 {}", v(value), p.ttl, p.wait_timeout)
+                format!("SET lock {} NX PX {}; WAIT {} {}", v(value), p.ttl, p.wait_replicas, p.wait_timeout)
             }
             Msg::SetNxPx { value } => format!("SET lock {} NX PX {}", v(value), p.ttl),
             Msg::CompareAndDelete { value } => format!("EVAL compare-and-delete lock {}", v(value)),
@@ -969,11 +969,11 @@ impl Actor for Node {
             Msg::FullSync { key: None, .. } => "+FULLRESYNC, empty dataset".into(),
             Msg::FullSync { key, px } => format!("+FULLRESYNC, dataset: {}", rdb(key, px)),
             Msg::Ack => "REPLCONF ACK".into(),
-            Msg::Ping => "PING".into(),
+            Msg::Ping { epoch } => format!("PING (role:master, epoch {epoch})"),
             Msg::Restarted => "restarted empty, which primary?".into(),
             Msg::ReplicaOf { primary } => format!("REPLICAOF {}", name(primary)),
-            Msg::Promote => "REPLICAOF NO ONE".into(),
-            Msg::Promoted => "role:master".into(),
+            Msg::Promote { epoch } => format!("REPLICAOF NO ONE (epoch {epoch})"),
+            Msg::Promoted { epoch } => format!("role:master (epoch {epoch})"),
             Msg::NewPrimary { id } => format!("+switch-master {}", name(id)),
             Msg::Resource(m) => m.show(&show::token),
         }
@@ -981,20 +981,22 @@ impl Actor for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "asks for the lock",
-            Step::Check => "checks its validity",
-            Step::Write => "writes to the resource",
-            Step::Replicate => "ships the key to its replica",
+            Step::Acquire => "asks for the lock".into(),
+            Step::Check => "checks its validity".into(),
+            Step::Write => "writes to the resource".into(),
+            Step::Replicate => "ships the key to a replica".into(),
+            // Replicas are ids 1..=N, named `replica` alone or `replica1`.. (see `world`).
+            Step::SelectReplica { .. } if self.params().replicas == 1 => "+selected-slave replica".into(),
+            Step::SelectReplica { replica } => format!("+selected-slave replica{replica}"),
         }
-        .into()
     }
 
     fn show_timer(&self, timer: &Timer) -> String {
         match timer {
             Timer::KeyExpiry => "key TTL".into(),
             Timer::Ping => "ping interval".into(),
-            // Clients are c1.. from FIRST_CLIENT on (see `world`).
-            Timer::WaitTimeout { client } => format!("WAIT timeout of c{}", client + 1 - FIRST_CLIENT),
+            // Clients are c1.. from the first client's id on (see `world`).
+            Timer::WaitTimeout { client } => format!("WAIT timeout of c{}", client + 1 - self.params().first_client()),
             Timer::DownAfter => "down-after".into(),
             Timer::Retry => "back-off".into(),
             Timer::Timeout => "request timeout".into(),
@@ -1007,39 +1009,59 @@ impl Actor for Node {
         Some(match state {
             State::Redis(r) => {
                 let role = match r.standing {
-                    Standing::Primary { replica: Some(to) } => format!("primary of {}", name(to)),
-                    Standing::Primary { replica: None } => "primary, no replica".into(),
+                    Standing::Primary if r.replicas.is_empty() => "primary, no replica".into(),
+                    Standing::Primary => format!(
+                        "primary of {}",
+                        show::set(r.replicas.iter().map(|a| a.id), names)
+                    ),
                     Standing::Detached => "detached, waits for the Sentinel".into(),
                     Standing::Syncing { primary } => format!("syncing from {}", name(primary)),
                     Standing::Streaming { primary } => format!("replica of {}", name(primary)),
                 };
                 let mut out = vec![
                     show::field("role", role),
+                    show::field("epoch", r.epoch),
                     show::field("lock", r.key.map_or("none".into(), |k| show::value(k.value))),
-                    show::field("unshipped write", show::yes(r.unshipped)),
                 ];
+                let unshipped = r.replicas.iter().filter(|a| a.unshipped).map(|a| a.id);
+                out.push(show::field("write not shipped to", show::set(unshipped, names)));
                 if self.wait() {
-                    out.push(show::field("unacknowledged shipments", r.unacked));
+                    let unacked: Vec<String> = r
+                        .replicas
+                        .iter()
+                        .filter(|a| a.unacked > 0)
+                        .map(|a| format!("{}: {}", name(a.id), a.unacked))
+                        .collect();
+                    out.push(show::field("unacknowledged shipments", format!("{{{}}}", unacked.join(", "))));
                     let waiting: Vec<String> = r
                         .waiting
                         .iter()
-                        .map(|w| match w.shipment {
-                            0 => format!("{} ({}, not shipped)", name(w.client), show::value(w.value)),
-                            k => format!("{} ({}, shipment {k})", name(w.client), show::value(w.value)),
+                        .map(|w| {
+                            let acked = (0..8).filter(|i| w.acked & (1 << i) != 0);
+                            format!(
+                                "{} ({}, acknowledged by {})",
+                                name(w.client),
+                                show::value(w.value),
+                                show::set(acked, names)
+                            )
                         })
                         .collect();
                     out.push(show::field("blocked WAITs", format!("{{{}}}", waiting.join(", "))));
                 }
                 out
             }
-            State::Sentinel(s) => vec![show::field(
-                "failover",
-                match s {
-                    Sentinel::Monitoring => "none yet",
-                    Sentinel::Promoting => "promoting replica",
-                    Sentinel::Switched => "done",
-                },
-            )],
+            State::Sentinel(s) => vec![
+                show::field("epoch", s.epoch),
+                show::field("primary", name(s.primary)),
+                show::field(
+                    "failover",
+                    match s.failover {
+                        Failover::Monitoring => "none, monitoring".to_string(),
+                        Failover::Electing => "electing a replica".to_string(),
+                        Failover::Promoting { replica } => format!("promoting {}", name(replica)),
+                    },
+                ),
+            ],
             State::Client(c) => {
                 let mut out = show::script(&c.script);
                 out.push(show::field("talks to", name(c.primary)));
