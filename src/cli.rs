@@ -579,7 +579,7 @@ fn print_text(out: &mut String, s: &Summary, dir: Option<&Path>) {
         probability(s.fingerprint_collision_probability)
     );
     if let Some(m) = s.messages_per_acquisition {
-        say!("  {m:.2} messages per acquisition in fault-free runs");
+        let _ = writeln!(out, "  {m:.2} messages per acquisition in fault-free runs");
     }
     for note in &s.notes {
         let _ = writeln!(out, "  note: {note}");

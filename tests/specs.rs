@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use locksmith::algorithms::{
-    client, coordinator, dispatch, etcd_lease, lock_table, primary_replica, redlock, single_redis, token_ring, zookeeper, Job,
-    client, dispatch, lock_table, primary_replica, redlock, ricart_agrawala, single_redis, Job,
+    client, coordinator, dispatch, etcd_lease, lock_table, primary_replica, redlock, ricart_agrawala, single_redis,
+    token_ring, zookeeper, Job,
 };
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};
