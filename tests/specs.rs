@@ -262,7 +262,7 @@ fn boolean(b: bool) -> String {
 /// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
 /// model, or symmetry reduction.
 /// The specs that extend `specs/World.tla`.
-const WORLD_SPECS: [&str; 1] = ["SingleRedis.tla"];
+const WORLD_SPECS: [&str; 3] = ["SingleRedis.tla", "LockTable.tla", "Redlock.tla"];
 
 fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, String>), String> {
     let f = &sc.faults;
@@ -450,10 +450,9 @@ fn a_fault_the_spec_does_not_model_is_refused() {
     let cases = [
         ("primary-replica", "partitions = 1"),
         ("primary-replica", "max_drift = 1"),
-        ("redlock", "partitions = 1"),
-        ("redlock", "max_drift = 1"),
+        ("redlock", "reorder = true"),
         ("single-redis", "reorder = true"),
-        ("lock-table", "pauses = 1\nmin_pause = 2\nmax_pause = 3"),
+        ("lock-table", "reorder = true"),
     ];
     for (algorithm, faults) in cases {
         let text = scenario_text(algorithm, "", faults);
@@ -469,7 +468,11 @@ fn a_fault_the_spec_does_not_model_is_refused() {
     let sc = scenario::parse(Path::new("symmetric.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
     assert!(expected_constants(&sc).is_err_and(|e| e.contains("symmetry")));
     // And the faults World.tla models are accepted.
-    for (algorithm, spec) in [("single-redis", "SingleRedis.tla")] {
+    for (algorithm, spec) in [
+        ("redlock", "Redlock.tla"),
+        ("single-redis", "SingleRedis.tla"),
+        ("lock-table", "LockTable.tla"),
+    ] {
         let faults = "clock_jumps = 1\nmax_jump = 2\nmax_drift = 1\npartitions = 1\nloss = true\nduplicate = true";
         let text = scenario_text(algorithm, "", faults);
         let sc = scenario::parse(Path::new("modelled.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
