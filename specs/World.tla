@@ -359,6 +359,18 @@ WorldClockJump(n, by, Role(_), Cap(_, _)) ==
 (*       /\ \A l \in DOMAIN net : WF_vars(Deliver(l[1], l[2]))             *)
 (*       /\ Recoveries => /\ \A n \in Nodes : WF_vars(Restart(n))          *)
 (*                        /\ WF_vars(Heal)                                 *)
+(*                                                                         *)
+(* and its liveness properties are about the runs in which faults stop     *)
+(* (section 5): loss, duplication and drift have no budget, so a run may   *)
+(* lose every message for ever. With NoFault the disjunction of the steps  *)
+(* that are no fault (Tick, the nodes' steps, Fire, Deliver, and Restart   *)
+(* and Heal when Recoveries), a property P is written                      *)
+(*                                                                         *)
+(*   FaultsStop == <>[][NoFault]_vars                                      *)
+(*   P == FaultsStop => ...                                                *)
+(*                                                                         *)
+(* A step that a non-fault action could take is no fault, as in the Rust   *)
+(* checker, whose fair loops may use any edge not labelled a fault.        *)
 
 \* Restart and Heal are weakly fair (recovery = "eventual"); with
 \* recovery = "none" they are the adversary's choices, like faults.

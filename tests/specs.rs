@@ -448,8 +448,8 @@ fn a_fault_the_spec_does_not_model_is_refused() {
     // Guards cfg_constants_are_the_scenarios: a scenario turning on a fault
     // its spec leaves out cannot be tabled.
     let cases = [
-        ("primary-replica", "partitions = 1"),
         ("primary-replica", "max_drift = 1"),
+        ("primary-replica", "clock_jumps = 1\nmax_jump = 2"),
         ("redlock", "reorder = true"),
         ("single-redis", "reorder = true"),
         ("lock-table", "reorder = true"),
