@@ -396,7 +396,14 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
     };
     // The specs that extend specs/World.tla model every fault but reordering,
     // and set every [faults] key as a constant.
-    let world = ["min_pause", "clock_jumps", "max_drift", "partitions", "loss", "duplicate"];
+    let world = [
+        "min_pause",
+        "clock_jumps",
+        "max_drift",
+        "partitions",
+        "loss",
+        "duplicate",
+    ];
     let modelled: &[&str] = if WORLD_SPECS.contains(&spec) {
         let recovery = match f.recovery {
             Recovery::Eventual => "eventual",
