@@ -1,64 +1,57 @@
 ------------------------------- MODULE Redlock -------------------------------
 (***************************************************************************)
-(* redlock: N independent Redis masters, after the algorithm in the Redis  *)
-(* documentation ("Distributed Locks with Redis"), with Kleppmann's        *)
-(* critique and antirez's answer in mind. A client draws a random value    *)
-(* for the attempt, reads its clock (T1), sends SET lock value NX PX ttl   *)
-(* to every master with a timeout (the answers carry the value, so one to  *)
-(* an earlier attempt is ignored), and at T2                               *)
-(* (every master answered, or the timeout fired) holds the lock only with  *)
-(* a majority and validity = ttl - (T2 - T1) - drift above zero. It checks *)
-(* its validity timer (Check) before it uses the resource (Write), and     *)
-(* releases by compare-and-delete of its value on every master, without    *)
-(* waiting.                                                                *)
+(* redlock: N independent Redis masters, as the Redis documentation's      *)
+(* "Distributed Locks with Redis" (redis.io/docs/latest/develop/use/       *)
+(* patterns/distributed-locks/, "The Redlock Algorithm") describes it. To  *)
+(* acquire the lock, the client                                            *)
+(*   1. gets the current time (T1): Acquire starts the stopwatch Elapsed   *)
+(*      and draws a fresh random value for the attempt;                    *)
+(*   2. tries to acquire the lock in all N instances sequentially, with    *)
+(*      the same key and random value (SET lock value NX PX ttl: Lock,     *)
+(*      answered Locked(ok)), with a timeout small compared to the TTL     *)
+(*      (Timeout);                                                         *)
+(*   3. computes the time elapsed (T2 - T1) when every instance answered   *)
+(*      or the timeout fired (ReceiveLocked, TimedOut: Decide), and holds  *)
+(*      the lock only if a majority (Quorum) said yes and the elapsed time *)
+(*      is less than the lock validity time;                               *)
+(*   4. takes as validity the TTL less the elapsed time less the clock     *)
+(*      drift allowance (Drift): its Validity timer; before it uses the    *)
+(*      resource it checks that more than Margin is left (Check, then      *)
+(*      Write; Kleppmann's "How to do distributed locking", 2016: a pause  *)
+(*      between the two still breaks it, and only fencing keeps the        *)
+(*      resource safe: Fencing = "counter", an INCR on a counter service,  *)
+(*      or "lock-value", the random value, which is no order);             *)
+(*   5. if it failed (no majority, or no validity left), unlocks all       *)
+(*      instances (GiveUp: Unlock, the compare-and-delete script, to every *)
+(*      master, without waiting); and after the critical section it       *)
+(*      releases the same way (Release). It retries after a random delay   *)
+(*      (Retry).                                                           *)
+(* A master that crashes restarts "empty" (no persistence), "fsync" (the   *)
+(* key survives; antirez: appendfsync always) or "delayed" (antirez's fix: *)
+(* it answers nothing for a TTL after the restart: Recovered).             *)
 (*                                                                         *)
-(* Mirrors the Rust module src/algorithms/redlock.rs (with                 *)
-(* src/algorithms/client.rs for the client's script and                    *)
-(* src/algorithms/resource.rs for the protected resource) running in the   *)
-(* world of src/world/mod.rs. Actions appear in the Rust module's order:   *)
-(* the client's steps Acquire, Check, Write; its handlers ReceiveLocked    *)
-(* (counting answers, deciding at T2), TimedOut and ValidityEnds (timers), *)
-(* ReceiveToken, Release (the write's answer); the masters' ReceiveLock,   *)
-(* ReceiveUnlock, KeyExpiry and Recovered; the counter's ReceiveIncr; the  *)
-(* resource's ReceiveWrite; then the world: Tick, Crash, Restart, Pause,   *)
-(* ClockJump. The lock view and the properties are those of                *)
-(* src/properties.rs.                                                      *)
+(* Vocabulary. Lock (SET lock v NX PX Ttl), Locked (OK / nil, with the     *)
+(* value), Unlock (if GET lock == v then DEL lock), Incr and Token (the    *)
+(* fencing counter), Write/Accepted/Rejected (the resource). Timers:       *)
+(* KeyExpiry, Recovered (masters); Timeout, Validity, Retry (clients).     *)
 (*                                                                         *)
-(* Same configuration, same states: for the constants of a scenario, TLC   *)
-(* must find exactly as many distinct states as the Rust checker finds     *)
-(* unique states (DESIGN.md section 10; specs/README.md records both).     *)
-(* So every variable here is a field of the Rust world state, and every    *)
-(* field of it that can change under these faults is a variable here:      *)
-(*   status, pause   Node::status (Up, Paused(pause), Down)                *)
-(*   timers          Node::timers, as a function from timer name to ticks  *)
-(*   elapsed         Node::watches of a client: the stopwatch Elapsed (T1) *)
-(*                   counting up and saturating at WatchCap, or None when  *)
-(*                   it is not running                                     *)
-(*   net             WorldState::net, as one FIFO queue per link           *)
-(*   spent           WorldState::spent                                     *)
-(*   ghost, history  WorldState::ghost and WorldState::history (flag bits  *)
-(*                   as a set of flag names)                               *)
-(*   drawn           WorldState::value: the last lock value drawn          *)
-(*                   (Out::fresh_value)                                    *)
+(* The world (time, network, faults, fairness) is World.tla's; this module *)
+(* supplies the handlers. The Rust module src/algorithms/redlock.rs        *)
+(* follows it action for action (with src/algorithms/client.rs and         *)
+(* resource.rs): for the constants of a scenario TLC must find exactly as  *)
+(* many distinct states as the Rust checker finds unique states. Variables:*)
 (*   key, recovering Master (key: the value the key holds)                 *)
 (*   issued          State::Counter: the counter service's last INCR       *)
 (*   phase, left     Client::script; value, answered, yes (masks as sets   *)
 (*                   of master ids), checked, token as in Client; acquired *)
 (*                   is Client::ghost (renamed: ghost is the world's)      *)
 (*   max_token, max_ghost   Resource                                       *)
-(* Values that only grow (ghost numbers, lock values; with counter         *)
-(* fencing, tokens) are                                                    *)
-(* renumbered by rank after every action in Rust (src/world/ranks.rs);     *)
-(* here RankedVars is that renumbered state, and the .cfg's VIEW makes TLC *)
-(* count states by it.                                                     *)
-(* Not modelled, because no redlock scenario uses them: clock drift        *)
-(* (Node::skew stays 0), partitions (cut stays empty), loss, duplication,  *)
-(* reordering, and recovery = "none" (Restart is always fair here).        *)
+(* The stopwatch T1 is the world's watches[c]["Elapsed"].                  *)
 (*                                                                         *)
 (* Node ids as in Rust: masters 0..Masters-1, then the clients, then the   *)
 (* counter service (only with Fencing = "counter"), then the resource.     *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
     Masters,       \* [system] masters
@@ -71,17 +64,7 @@ CONSTANTS
     RestartMode,   \* [system] restart: "empty", "fsync" or "delayed"
     Fencing,       \* [system] fencing: "none", "lock-value" or "counter"
     PauseWindow,   \* [system] pause_window: "any" or "acquiring"
-    Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
-    MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
-                   \* MaxDelay = Async) when omitted: an asynchronous network
-    Crashes,       \* [faults] crashes
-    Pauses,        \* [faults] pauses
-    MinPause,      \* [faults] min_pause
-    MaxPause,      \* [faults] max_pause
-    ClockJumps,    \* [faults] clock_jumps
-    MaxJump,       \* [faults] max_jump
-    Targets,       \* [faults] targets: "all", "clients" or "servers"
-    None           \* a model value: no key, no token, no stopwatch
+    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
 
 ASSUME /\ Masters \in 1..7 /\ Clients \in 1..4 /\ Ttl \in 1..30
        /\ Timeout \in 1..Ttl - 1 /\ Drift \in 0..10 /\ Margin \in 0..10
@@ -89,17 +72,13 @@ ASSUME /\ Masters \in 1..7 /\ Clients \in 1..4 /\ Ttl \in 1..30
        /\ RestartMode \in {"empty", "fsync", "delayed"}
        /\ Fencing \in {"none", "lock-value", "counter"}
        /\ PauseWindow \in {"any", "acquiring"}
-       /\ Acquisitions \in 0..5 /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses \in 0..3
-       /\ MinPause \in 1..30 /\ MaxPause \in 0..30
-       /\ ClockJumps \in 0..3 /\ MaxJump \in 0..30
-       /\ Targets \in {"all", "clients", "servers"}
+       /\ Acquisitions \in 0..5
 
 MasterIds == 0..Masters - 1
 ClientIds == Masters..Masters + Clients - 1
 Counter == Masters + Clients
 Resource == IF Fencing = "counter" THEN Counter + 1 ELSE Counter
-Nodes == 0..Resource
+AllNodes == 0..Resource
 \* The links that ever carry a message: masters and clients both ways, the
 \* clients and the resource both ways, the clients and the counter both
 \* ways. No other node sends to any other (World::net holds no such entry).
@@ -109,27 +88,17 @@ Links == LET pair(a, b) == (a \X b) \cup (b \X a) IN
 MasterTimers == {"KeyExpiry", "Recovered"}
 ClientTimers == {"Timeout", "Validity", "Retry"}
 TimerNames == MasterTimers \cup ClientTimers
+StepNames == {"Acquire", "Check", "Write"}
 
 Quorum == Masters \div 2 + 1
 
-\* Faults::targets: which nodes crashes, pauses and clock jumps may hit (the
-\* counter service and the resource are observers, never faulted).
-Targeted(n) == \/ Targets \in {"all", "servers"} /\ n \in MasterIds
-               \/ Targets \in {"all", "clients"} /\ n \in ClientIds
-
-\* Messages age and must arrive within MaxDelay ticks (Faults::max_delay).
-Bounded == MaxDelay \in Nat
+\* The world's view of the nodes (World.tla's hooks): the counter service
+\* and the resource are observers, never faulted.
+Role(n) == CASE n \in MasterIds -> "server" [] n \in ClientIds -> "client" [] OTHER -> "observer"
+\* Any elapsed time of a TTL or more leaves no validity.
+Cap(n, w) == Ttl
 
 VARIABLES
-    status,     \* status[n] \in {"Up", "Paused", "Down"}
-    pause,      \* ticks of pause left; 0 unless status[n] = "Paused"
-    timers,     \* timers[n]: set timer names -> local ticks left
-    elapsed,    \* elapsed[c]: the stopwatch T1, 0..WatchCap, or None
-    net,        \* net[<<src, dst>>]: messages in flight, send order
-    spent,      \* faults spent: [crashes, pauses, jumps]
-    ghost,      \* the last ghost number drawn (numbers acquisitions)
-    history,    \* ghost flags raised: "StaleWrite" (no release is foreign)
-    drawn,      \* the last lock value drawn (each attempt draws a fresh one)
     key,        \* key[m]: the value master m's key holds, or None
     recovering, \* recovering[m]: a delayed restart, answering nothing yet
     issued,     \* the counter service's value (INCR lock:fence)
@@ -145,50 +114,14 @@ VARIABLES
     max_token,  \* the resource's highest accepted token
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent, drawn>>
+\* The world's variables no handler changes.
+fixed == <<status, pause, skew, cut, spent>>
 masterVars == <<key, recovering>>
-clientVars == <<phase, left, value, answered, yes, checked, token, acquired, elapsed>>
+clientVars == <<phase, left, value, answered, yes, checked, token, acquired, watches>>
 resourceVars == <<max_token, max_ghost>>
-vars == <<status, pause, timers, elapsed, net, spent, ghost, history, drawn,
-          key, recovering, issued, phase, left, value, answered, yes,
-          checked, token, acquired, max_token, max_ghost>>
-
------------------------------------------------------------------------------
-(* Timers and the network, as World::apply handles an actor's commands.    *)
-
-NoTimers == [t \in {} |-> 0]
-SetTimer(f, t, v) == [x \in DOMAIN f \cup {t} |-> IF x = t THEN v ELSE f[x]]
-CancelTimer(f, t) == [x \in DOMAIN f \ {t} |-> f[x]]
-Keep(f, names) == [x \in DOMAIN f \cap names |-> f[x]]
-IsSet(n, t) == t \in DOMAIN timers[n]
-Due(n, t) == IsSet(n, t) /\ timers[n][t] = 0
-
-\* A message sent to a crashed node is dropped.
-Sent(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
-
-\* The same message to every master, as unlock_all and Acquire send it.
-ToMasters(q, src, m) ==
-    [l \in Links |-> IF l[1] = src /\ l[2] \in MasterIds /\ status[l[2]] # "Down"
-                     THEN Append(q[l], [msg |-> m, age |-> 0])
-                     ELSE q[l]]
-
-\* Only the oldest message of a link can be delivered (FIFO, no reordering),
-\* and only to a running node.
-Deliverable(src, dst) == status[dst] = "Up" /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
-
-Up(n) == status[n] = "Up"
-
-Clamp(v, lo, hi) == IF v < lo THEN lo ELSE IF v > hi THEN hi ELSE v
-
-\* World::watch_cap: where the stopwatch saturates. Any elapsed time of a
-\* TTL or more leaves no validity, but saturation is sound only for a clock
-\* that never goes back: while clock jumps remain in the budget, the cap sits
-\* above Ttl by every tick they could still take back (sp: the faults spent).
-WatchCap(sp) == Ttl + (ClockJumps - sp.jumps) * MaxJump
+algVars == <<key, recovering, issued, phase, left, value, answered, yes, checked, token,
+             acquired, max_token, max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
 (* The client's script (client.rs) and the lock view (redlock.rs's         *)
@@ -231,7 +164,7 @@ Forget(c) ==
 \* give_up: the attempt failed or the lock was lost: unlock every master,
 \* retry later. q and tm are the network and c's timers so far in the step.
 GiveUp(c, q, tm) ==
-    /\ net' = ToMasters(q, c, [type |-> "Unlock", value |-> value[c]])
+    /\ net' = SendAll(q, c, MasterIds, [type |-> "Unlock", value |-> value[c]])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(tm, "Validity"), "Retry", Retry)]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
     /\ Forget(c)
@@ -241,8 +174,8 @@ GiveUp(c, q, tm) ==
 \* yes) and validity left; then ask the counter for a token, if fenced so.
 Decide(c, q, tm, y) ==
     LET t == CancelTimer(tm, "Timeout")
-        validity == Ttl - (IF elapsed[c] = None THEN Ttl ELSE elapsed[c]) - Drift
-    IN  /\ elapsed' = [elapsed EXCEPT ![c] = None]
+        validity == Ttl - (IF Running(c, "Elapsed") THEN watches[c]["Elapsed"] ELSE Ttl) - Drift
+    IN  /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
         /\ IF Cardinality(y) < Quorum \/ validity <= 0
            THEN GiveUp(c, q, t)
            ELSE /\ phase' = [phase EXCEPT ![c] = "Holding"]
@@ -255,7 +188,7 @@ Decide(c, q, tm, y) ==
                                                    [] Fencing = "lock-value" -> value[c]
                                                    [] OTHER -> None]
                 /\ net' = IF Fencing = "counter"
-                          THEN Sent(q, c, Counter, [type |-> "Incr", value |-> value[c]])
+                          THEN Send(q, c, Counter, [type |-> "Incr", value |-> value[c]])
                           ELSE q
                 /\ UNCHANGED <<checked, value>>
 
@@ -280,11 +213,11 @@ Acquire(c) ==
     /\ value' = [value EXCEPT ![c] = v]
     /\ answered' = [answered EXCEPT ![c] = {}]
     /\ yes' = [yes EXCEPT ![c] = {}]
-    /\ elapsed' = [elapsed EXCEPT ![c] = 0]
-    /\ net' = ToMasters(net, c, [type |-> "Lock", value |-> v])
+    /\ watches' = [watches EXCEPT ![c] = StartWatch(@, "Elapsed")]
+    /\ net' = SendAll(net, c, MasterIds, [type |-> "Lock", value |-> v])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<status, pause, spent, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<fixed, ghost, history, masterVars, issued,
                    left, checked, token, acquired, resourceVars>>
 
 \* Check: is there validity left for the work? Only then use the resource.
@@ -295,19 +228,19 @@ Check(c) ==
             /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
             /\ UNCHANGED <<net, ghost, phase, value, answered, yes, token, acquired>>
        ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<worldVars, history, masterVars, issued,
-                   left, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, masterVars, issued,
+                   left, watches, resourceVars>>
 
 \* Write: the critical section's write, with the token if fenced.
 Write(c) ==
     /\ Up(c) /\ CanWrite(c)
-    /\ net' = Sent(net, c, Resource,
+    /\ net' = Send(net, c, Resource,
                    [type |-> "Write", token |-> IF token[c] = None THEN 0 ELSE token[c],
                     ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
                    left, value, answered, yes, checked, token, acquired,
-                   elapsed, resourceVars>>
+                   watches, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The client's handlers (client_receive, on_timer). Each delivers the     *)
@@ -328,21 +261,21 @@ ReceiveLocked(src, c) ==
        ELSE /\ answered' = [answered EXCEPT ![c] = a]
             /\ yes' = [yes EXCEPT ![c] = y]
             /\ net' = Pop(src, c)
-            /\ UNCHANGED <<timers, ghost, phase, value, checked, token, acquired, elapsed>>
-    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, resourceVars>>
+            /\ UNCHANGED <<timers, ghost, phase, value, checked, token, acquired, watches>>
+    /\ UNCHANGED <<fixed, drawn, history, masterVars, issued, left, resourceVars>>
 
 \* The request timeout fired while acquiring: decide with what answered.
 TimedOut(c) ==
     /\ Up(c) /\ Due(c, "Timeout") /\ phase[c] = "Acquiring"
     /\ Decide(c, net, CancelTimer(timers[c], "Timeout"), yes[c])
-    /\ UNCHANGED <<worldVars, history, masterVars, issued, left, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, masterVars, issued, left, resourceVars>>
 
 \* The validity ran out before the client checked it: lost.
 ValidityEnds(c) ==
     /\ Up(c) /\ Due(c, "Validity") /\ phase[c] = "Holding"
     /\ GiveUp(c, net, CancelTimer(timers[c], "Validity"))
-    /\ UNCHANGED <<worldVars, history, masterVars, issued,
-                   left, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, masterVars, issued,
+                   left, watches, resourceVars>>
 
 \* The counter service's answer: the fencing token, for this hold.
 ReceiveToken(src, c) ==
@@ -351,19 +284,19 @@ ReceiveToken(src, c) ==
     /\ phase[c] = "Holding" /\ m.type = "Token" /\ m.value = value[c] /\ token[c] = None
     /\ token' = [token EXCEPT ![c] = m.token]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
                    phase, left, value, answered, yes, checked, acquired,
-                   elapsed, resourceVars>>
+                   watches, resourceVars>>
 
 \* The write is answered: release on every master, without waiting.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = ToMasters(Pop(src, c), c, [type |-> "Unlock", value |-> value[c]])
+    /\ net' = SendAll(Pop(src, c), c, MasterIds, [type |-> "Unlock", value |-> value[c]])
     /\ Forget(c)
     /\ Released(c)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
-                   elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
+                   watches, resourceVars>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
@@ -383,9 +316,9 @@ ReceiveLock(src, s) ==
        THEN /\ key' = [key EXCEPT ![s] = m.value]
             /\ timers' = [timers EXCEPT ![s] = SetTimer(@, "KeyExpiry", Ttl)]
        ELSE UNCHANGED <<key, timers>>
-    /\ net' = Sent(Pop(src, s), s, src,
+    /\ net' = Send(Pop(src, s), s, src,
                    [type |-> "Locked", value |-> m.value, ok |-> key[s] = None])
-    /\ UNCHANGED <<worldVars, ghost, history, recovering, issued,
+    /\ UNCHANGED <<fixed, drawn, ghost, history, recovering, issued,
                    clientVars, resourceVars>>
 
 \* Compare-and-delete: if GET lock == value then DEL lock. No answer.
@@ -395,7 +328,7 @@ ReceiveUnlock(src, s) ==
     /\ key' = [key EXCEPT ![s] = None]
     /\ timers' = [timers EXCEPT ![s] = CancelTimer(@, "KeyExpiry")]
     /\ net' = Pop(src, s)
-    /\ UNCHANGED <<worldVars, ghost, history, recovering, issued,
+    /\ UNCHANGED <<fixed, drawn, ghost, history, recovering, issued,
                    clientVars, resourceVars>>
 
 \* The key's TTL ran out on the master's clock.
@@ -403,7 +336,7 @@ KeyExpiry(s) ==
     /\ Up(s) /\ Due(s, "KeyExpiry")
     /\ key' = [key EXCEPT ![s] = None]
     /\ timers' = [timers EXCEPT ![s] = CancelTimer(@, "KeyExpiry")]
-    /\ UNCHANGED <<worldVars, net, ghost, history, recovering, issued,
+    /\ UNCHANGED <<fixed, drawn, net, ghost, history, recovering, issued,
                    clientVars, resourceVars>>
 
 \* A delayed restart ends: the master answers again.
@@ -411,7 +344,7 @@ Recovered(s) ==
     /\ Up(s) /\ Due(s, "Recovered")
     /\ recovering' = [recovering EXCEPT ![s] = FALSE]
     /\ timers' = [timers EXCEPT ![s] = CancelTimer(@, "Recovered")]
-    /\ UNCHANGED <<worldVars, net, ghost, history, key, issued,
+    /\ UNCHANGED <<fixed, drawn, net, ghost, history, key, issued,
                    clientVars, resourceVars>>
 
 MasterTakes(src, s, m) ==
@@ -424,9 +357,9 @@ MasterTakes(src, s, m) ==
 ReceiveIncr(src) ==
     /\ Deliverable(src, Counter) /\ Msg(src, Counter).type = "Incr"
     /\ issued' = issued + 1
-    /\ net' = Sent(Pop(src, Counter), Counter, src,
+    /\ net' = Send(Pop(src, Counter), Counter, src,
                    [type |-> "Token", value |-> Msg(src, Counter).value, token |-> issued + 1])
-    /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars,
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars,
                    clientVars, resourceVars>>
 
 \* With Fencing = "lock-value" the tokens are random values, in no order
@@ -443,15 +376,15 @@ ReceiveWrite(src) ==
     LET m == Msg(src, Resource) IN
     /\ Deliverable(src, Resource) /\ m.type = "Write"
     /\ IF Rejects(m)
-       THEN /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
+       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
             /\ UNCHANGED <<history, resourceVars>>
        ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
                           ELSE history
             /\ max_token' = IF Fencing = "lock-value" \/ m.token > max_token THEN m.token
                             ELSE max_token
             /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<worldVars, timers, ghost, masterVars, issued, clientVars>>
+            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, masterVars, issued, clientVars>>
 
 -----------------------------------------------------------------------------
 (* Delivery (Action::Deliver): the head of a link reaches its running      *)
@@ -469,7 +402,7 @@ Takes(src, dst) ==
 Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<worldVars, timers, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
                    clientVars, resourceVars>>
 
 \* (Deliverable first, though each disjunct checks it too: TLC evaluates the
@@ -491,7 +424,7 @@ Deliver(src, dst) ==
 Expires(n, t) ==
     /\ Up(n) /\ Due(n, t)
     /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, t)]
-    /\ UNCHANGED <<worldVars, net, ghost, history, masterVars, issued,
+    /\ UNCHANGED <<fixed, drawn, net, ghost, history, masterVars, issued,
                    clientVars, resourceVars>>
 
 Fire(n, t) ==
@@ -502,90 +435,60 @@ Fire(n, t) ==
       [] OTHER -> Expires(n, t)
 
 -----------------------------------------------------------------------------
-(* The world (src/world/mod.rs): time, crashes, restarts, pauses, jumps.   *)
+(* The world (World.tla): time, drift, crashes, restarts, pauses,          *)
+(* partitions, loss, duplication, clock jumps. Only Crash and Restart      *)
+(* touch the algorithm's state.                                            *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled urgent
-\* step of a running node, nor a message to a running node in flight
-\* MaxDelay ticks.
-TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
+\* Actor::may_pause: with PauseWindow = "acquiring", a client only while it
+\* is acquiring (antirez's case); any other node at any time.
+MayPause(n) == n \in ClientIds /\ PauseWindow = "acquiring" => phase[n] = "Acquiring"
 
-\* World::time_matters: a tick must change something.
-TimeMatters ==
-    \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ \E c \in ClientIds : elapsed[c] # None /\ elapsed[c] < WatchCap(spent)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
+DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
 
-\* One tick of real time. Every node's clock runs, a crashed one's too (an
-\* fsynced key's expiry is an absolute deadline); stopwatches saturate at
-\* WatchCap; a paused node's pause counts down; messages age, saturating at
-\* MaxDelay. (TimeMatters = TRUE: TLC then evaluates TimeMatters once,
-\* instead of generating the same successor once per witness of its
-\* existentials, so its "states generated" is the Rust checker's
-\* "generated" plus the initial state.)
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters = TRUE
-    /\ timers' = [n \in Nodes |->
-                    [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
-    /\ elapsed' = [c \in ClientIds |->
-                    IF elapsed[c] = None THEN None
-                    ELSE Clamp(elapsed[c] + 1, 0, WatchCap(spent))]
-    /\ status' = [n \in Nodes |->
-                    IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
-    /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
-    /\ net' = IF Bounded
-              THEN [l \in Links |->
-                      [i \in 1..Len(net[l]) |->
-                         [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-              ELSE net
-    /\ UNCHANGED <<spent, ghost, drawn, history, masterVars, issued,
-                   phase, left, value, answered, yes, checked, token, acquired,
-                   resourceVars>>
-
-\* Fault: a node stops, loses its timers and stopwatches; messages to it are
-\* dropped. An fsynced master keeps its key and the key's expiry; any other
-\* master forgets both. A client keeps its state only for the restart.
+\* Fault: a node stops. An fsynced master keeps its key and the key's
+\* expiry; any other master forgets both. A client keeps its state only for
+\* the restart.
 Crash(n) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent.crashes < Crashes
-    /\ status' = [status EXCEPT ![n] = "Down"]
-    /\ pause' = [pause EXCEPT ![n] = 0]
-    /\ timers' = [timers EXCEPT ![n] =
-                    IF n \in MasterIds /\ RestartMode = "fsync" THEN Keep(@, {"KeyExpiry"})
-                    ELSE NoTimers]
-    /\ elapsed' = IF n \in ClientIds THEN [elapsed EXCEPT ![n] = None] ELSE elapsed
+    /\ WorldCrash(n, IF n \in MasterIds /\ RestartMode = "fsync"
+                     THEN Keep(timers[n], {"KeyExpiry"}) ELSE NoTimers, Role)
     /\ IF n \in MasterIds /\ RestartMode # "fsync"
        THEN /\ key' = [key EXCEPT ![n] = None]
             /\ recovering' = [recovering EXCEPT ![n] = FALSE]
        ELSE UNCHANGED masterVars
-    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
-    /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, drawn, history, issued, phase, left, value, answered, yes,
-                   checked, token, acquired, resourceVars>>
+    /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked, token, acquired,
+                   resourceVars>>
 
 \* A crashed node comes back with what it persisted: an fsynced master with
 \* its key (gone if its expiry passed while down), a delayed one empty and
 \* silent for one TTL, anything else afresh.
 Restart(n) ==
-    /\ status[n] = "Down"
-    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ WorldRestart(n)
     /\ CASE n \in MasterIds /\ RestartMode = "fsync" ->
               /\ key' = [key EXCEPT ![n] = IF Due(n, "KeyExpiry") THEN None ELSE @]
               /\ timers' = [timers EXCEPT ![n] =
                               IF IsSet(n, "KeyExpiry") /\ ~Due(n, "KeyExpiry")
                               THEN Keep(@, {"KeyExpiry"}) ELSE NoTimers]
-              /\ UNCHANGED <<recovering, issued, clientVars, resourceVars>>
+              /\ UNCHANGED <<recovering, issued, phase, left, value, answered, yes, checked,
+                             token, acquired, resourceVars>>
          [] n \in MasterIds /\ RestartMode = "delayed" ->
               /\ key' = [key EXCEPT ![n] = None]
               /\ recovering' = [recovering EXCEPT ![n] = TRUE]
               /\ timers' = [timers EXCEPT ![n] = [t \in {"Recovered"} |-> Ttl]]
-              /\ UNCHANGED <<issued, clientVars, resourceVars>>
+              /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked,
+                             token, acquired, resourceVars>>
          [] n \in MasterIds ->
               /\ key' = [key EXCEPT ![n] = None]
               /\ recovering' = [recovering EXCEPT ![n] = FALSE]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<issued, clientVars, resourceVars>>
+              /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked,
+                             token, acquired, resourceVars>>
          [] n \in ClientIds ->
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
@@ -595,60 +498,24 @@ Restart(n) ==
               /\ checked' = [checked EXCEPT ![n] = FALSE]
               /\ token' = [token EXCEPT ![n] = None]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
-              /\ elapsed' = [elapsed EXCEPT ![n] = None]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<masterVars, issued, resourceVars>>
          [] n = Resource ->
               /\ max_token' = 0 /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<masterVars, issued, clientVars>>
+              /\ UNCHANGED <<masterVars, issued, phase, left, value, answered, yes, checked,
+                             token, acquired>>
          [] OTHER ->
               /\ issued' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<masterVars, clientVars, resourceVars>>
-    /\ UNCHANGED <<pause, net, spent, ghost, drawn, history>>
-
-\* Actor::may_pause: with PauseWindow = "acquiring", a client only while it
-\* is acquiring (antirez's case); any other node at any time.
-MayPause(n) == n \in ClientIds /\ PauseWindow = "acquiring" => phase[n] = "Acquiring"
-
-\* Fault: a running node stops taking steps for k ticks while its clock runs.
-Pause(n, k) ==
-    /\ Targeted(n) /\ Up(n) /\ spent.pauses < Pauses /\ MayPause(n)
-    /\ status' = [status EXCEPT ![n] = "Paused"]
-    /\ pause' = [pause EXCEPT ![n] = k]
-    /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, drawn, history, masterVars, issued,
-                   clientVars, resourceVars>>
-
-\* Fault: a node's clock steps by `by` local ticks at once (an NTP step):
-\* timers run down (or back up) and stopwatches move by as much, within
-\* the cap that the jumps still left in the budget allow (the jump is
-\* counted as spent first).
-ClockJump(n, by) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent.jumps < ClockJumps
-    /\ spent' = [spent EXCEPT !.jumps = @ + 1]
-    /\ timers' = [timers EXCEPT ![n] =
-                    [t \in DOMAIN timers[n] |-> Clamp(timers[n][t] - by, 0, 255)]]
-    /\ elapsed' = IF n \in ClientIds /\ elapsed[n] # None
-                  THEN [elapsed EXCEPT ![n] = Clamp(elapsed[n] + by, 0, WatchCap(spent'))]
-                  ELSE elapsed
-    /\ UNCHANGED <<status, pause, net, ghost, drawn, history, masterVars, issued,
-                   phase, left, value, answered, yes, checked, token, acquired,
-                   resourceVars>>
+              /\ UNCHANGED <<masterVars, phase, left, value, answered, yes, checked,
+                             token, acquired, resourceVars>>
+    /\ UNCHANGED <<net, ghost, drawn, history>>
 
 -----------------------------------------------------------------------------
 
 Init ==
-    /\ status = [n \in Nodes |-> "Up"]
-    /\ pause = [n \in Nodes |-> 0]
-    /\ timers = [n \in Nodes |-> NoTimers]
-    /\ elapsed = [c \in ClientIds |-> None]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = [crashes |-> 0, pauses |-> 0, jumps |-> 0]
-    /\ ghost = 0
-    /\ history = {}
-    /\ drawn = 0
+    /\ WorldInit(AllNodes, Links)
     /\ key = [s \in MasterIds |-> None]
     /\ recovering = [s \in MasterIds |-> FALSE]
     /\ issued = 0
@@ -663,45 +530,64 @@ Init ==
     /\ max_token = 0
     /\ max_ghost = 0
 
+\* A client's step by name (for fairness).
+Step(n, s) ==
+    /\ n \in ClientIds
+    /\ CASE s = "Acquire" -> Acquire(n)
+         [] s = "Check" -> Check(n)
+         [] OTHER -> Write(n)
+
 \* World::enabled, in its order.
 Next ==
     \/ Tick
     \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
-    \/ \E n \in Nodes, t \in TimerNames : Fire(n, t)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in Nodes : Restart(n)
-    \/ \E n \in Nodes : Crash(n)
-    \/ \E n \in Nodes, k \in MinPause..MaxPause : Pause(n, k)
-    \/ \E n \in Nodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
+    \/ \E n \in AllNodes : Restart(n)
+    \/ Heal
+    \/ \E n \in AllNodes : Crash(n)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ \E a, b \in AllNodes : Partition(a, b)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
+    \/ DriftTick
 
-\* DESIGN.md section 5: weak fairness for each message delivery (per link;
-\* with FIFO links this is the same as per message), each client step,
-\* each node's timers, Tick and Restart. Faults are never fair; the budget
-\* makes them stop.
+\* DESIGN.md section 5, in World.tla's shape (only masters have master
+\* timers, only clients client timers).
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
+    /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in MasterIds, t \in MasterTimers : WF_vars(Fire(n, t))
     /\ \A n \in ClientIds, t \in ClientTimers : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ \A n \in Nodes : WF_vars(Restart(n))
+    /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
+\* The steps that are no fault (World.tla): the nodes' own, the network's
+\* deliveries, time, and the recoveries unless Recovery = "none". A step
+\* some of these could take is no fault, even when a fault (say, losing a
+\* message the destination would ignore) could take it too.
+NoFault ==
+    \/ Tick
+    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
+
+\* DESIGN.md section 5: liveness is about the runs in which faults stop.
+\* Loss, duplication and drift have no budget, so a run may lose every
+\* message for ever; such runs are not counterexamples.
+FaultsStop == <>[][NoFault]_vars
+
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs). Ghost numbers, lock values (equal or *)
+(* Renumbering (World.tla's Rank). Ghost numbers, lock values (equal or    *)
 (* not, but drawn in increasing order), and with counter fencing the       *)
-(* counter's value and the tokens drawn from it, are only ever compared,   *)
-(* so Rust replaces each by its rank among the values of its sequence      *)
-(* present in the state (0, "none", stays 0) after every action.           *)
-(* RankedVars is the state so renumbered: two states with the same         *)
-(* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
-(* RankedVars makes TLC count the states the Rust checker counts. With     *)
+(* counter's value and the tokens drawn from it, are only ever compared:   *)
+(* RankedVars is the state with each renumbered by its rank among the      *)
+(* values of its kind present, as Rust does after every action. With       *)
 (* Fencing = "lock-value" the tokens are lock values, renumbered with them. *)
-
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 
 GhostValues ==
     {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
@@ -722,11 +608,6 @@ LockValues ==
                    \cup {w.token : w \in {m \in InFlight : m.type = "Write"}}
             ELSE {})
 
-\* Makes TLC evaluate v (see PrimaryReplica.tla): TLC 2.15 fingerprints the
-\* view, so a variable that the view rewrites could otherwise stay a lazily
-\* evaluated function, which TLC fails to write to its disk queue.
-Concrete(v) == v = v
-
 RankedVars ==
     LET G == GhostValues
         T == TokenValues
@@ -743,9 +624,7 @@ RankedVars ==
                     [] OTHER -> m
     IN  IF ~(Concrete(net) /\ Concrete(key) /\ Concrete(value) /\ Concrete(token)
              /\ Concrete(acquired)) THEN <<>> ELSE
-        <<status, pause, timers, elapsed,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), history, rv(drawn),
+        <<RankedWorld(rg, rv, msg),
           [s \in MasterIds |-> IF key[s] = None THEN None ELSE rv(key[s])],
           recovering, rt(issued), phase, left, [c \in ClientIds |-> rv(value[c])],
           answered, yes, checked, [c \in ClientIds |-> rt(token[c])],
@@ -755,11 +634,9 @@ RankedVars ==
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [Nodes -> {"Up", "Paused", "Down"}]
-    /\ pause \in [Nodes -> 0..MaxPause]
+    /\ WorldTypeOK
     /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ elapsed \in [ClientIds -> 0..WatchCap(spent) \cup {None}]
-    /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses, jumps : 0..ClockJumps]
+    /\ \A n \in Nodes : DOMAIN watches[n] \subseteq {"Elapsed"}
     /\ history \subseteq {"StaleWrite"}
     /\ recovering \in [MasterIds -> BOOLEAN]
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Done"}]
@@ -789,11 +666,11 @@ Granted(c) == c \in Wanting /\ c \notin Wanting'
 \* Once faults stop, whenever a running client wants the lock, some client
 \* eventually acquires it.
 DeadlockFreedom ==
-    []<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars
+    FaultsStop => ([]<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars)
 
 \* Once faults stop, every running client that wants the lock eventually
 \* acquires it.
 StarvationFreedom ==
-    \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop => \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
 
 =============================================================================

@@ -1,60 +1,61 @@
 ----------------------------- MODULE SingleRedis -----------------------------
 (***************************************************************************)
-(* single-redis: one Redis server holding the lock key, after the Redis    *)
-(* documentation's SET locking pattern and its older SETNX form, with      *)
-(* Redisson's watchdog renewal and an optional fencing counter. Clients   *)
-(* time out every request that expects an answer (Timeout), draw a fresh   *)
-(* lock value per attempt (the key stores it; answers carry it, and a      *)
-(* client ignores an answer whose value is not its current attempt's), and *)
-(* are "naive" (hold from the grant until the write is answered) or        *)
-(* "validity" (Redlock's client with one server: validity = Ttl - elapsed  *)
-(* - Drift on the grant, a Validity timer, a Check of more than Margin     *)
-(* left, then the Write).                                                  *)
+(* single-redis: a lock held as one key on one Redis server, as the Redis  *)
+(* documentation describes it:                                             *)
+(*   - "Distributed Locks with Redis" (redis.io/docs/latest/develop/use/   *)
+(*     patterns/distributed-locks/), "Correct Implementation with a Single *)
+(*     Instance": SET resource_name my_random_value NX PX 30000 to take    *)
+(*     the lock, and release by a Lua script that deletes the key only if  *)
+(*     it still holds my_random_value (compare-and-delete);                *)
+(*   - the SET command page (redis.io/docs/latest/commands/set/), "Patterns"*)
+(*     : the same lock, and the older form SETNX followed by EXPIRE, two   *)
+(*     commands that a crash can separate (the SETNX page's "Handling      *)
+(*     deadlocks"); SETNX without any expiry; release by plain DEL;        *)
+(*   - Redisson's watchdog (github.com/redisson/redisson/wiki, "8.1. Lock" *)
+(*     : lockWatchdogTimeout, renewed every lockWatchdogTimeout / 3 while  *)
+(*     the holder runs);                                                   *)
+(*   - Kleppmann, "How to do distributed locking" (2016): a client paused  *)
+(*     after it acquired still believes it holds the lock after its key    *)
+(*     expired; a fencing token (INCR on the server, checked by the        *)
+(*     storage) keeps the resource safe.                                   *)
+(* The client draws a fresh random value per attempt ("unique across all   *)
+(* clients and all lock requests"), and every answer carries it, so an     *)
+(* answer to an earlier request is recognised and dropped; every request   *)
+(* that expects an answer has a Timeout on the client's clock. A "naive"   *)
+(* client holds from the grant until its write is answered; a "validity"   *)
+(* client is Redlock's client with one server: validity = Ttl - elapsed -  *)
+(* Drift on the grant, a Validity timer, a Check of more than Margin left, *)
+(* then the Write.                                                         *)
 (*                                                                         *)
-(* Mirrors the Rust module src/algorithms/single_redis.rs (with            *)
-(* src/algorithms/client.rs for the client's script and                    *)
-(* src/algorithms/resource.rs for the protected resource) running in the   *)
-(* world of src/world/mod.rs. Actions appear in the Rust module's order:   *)
-(* Acquire, Expire, Check, Write, Release (client steps), the server's     *)
-(* handlers, the other client handlers, the resource's handler, the timers *)
-(* (TimedOut, ValidityEnds), then the                                      *)
-(* world: Tick, Crash, Restart, Pause. The lock view and the properties    *)
-(* are those of src/properties.rs.                                         *)
+(* Vocabulary. Requests: SetNx (SETNX lock v), SetNxPx (SET lock v NX PX   *)
+(* Ttl), Expire (EXPIRE lock Ttl), Del (DEL lock), CompareAndDelete (the   *)
+(* Lua script: if GET lock == v then DEL lock), Renew (the watchdog's      *)
+(* PEXPIRE if the value still matches). Answers: Granted (OK, or 1 for     *)
+(* SETNX, with the INCR token when fenced), Refused (nil, or 0),           *)
+(* ExpireSet (1), Released (the DEL count). Timers: KeyExpiry (the key's   *)
+(* TTL on the server's clock), Retry (the back-off), Renew (the watchdog), *)
+(* Timeout (a request's), Validity. The server's handlers are named after  *)
+(* the command they execute (ReceiveSetNxPx ...).                          *)
 (*                                                                         *)
-(* Same configuration, same states: for the constants of a scenario, TLC   *)
-(* must find exactly as many distinct states as the Rust checker finds     *)
-(* unique states (DESIGN.md section 10; specs/README.md records both).     *)
-(* So every variable here is a field of the Rust world state, and every    *)
-(* field of it that can change under these faults is a variable here:      *)
-(*   status, pause   Node::status (Up, Paused(pause), Down)                *)
-(*   timers          Node::timers, as a function from timer name to ticks  *)
-(*   elapsed         Node::watches of a client: the stopwatch Elapsed,     *)
-(*                   saturating at Ttl, or None when not running           *)
-(*   net             WorldState::net, as one FIFO queue per link           *)
-(*   spent           WorldState::spent                                     *)
-(*   ghost, history  WorldState::ghost and WorldState::history (flag bits  *)
-(*                   as a set of flag names)                               *)
-(*   drawn           WorldState::value: the last lock value drawn          *)
+(* The world (time, network, faults, fairness) is World.tla's; this module *)
+(* supplies the handlers. The Rust module src/algorithms/single_redis.rs   *)
+(* follows this spec, action for action (with src/algorithms/client.rs for *)
+(* the client's script and resource.rs for the protected resource): for    *)
+(* the constants of a scenario TLC must find exactly as many distinct      *)
+(* states as the Rust checker finds unique states (DESIGN.md section 10;   *)
+(* specs/README.md records both). The variables below are the fields of   *)
+(* the Rust Server and Client states:                                      *)
 (*   key, fence      Server                                                *)
 (*   phase, left     Client::script; value, expire, checked, token as in   *)
 (*                   Client; acquired is Client::ghost (renamed: ghost is  *)
 (*                   the world's)                                          *)
 (*   max_token, max_ghost   Resource                                       *)
-(* Values that only grow (ghost numbers; lock values; the fencing counter  *)
-(* and tokens)                                                             *)
-(* are renumbered by rank after every action in Rust (src/world/ranks.rs); *)
-(* here RankedVars is that renumbered state, and the .cfg's VIEW makes TLC *)
-(* count states by it.                                                     *)
-(* Not modelled, because no tabled scenario of this family uses them:      *)
-(* clock drift and jumps (Node::skew stays                                 *)
-(* 0), partitions (cut stays empty), loss, duplication (Envelope::copied   *)
-(* stays false), reordering, and recovery = "none" (Restart is always fair *)
-(* here).                                                                  *)
+(* A validity client's stopwatch is the world's watches[c]["Elapsed"].     *)
 (*                                                                         *)
 (* Node ids as in Rust: the server is 0, clients 1..Clients, the resource  *)
 (* Clients + 1.                                                            *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
     Clients,       \* [system] clients
@@ -69,14 +70,7 @@ CONSTANTS
     Client,        \* [system] client: "naive" or "validity"
     Drift,         \* [system] drift: allowance subtracted from the validity
     Margin,        \* [system] margin: validity needed at the Check
-    Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
-    MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
-                   \* MaxDelay = Async) when omitted: an asynchronous network
-    Crashes,       \* [faults] crashes
-    Pauses,        \* [faults] pauses
-    MaxPause,      \* [faults] max_pause
-    Targets,       \* [faults] targets: "all", "clients" or "servers"
-    None           \* a model value: no key
+    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
 
 ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
        /\ Command \in {"setnx", "setnx-expire", "set-nx-px"}
@@ -87,40 +81,27 @@ ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
        /\ Timeout \in 1..30 /\ Client \in {"naive", "validity"}
        /\ Drift \in 0..10 /\ Margin \in 0..10
        /\ ~(Client = "validity" /\ (Command = "setnx" \/ Watchdog))
-       /\ Acquisitions \in 0..5 /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses \in 0..3 /\ MaxPause \in 0..30
-       /\ Targets \in {"all", "clients", "servers"}
+       /\ Acquisitions \in 0..5
 
 Server == 0
 ClientIds == 1..Clients
 Resource == Clients + 1
-Nodes == 0..Clients + 1
-Links == Nodes \X Nodes
+AllNodes == 0..Clients + 1
+Links == AllNodes \X AllNodes
 TimerNames == {"KeyExpiry", "Retry", "Renew", "Timeout", "Validity"}
+StepNames == {"Acquire", "Expire", "Check", "Write"}
 Validity == Client = "validity"
 
 \* Redisson's renewal period, lockWatchdogTimeout / 3 (Params::renew_every).
 RenewEvery == IF Ttl \div 3 > 1 THEN Ttl \div 3 ELSE 1
 
-\* Faults::targets: which nodes crashes and pauses may hit (the resource is
-\* an observer, never faulted).
-Targeted(n) == \/ Targets = "all" /\ n # Resource
-               \/ Targets = "clients" /\ n \in ClientIds
-               \/ Targets = "servers" /\ n = Server
-
-\* Messages age and must arrive within MaxDelay ticks (Faults::max_delay).
-Bounded == MaxDelay \in Nat
+\* The world's view of the nodes (World.tla's hooks).
+Role(n) == CASE n = Server -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
+\* Any elapsed time of a TTL or more leaves no validity.
+Cap(n, w) == Ttl
+MayPause(n) == TRUE
 
 VARIABLES
-    status,     \* status[n] \in {"Up", "Paused", "Down"}
-    pause,      \* ticks of pause left; 0 unless status[n] = "Paused"
-    timers,     \* timers[n]: set timer names -> local ticks left
-    elapsed,    \* elapsed[c]: the stopwatch Elapsed, 0..Ttl, or None
-    net,        \* net[<<src, dst>>]: messages in flight, send order
-    spent,      \* faults spent: [crashes, pauses]
-    ghost,      \* the last ghost number drawn (numbers acquisitions)
-    drawn,      \* the last lock value drawn
-    history,    \* ghost flags raised: "ForeignRelease", "StaleWrite"
     key,        \* the server's lock key: None or [value, ghost]
     fence,      \* the server's fencing counter (INCR lock:fence)
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
@@ -133,36 +114,14 @@ VARIABLES
     max_token,  \* the resource's highest accepted token
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent>>
+\* The world's variables no handler changes.
+fixed == <<status, pause, skew, cut, spent>>
 serverVars == <<key, fence>>
-clientVars == <<phase, left, value, expire, checked, token, acquired, elapsed>>
+clientVars == <<phase, left, value, expire, checked, token, acquired, watches>>
 resourceVars == <<max_token, max_ghost>>
-vars == <<status, pause, timers, elapsed, net, spent, ghost, drawn, history,
-          key, fence, phase, left, value, expire, checked, token, acquired,
-          max_token, max_ghost>>
-
------------------------------------------------------------------------------
-(* Timers and the network, as World::apply handles an actor's commands.    *)
-
-NoTimers == [t \in {} |-> 0]
-SetTimer(f, t, v) == [x \in DOMAIN f \cup {t} |-> IF x = t THEN v ELSE f[x]]
-CancelTimer(f, t) == [x \in DOMAIN f \ {t} |-> f[x]]
-Keep(f, names) == [x \in DOMAIN f \cap names |-> f[x]]
-IsSet(n, t) == t \in DOMAIN timers[n]
-Due(n, t) == IsSet(n, t) /\ timers[n][t] = 0
-
-\* A message sent to a crashed node is dropped.
-Sent(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
-
-\* Only the oldest message of a link can be delivered (FIFO, no reordering),
-\* and only to a running node.
-Deliverable(src, dst) == status[dst] = "Up" /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
-
-Up(n) == status[n] = "Up"
+algVars == <<key, fence, phase, left, value, expire, checked, token, acquired,
+             max_token, max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
 (* The client's script (client.rs) and the lock view (properties.rs).      *)
@@ -211,7 +170,7 @@ ReleaseMsg(v) ==
 \* retry_later: the attempt failed; want the lock again after the back-off
 \* (a validity client's stopwatch stops). tm: the client's timers so far.
 RetryLater(c, tm) ==
-    /\ elapsed' = [elapsed EXCEPT ![c] = None]
+    /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
     /\ Forget(c)
     /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
@@ -219,7 +178,7 @@ RetryLater(c, tm) ==
 \* give_up: a validity client's lock is no use; release it without waiting
 \* for the answer, and retry later. q: the network so far.
 GiveUp(c, q, tm) ==
-    /\ net' = Sent(q, c, Server, ReleaseMsg(value[c]))
+    /\ net' = Send(q, c, Server, ReleaseMsg(value[c]))
     /\ RetryLater(c, CancelTimer(CancelTimer(tm, "Validity"), "Timeout"))
 
 -----------------------------------------------------------------------------
@@ -242,22 +201,22 @@ Acquire(c) ==
     /\ Up(c) /\ CanAcquire(c)
     /\ drawn' = v
     /\ value' = [value EXCEPT ![c] = v]
-    /\ net' = Sent(net, c, Server,
+    /\ net' = Send(net, c, Server,
                    [type |-> IF Command = "set-nx-px" THEN "SetNxPx" ELSE "SetNx", value |-> v])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ elapsed' = IF Validity THEN [elapsed EXCEPT ![c] = 0] ELSE elapsed
+    /\ watches' = IF Validity THEN [watches EXCEPT ![c] = StartWatch(@, "Elapsed")] ELSE watches
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, ghost, history, serverVars,
+    /\ UNCHANGED <<fixed, ghost, history, serverVars,
                    left, expire, checked, token, acquired, resourceVars>>
 
 \* Expire: the second command of the two-step form.
 Expire(c) ==
     /\ Up(c) /\ CanExpire(c)
-    /\ net' = Sent(net, c, Server, [type |-> "Expire", value |-> value[c]])
+    /\ net' = Send(net, c, Server, [type |-> "Expire", value |-> value[c]])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ expire' = [expire EXCEPT ![c] = "Sent"]
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars,
-                   phase, left, value, checked, token, acquired, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
+                   phase, left, value, checked, token, acquired, watches, resourceVars>>
 
 \* Check: is more than the margin left? Only then write; else give up.
 Check(c) ==
@@ -265,35 +224,35 @@ Check(c) ==
     /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, phase, value, expire, token, acquired, elapsed>>
+            /\ UNCHANGED <<net, phase, value, expire, token, acquired, watches>>
        ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, left, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
 
 \* Write: the critical section's write, with the token if fenced.
 Write(c) ==
     /\ Up(c) /\ CanWrite(c)
-    /\ net' = Sent(net, c, Resource,
+    /\ net' = Send(net, c, Resource,
                    [type |-> "Write", token |-> token[c], ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, serverVars,
-                   left, value, expire, checked, token, acquired, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
+                   left, value, expire, checked, token, acquired, watches, resourceVars>>
 
 \* Release: the write is answered, so the critical section is over.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Sent(Pop(src, c), c, Server, ReleaseMsg(value[c]))
+    /\ net' = Send(Pop(src, c), c, Server, ReleaseMsg(value[c]))
     /\ timers' = [timers EXCEPT ![c] = CancelTimer(SetTimer(@, "Timeout", Timeout), "Renew")]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars,
-                   left, value, expire, checked, token, acquired, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
+                   left, value, expire, checked, token, acquired, watches, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The server executes one command atomically, as Redis does               *)
 (* (server_receive). Each handler delivers the head of the link src ->     *)
 (* server. Every answer carries its request's value.                       *)
 
-Reply(src, m) == net' = Sent(Pop(src, Server), Server, src, m)
+Reply(src, m) == net' = Send(Pop(src, Server), Server, src, m)
 
 \* SETNX and SET NX PX: set the key to the request's value if it is absent.
 SetIfAbsent(src, px) ==
@@ -314,12 +273,12 @@ SetIfAbsent(src, px) ==
 ReceiveSetNx(src) ==
     /\ Deliverable(src, Server) /\ Msg(src, Server).type = "SetNx"
     /\ SetIfAbsent(src, FALSE)
-    /\ UNCHANGED <<worldVars, drawn, history, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, clientVars, resourceVars>>
 
 ReceiveSetNxPx(src) ==
     /\ Deliverable(src, Server) /\ Msg(src, Server).type = "SetNxPx"
     /\ SetIfAbsent(src, TRUE)
-    /\ UNCHANGED <<worldVars, drawn, history, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, clientVars, resourceVars>>
 
 \* EXPIRE lock ttl.
 ReceiveExpire(src) ==
@@ -328,7 +287,7 @@ ReceiveExpire(src) ==
                  THEN [timers EXCEPT ![Server] = SetTimer(@, "KeyExpiry", Ttl)]
                  ELSE timers
     /\ Reply(src, [type |-> "ExpireSet", value |-> Msg(src, Server).value])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, clientVars, resourceVars>>
 
 \* DEL lock, whatever key is there: a foreign release when it is not the
 \* lock this release was for (the value DEL carries only for this ghost).
@@ -342,7 +301,7 @@ ReceiveDel(src) ==
             /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, "KeyExpiry")]
        ELSE UNCHANGED <<key, history, timers>>
     /\ Reply(src, [type |-> "Released", value |-> v])
-    /\ UNCHANGED <<worldVars, ghost, drawn, fence, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, fence, clientVars, resourceVars>>
 
 \* The Lua script: if GET lock == value then DEL lock.
 ReceiveCompareAndDelete(src) ==
@@ -353,7 +312,7 @@ ReceiveCompareAndDelete(src) ==
             /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, "KeyExpiry")]
        ELSE UNCHANGED <<key, timers>>
     /\ Reply(src, [type |-> "Released", value |-> v])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, fence, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, fence, clientVars, resourceVars>>
 
 \* Redisson's renewal: if GET lock == value then PEXPIRE lock ttl. No answer.
 ReceiveRenew(src) ==
@@ -362,7 +321,7 @@ ReceiveRenew(src) ==
                  THEN [timers EXCEPT ![Server] = SetTimer(@, "KeyExpiry", Ttl)]
                  ELSE timers
     /\ net' = Pop(src, Server)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, clientVars, resourceVars>>
 
 ServerCommands == {"SetNx", "SetNxPx", "Expire", "Del", "CompareAndDelete", "Renew"}
 
@@ -376,13 +335,13 @@ ReceiveGranted(src, c) ==
     LET m == Msg(src, c)
         tm == LET t0 == CancelTimer(timers[c], "Timeout")
               IN IF Watchdog THEN SetTimer(t0, "Renew", RenewEvery) ELSE t0
-        validity == Ttl - (IF elapsed[c] = None THEN Ttl ELSE elapsed[c]) - Drift
+        validity == Ttl - (IF Running(c, "Elapsed") THEN watches[c]["Elapsed"] ELSE Ttl) - Drift
     IN
     /\ Deliverable(src, c)
     /\ phase[c] = "Acquiring" /\ m.type = "Granted" /\ m.value = value[c]
     /\ IF Validity /\ validity <= 0
        THEN GiveUp(c, Pop(src, c), tm)
-       ELSE /\ elapsed' = [elapsed EXCEPT ![c] = None]
+       ELSE /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
             /\ phase' = [phase EXCEPT ![c] = "Holding"]
             /\ token' = [token EXCEPT ![c] = m.token]
             /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
@@ -392,7 +351,7 @@ ReceiveGranted(src, c) ==
                             IF Validity THEN SetTimer(tm, "Validity", validity) ELSE tm]
             /\ net' = Pop(src, c)
             /\ UNCHANGED <<value, checked>>
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, left, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
 
 ReceiveRefused(src, c) ==
     /\ Deliverable(src, c)
@@ -400,7 +359,7 @@ ReceiveRefused(src, c) ==
     /\ Msg(src, c).value = value[c]
     /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, left, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
 
 ReceiveExpireSet(src, c) ==
     /\ Deliverable(src, c)
@@ -409,8 +368,8 @@ ReceiveExpireSet(src, c) ==
     /\ expire' = [expire EXCEPT ![c] = "Done"]
     /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars,
-                   phase, left, value, checked, token, acquired, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
+                   phase, left, value, checked, token, acquired, watches, resourceVars>>
 
 ReceiveReleased(src, c) ==
     /\ Deliverable(src, c)
@@ -419,7 +378,7 @@ ReceiveReleased(src, c) ==
     /\ Released(c)
     /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, serverVars, elapsed, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, watches, resourceVars>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
@@ -437,14 +396,14 @@ ReceiveWrite(src) ==
     LET m == Msg(src, Resource) IN
     /\ Deliverable(src, Resource) /\ m.type = "Write"
     /\ IF Fencing /\ m.token < max_token
-       THEN /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
+       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
             /\ UNCHANGED <<history, resourceVars>>
        ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
                           ELSE history
             /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
             /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, serverVars, clientVars>>
+            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, serverVars, clientVars>>
 
 -----------------------------------------------------------------------------
 (* Delivery (Action::Deliver): the head of a link reaches its running      *)
@@ -461,7 +420,7 @@ Takes(src, dst) ==
 Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history,
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history,
                    serverVars, clientVars, resourceVars>>
 
 Deliver(src, dst) ==
@@ -489,17 +448,17 @@ TimedOut(c, rest) ==
       [] phase[c] = "Holding" /\ expire[c] = "Sent" ->
            /\ expire' = [expire EXCEPT ![c] = "Done"]
            /\ timers' = rest
-           /\ UNCHANGED <<phase, left, value, checked, token, acquired, elapsed>>
+           /\ UNCHANGED <<phase, left, value, checked, token, acquired, watches>>
       [] phase[c] = "Releasing" ->
            /\ Released(c)
            /\ timers' = rest
-           /\ UNCHANGED elapsed
+           /\ UNCHANGED watches
       [] OTHER ->
            /\ timers' = rest
-           /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired, elapsed>>
+           /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired, watches>>
 
 Fire(n, t) ==
-    LET rest == [timers EXCEPT ![n] = CancelTimer(@, t)] IN
+    LET rest == Expired(n, t) IN
     /\ Up(n) /\ Due(n, t)
     /\ CASE t = "KeyExpiry" /\ n = Server ->
               \* The key's TTL ran out on the server's clock.
@@ -508,7 +467,7 @@ Fire(n, t) ==
               /\ UNCHANGED <<net, clientVars>>
          [] t = "Renew" /\ n \in ClientIds /\ ScriptHolds(n) ->
               \* The watchdog renews while the client believes it holds.
-              /\ net' = Sent(net, n, Server, [type |-> "Renew", value |-> value[n]])
+              /\ net' = Send(net, n, Server, [type |-> "Renew", value |-> value[n]])
               /\ timers' = [rest EXCEPT ![n] = SetTimer(@, "Renew", RenewEvery)]
               /\ UNCHANGED <<key, clientVars>>
          [] t = "Timeout" /\ n \in ClientIds ->
@@ -522,115 +481,65 @@ Fire(n, t) ==
               \* Retry: the client may ask again; Renew after the release.
               /\ timers' = rest
               /\ UNCHANGED <<net, key, clientVars>>
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, fence, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, fence, resourceVars>>
 
 -----------------------------------------------------------------------------
-(* The world (src/world/mod.rs): time, crashes, restarts, pauses.          *)
+(* The world (World.tla): time, drift, crashes, restarts, pauses,          *)
+(* partitions, loss, duplication, clock jumps. Only Crash and Restart      *)
+(* touch the algorithm's state.                                            *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled urgent
-\* step of a running node, nor a message to a running node in flight
-\* MaxDelay ticks.
-TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
+DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
 
-\* World::time_matters: a tick must change something.
-TimeMatters ==
-    \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ \E c \in ClientIds : elapsed[c] # None /\ elapsed[c] < Ttl
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
-
-\* One tick of real time. Every node's clock runs, a crashed one's too (an
-\* fsynced key's expiry is an absolute deadline); stopwatches saturate at
-\* Ttl (Actor::watch_cap: any elapsed time of a TTL or more leaves no
-\* validity); a paused node's pause counts down; messages age, saturating
-\* at MaxDelay.
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters
-    /\ timers' = [n \in Nodes |->
-                    [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
-    /\ elapsed' = [c \in ClientIds |->
-                    IF elapsed[c] = None THEN None
-                    ELSE IF elapsed[c] < Ttl THEN elapsed[c] + 1 ELSE Ttl]
-    /\ status' = [n \in Nodes |->
-                    IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
-    /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
-    /\ net' = IF Bounded
-              THEN [l \in Links |->
-                      [i \in 1..Len(net[l]) |->
-                         [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-              ELSE net
-    /\ UNCHANGED <<spent, ghost, drawn, history, serverVars,
-                   phase, left, value, expire, checked, token, acquired, resourceVars>>
-
-\* Fault: a node stops, loses its volatile state, timers and stopwatch;
-\* messages to it are dropped. An fsynced server keeps its key and the
-\* key's expiry; an empty one forgets both. A client keeps its state only
-\* for the restart.
+\* Fault: a node stops. An fsynced server keeps its key and the key's
+\* expiry; an empty one forgets both. A client keeps its state only for
+\* the restart.
 Crash(n) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent.crashes < Crashes
-    /\ status' = [status EXCEPT ![n] = "Down"]
-    /\ pause' = [pause EXCEPT ![n] = 0]
-    /\ timers' = [timers EXCEPT ![n] =
-                    IF n = Server /\ RestartMode = "fsync" THEN Keep(@, {"KeyExpiry"})
-                    ELSE NoTimers]
-    /\ elapsed' = IF n \in ClientIds THEN [elapsed EXCEPT ![n] = None] ELSE elapsed
+    /\ WorldCrash(n, IF n = Server /\ RestartMode = "fsync"
+                     THEN Keep(timers[n], {"KeyExpiry"}) ELSE NoTimers, Role)
     /\ IF n = Server /\ RestartMode = "empty"
        THEN key' = None /\ fence' = 0
        ELSE UNCHANGED serverVars
-    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
-    /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, drawn, history,
-                   phase, left, value, expire, checked, token, acquired, resourceVars>>
+    /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired, resourceVars>>
 
 \* A crashed node comes back with what it persisted: an fsynced server with
 \* its key (gone if its expiry passed while down), anything else afresh.
 Restart(n) ==
-    /\ status[n] = "Down"
-    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ WorldRestart(n)
     /\ CASE n = Server /\ RestartMode = "fsync" ->
               /\ key' = IF Due(n, "KeyExpiry") THEN None ELSE key
               /\ timers' = [timers EXCEPT ![n] =
                               IF IsSet(n, "KeyExpiry") /\ ~Due(n, "KeyExpiry")
                               THEN Keep(@, {"KeyExpiry"}) ELSE NoTimers]
-              /\ UNCHANGED <<fence, clientVars, resourceVars>>
+              /\ UNCHANGED <<fence, phase, left, value, expire, checked, token, acquired,
+                             resourceVars>>
          [] n = Server ->
               /\ key' = None /\ fence' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<clientVars, resourceVars>>
+              /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired,
+                             resourceVars>>
          [] n \in ClientIds ->
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
               /\ Forget(n)
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<serverVars, elapsed, resourceVars>>
+              /\ UNCHANGED <<serverVars, resourceVars>>
          [] OTHER ->
               /\ max_token' = 0 /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<serverVars, clientVars>>
-    /\ UNCHANGED <<pause, net, spent, ghost, drawn, history>>
-
-\* Fault: a running node stops taking steps for k ticks while its clock runs.
-Pause(n, k) ==
-    /\ Targeted(n) /\ Up(n) /\ spent.pauses < Pauses
-    /\ status' = [status EXCEPT ![n] = "Paused"]
-    /\ pause' = [pause EXCEPT ![n] = k]
-    /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, drawn, history, serverVars, clientVars, resourceVars>>
+              /\ UNCHANGED <<serverVars, phase, left, value, expire, checked, token, acquired>>
+    /\ UNCHANGED <<net, ghost, drawn, history>>
 
 -----------------------------------------------------------------------------
 
 Init ==
-    /\ status = [n \in Nodes |-> "Up"]
-    /\ pause = [n \in Nodes |-> 0]
-    /\ timers = [n \in Nodes |-> NoTimers]
-    /\ elapsed = [c \in ClientIds |-> None]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = [crashes |-> 0, pauses |-> 0]
-    /\ ghost = 0
-    /\ drawn = 0
-    /\ history = {}
+    /\ WorldInit(AllNodes, Links)
     /\ key = None
     /\ fence = 0
     /\ phase = [c \in ClientIds |-> "Want"]
@@ -643,42 +552,62 @@ Init ==
     /\ max_token = 0
     /\ max_ghost = 0
 
+\* A client's step by name (for fairness).
+Step(n, s) ==
+    /\ n \in ClientIds
+    /\ CASE s = "Acquire" -> Acquire(n)
+         [] s = "Expire" -> Expire(n)
+         [] s = "Check" -> Check(n)
+         [] OTHER -> Write(n)
+
 \* World::enabled, in its order.
 Next ==
     \/ Tick
     \/ \E c \in ClientIds : Acquire(c) \/ Expire(c) \/ Check(c) \/ Write(c)
-    \/ \E n \in Nodes, t \in TimerNames : Fire(n, t)
-    \/ \E src, dst \in Nodes : Deliver(src, dst)
-    \/ \E n \in Nodes : Restart(n)
-    \/ \E n \in Nodes : Crash(n)
-    \/ \E n \in Nodes, k \in 1..MaxPause : Pause(n, k)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ \E n \in AllNodes : Restart(n)
+    \/ Heal
+    \/ \E n \in AllNodes : Crash(n)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ \E a, b \in AllNodes : Partition(a, b)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
+    \/ DriftTick
 
-\* DESIGN.md section 5: weak fairness for each message delivery (per link;
-\* with FIFO links this is the same as per message), each node's own steps
-\* and timers, Tick and Restart. Faults are never fair; the budget makes
-\* them stop.
+\* DESIGN.md section 5, in World.tla's shape.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : /\ WF_vars(Acquire(c)) /\ WF_vars(Expire(c))
-                            /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
-    /\ \A n \in Nodes, t \in TimerNames : WF_vars(Fire(n, t))
-    /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
-    /\ \A n \in Nodes : WF_vars(Restart(n))
+    /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
+    /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
+\* The steps that are no fault (World.tla): the nodes' own, the network's
+\* deliveries, time, and the recoveries unless Recovery = "none". A step
+\* some of these could take is no fault, even when a fault (say, losing a
+\* message the destination would ignore) could take it too.
+NoFault ==
+    \/ Tick
+    \/ \E c \in ClientIds : Acquire(c) \/ Expire(c) \/ Check(c) \/ Write(c)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
+
+\* DESIGN.md section 5: liveness is about the runs in which faults stop.
+\* Loss, duplication and drift have no budget, so a run may lose every
+\* message for ever; such runs are not counterexamples.
+FaultsStop == <>[][NoFault]_vars
+
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs). Ghost numbers, lock values, and the   *)
+(* Renumbering (World.tla's Rank). Ghost numbers, lock values, and the     *)
 (* fencing counter's value and the tokens drawn from it, are only ever     *)
-(* compared, so Rust replaces each by its rank among the values of its     *)
-(* sequence present in the state (0, "none", stays 0) after every action.  *)
-(* RankedVars is the state so renumbered: two states with the same         *)
-(* RankedVars have the same future up to renumbering, so the .cfg's VIEW   *)
-(* RankedVars makes TLC count the states the Rust checker counts.          *)
+(* compared: RankedVars is the state with each renumbered by its rank      *)
+(* among the values of its kind present, as Rust does after every action. *)
 
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 Numbered == {m \in InFlight : m.type \in {"Granted", "Write"}}
 Valued == {m \in InFlight : "value" \in DOMAIN m}
 
@@ -707,9 +636,7 @@ RankedVars ==
         msg(m) == LET m1 == IF m.type \in {"Granted", "Write"}
                             THEN [m EXCEPT !.ghost = rg(@), !.token = rt(@)] ELSE m
                   IN IF "value" \in DOMAIN m1 THEN [m1 EXCEPT !.value = rv(@)] ELSE m1
-    IN  <<status, pause, timers, elapsed,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), rv(drawn), history,
+    IN  <<RankedWorld(rg, rv, msg),
           IF key = None THEN None ELSE [value |-> rv(key.value), ghost |-> rg(key.ghost)],
           rt(fence), phase, left, [c \in ClientIds |-> rv(value[c])], expire, checked,
           [c \in ClientIds |-> rt(token[c])],
@@ -719,11 +646,9 @@ RankedVars ==
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [Nodes -> {"Up", "Paused", "Down"}]
-    /\ pause \in [Nodes -> 0..MaxPause]
+    /\ WorldTypeOK
     /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ elapsed \in [ClientIds -> 0..Ttl \cup {None}]
-    /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses]
+    /\ \A n \in Nodes : DOMAIN watches[n] \subseteq {"Elapsed"}
     /\ history \subseteq {"ForeignRelease", "StaleWrite"}
     /\ key = None \/ key.value \in 1..drawn
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
@@ -749,11 +674,11 @@ Granted(c) == c \in Wanting /\ c \notin Wanting'
 \* eventually acquires it: no run ends in a suffix where some running client
 \* always wants the lock and nobody is ever granted it.
 DeadlockFreedom ==
-    []<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars
+    FaultsStop => ([]<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars)
 
 \* Once faults stop, every running client that wants the lock eventually
 \* acquires it.
 StarvationFreedom ==
-    \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop => \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
 
 =============================================================================

@@ -264,6 +264,9 @@ fn boolean(b: bool) -> String {
 /// mirror its `[system]`, `[faults]` and `[bounds]` tables; an error when
 /// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
 /// model, or symmetry reduction.
+/// The specs that extend `specs/World.tla`.
+const WORLD_SPECS: [&str; 3] = ["SingleRedis.tla", "LockTable.tla", "Redlock.tla"];
+
 fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, String>), String> {
     let f = &sc.faults;
     let file = sc.path.display();
@@ -475,6 +478,33 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
         }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };
+    // The specs that extend specs/World.tla model every fault but reordering,
+    // and set every [faults] key as a constant.
+    let world = [
+        "min_pause",
+        "clock_jumps",
+        "max_drift",
+        "partitions",
+        "loss",
+        "duplicate",
+    ];
+    let modelled: &[&str] = if WORLD_SPECS.contains(&spec) {
+        let recovery = match f.recovery {
+            Recovery::Eventual => "eventual",
+            Recovery::None => "none",
+        };
+        set("MinPause", f.min_pause.to_string());
+        set("ClockJumps", f.clock_jumps.to_string());
+        set("MaxJump", f.max_jump.to_string());
+        set("MaxDrift", f.max_drift.to_string());
+        set("Partitions", f.partitions.to_string());
+        set("Loss", boolean(f.loss));
+        set("Duplication", boolean(f.duplicate));
+        set("Recovery", quoted(recovery));
+        &world
+    } else {
+        modelled
+    };
     let faults = [
         ("min_pause", f.min_pause != 1),
         ("clock_jumps", f.clock_jumps != 0),
@@ -517,10 +547,11 @@ fn a_fault_the_spec_does_not_model_is_refused() {
     // Guards cfg_constants_are_the_scenarios: a scenario turning on a fault
     // its spec leaves out cannot be tabled.
     let cases = [
-        ("redlock", "partitions = 1"),
-        ("redlock", "max_drift = 1"),
-        ("single-redis", "clock_jumps = 1\nmax_jump = 2"),
-        ("lock-table", "pauses = 1\nmin_pause = 2\nmax_pause = 3"),
+        ("primary-replica", "max_drift = 1"),
+        ("primary-replica", "clock_jumps = 1\nmax_jump = 2"),
+        ("redlock", "reorder = true"),
+        ("single-redis", "reorder = true"),
+        ("lock-table", "reorder = true"),
     ];
     for (algorithm, faults) in cases {
         let text = scenario_text(algorithm, "", faults);
@@ -535,10 +566,17 @@ fn a_fault_the_spec_does_not_model_is_refused() {
     let text = scenario_text("redlock", "", "max_delay = 1").replace("[bounds]\n", "[bounds]\nsymmetry = true\n");
     let sc = scenario::parse(Path::new("symmetric.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
     assert!(expected_constants(&sc).is_err_and(|e| e.contains("symmetry")));
-    // And a fault Redlock.tla models is accepted.
-    let text = scenario_text("redlock", "", "clock_jumps = 1\nmax_jump = 2");
-    let sc = scenario::parse(Path::new("modelled.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(expected_constants(&sc).map(|(spec, _)| spec), Ok("Redlock.tla"));
+    // And the faults World.tla models are accepted.
+    for (algorithm, spec) in [
+        ("redlock", "Redlock.tla"),
+        ("single-redis", "SingleRedis.tla"),
+        ("lock-table", "LockTable.tla"),
+    ] {
+        let faults = "clock_jumps = 1\nmax_jump = 2\nmax_drift = 1\npartitions = 1\nloss = true\nduplicate = true";
+        let text = scenario_text(algorithm, "", faults);
+        let sc = scenario::parse(Path::new("modelled.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(expected_constants(&sc).map(|(s, _)| s), Ok(spec), "{algorithm}");
+    }
 }
 
 #[test]
