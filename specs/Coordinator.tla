@@ -28,46 +28,40 @@
 (* lock Acquisitions times (for ever when 0); the critical section is one  *)
 (* write to the protected resource (resource.rs).                          *)
 (*                                                                         *)
-(* Mirrors src/algorithms/coordinator.rs in the world of src/world/mod.rs. *)
-(* Actions in the Rust module's order: Acquire, Write (client steps);      *)
+(* The world (network, crashes, fairness's shape) is World.tla's; this     *)
+(* module supplies the handlers, and src/algorithms/coordinator.rs follows *)
+(* it. Actions in the Rust module's order: Acquire, Write (client steps);  *)
 (* ReceiveRequest, ReceiveRelease, ReceiveAck, ReceiveRestarted (at the    *)
 (* coordinator), ReceiveReplicate, Takeover (at the standby);              *)
 (* ReceiveGrant, ReceiveWritten, ReceiveCoordinator (at a client); the     *)
 (* resource's ReceiveWrite; then the world: Tick, Crash, Restart. TLC must *)
-(* find as many distinct states as the Rust checker finds unique states.  *)
-(*   status          Node::status ("Up", "Down"; no pauses modelled)       *)
-(*   net             WorldState::net, one FIFO queue per link              *)
-(*   spent           WorldState::spent.crashes                             *)
-(*   ghost, drawn, history   WorldState::ghost, value, history             *)
+(* find as many distinct states as the Rust checker finds unique states.   *)
+(* Of World.tla's variables status, net, spent, ghost, drawn (the last     *)
+(* request id, WorldState::value) and history change here; the others are  *)
+(* the Rust Server's and Client's fields:                                  *)
 (*   mode, queue, holder, replicating   Server                             *)
 (*   phase, left     Client::script; request: Client::id;                  *)
 (*                   acquired: Client::ghost; coord: Client::coordinator   *)
 (*   max_ghost       Resource::max_ghost (tokens are always 0 here)        *)
 (* No timers: nothing here sets one, so Tick is enabled only on a network  *)
 (* with bounded delay, where messages age. A crashed node keeps its state  *)
-(* for the restart. Not modelled: pauses, drift, clock jumps, partitions,  *)
-(* loss, duplication, reordering. World section: the part marked "The      *)
-(* world" is the same in every spec; it moves to specs/World.tla when that *)
-(* module exists.                                                          *)
+(* for the restart. Not modelled (the ASSUME refuses them): pauses, drift, *)
+(* clock jumps, partitions, loss, duplication; nor reordering, which       *)
+(* World.tla never models.                                                 *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
     Clients,       \* [system] clients
     Standby,       \* [system] standby: "none", "no-state" or "replicated"
-    Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
-    MaxDelay,      \* [faults] max_delay, or the model value Async when omitted
-    Crashes,       \* [faults] crashes
-    Pauses,        \* [faults] pauses (0: not modelled)
-    MaxPause,      \* [faults] max_pause
-    Targets,       \* [faults] targets: "all", "clients" or "servers"
-    Recovery,      \* [faults] recovery: "eventual" or "none"
-    None           \* a model value: no holder
+    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
 
+\* World.tla's constants are the [faults] keys; this spec models crashes,
+\* Recovery and bounded delay, no more.
 ASSUME /\ Clients \in 1..4 /\ Standby \in {"none", "no-state", "replicated"}
-       /\ Acquisitions \in 0..5 /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses = 0
-       /\ Targets \in {"all", "clients", "servers"} /\ Recovery \in {"eventual", "none"}
+       /\ Acquisitions \in 0..5
+       /\ Pauses = 0 /\ MaxPause = 0 /\ ClockJumps = 0 /\ MaxJump = 0
+       /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
 
 HasStandby == Standby # "none"
 Coord == 0
@@ -76,21 +70,17 @@ Servers == IF HasStandby THEN {Coord, Backup} ELSE {Coord}
 FirstClient == IF HasStandby THEN 2 ELSE 1
 ClientIds == FirstClient..FirstClient + Clients - 1
 Resource == FirstClient + Clients
-Nodes == 0..Resource
-Links == Nodes \X Nodes
-Bounded == MaxDelay \in Nat
+AllNodes == 0..Resource
+Links == AllNodes \X AllNodes
+StepNames == {"Acquire", "Write"}
 
-Targeted(n) == \/ Targets = "all" /\ n # Resource
-               \/ Targets = "clients" /\ n \in ClientIds
-               \/ Targets = "servers" /\ n \in Servers
+\* The world's view of the nodes (World.tla's hooks): no stopwatches, no
+\* pauses.
+Role(n) == CASE n \in Servers -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
+Cap(n, w) == 0
+MayPause(n) == FALSE
 
 VARIABLES
-    status,       \* status[n] \in {"Up", "Down"}
-    net,          \* net[<<src, dst>>]: messages in flight, send order
-    spent,        \* crashes spent
-    ghost,        \* the last ghost number drawn (numbers acquisitions)
-    drawn,        \* the last request id drawn (Out::fresh_value)
-    history,      \* ghost flags raised: "StaleWrite"
     mode,         \* mode[s]: "Coordinator", "Standby" or "Retired"
     queue,        \* queue[s]: waiting requests [client, id], oldest first
     holder,       \* holder[s]: None or the granted [client, id, ghost]
@@ -102,24 +92,13 @@ VARIABLES
     coord,        \* coord[c]: the server c believes is the coordinator
     max_ghost     \* the resource: the latest acquisition a write was accepted under
 
+\* The world's variables no handler here changes (no timers are set).
+fixed == <<status, pause, skew, timers, watches, cut, spent>>
 serverVars == <<mode, queue, holder, replicating>>
 clientVars == <<phase, left, request, acquired, coord>>
-vars == <<status, net, spent, ghost, drawn, history, mode, queue, holder, replicating,
-          phase, left, request, acquired, coord, max_ghost>>
-
------------------------------------------------------------------------------
-(* The world: the network, as World::apply handles an actor's sends.       *)
-
-Up(n) == status[n] = "Up"
-
-\* A message sent to a crashed node is dropped.
-Sent(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
-
-Deliverable(src, dst) == Up(dst) /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
+algVars == <<mode, queue, holder, replicating, phase, left, request, acquired, coord,
+             max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
 (* The script (client.rs) and the lock view (properties.rs).               *)
@@ -144,16 +123,16 @@ Acquire(c) ==
     /\ Up(c) /\ phase[c] = "Want"
     /\ drawn' = v
     /\ request' = [request EXCEPT ![c] = v]
-    /\ net' = Sent(net, c, coord[c], [type |-> "Request", id |-> v])
+    /\ net' = Send(net, c, coord[c], [type |-> "Request", id |-> v])
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<status, spent, ghost, history, serverVars, left, acquired, coord, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, history, serverVars, left, acquired, coord, max_ghost>>
 
 \* Write: the critical section's write (no fencing token: 0).
 Write(c) ==
     /\ Up(c) /\ phase[c] = "Holding"
-    /\ net' = Sent(net, c, Resource, [type |-> "Write", ghost |-> acquired[c]])
+    /\ net' = Send(net, c, Resource, [type |-> "Write", ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, left, request,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, request,
                    acquired, coord, max_ghost>>
 
 HasUrgentStep(n) == n \in ClientIds /\ phase[n] = "Holding"
@@ -177,8 +156,8 @@ GrantNext(s, h, q, q0, replicate) ==
             /\ queue' = [queue EXCEPT ![s] = Tail(q)]
             /\ IF replicate
                THEN /\ replicating' = [replicating EXCEPT ![s] = TRUE]
-                    /\ net' = Sent(q0, s, Backup, [type |-> "Replicate", holder |-> hh, queue |-> Tail(q)])
-               ELSE /\ net' = Sent(q0, s, r.client, [type |-> "Grant", id |-> r.id, ghost |-> g])
+                    /\ net' = Send(q0, s, Backup, [type |-> "Replicate", holder |-> hh, queue |-> Tail(q)])
+               ELSE /\ net' = Send(q0, s, r.client, [type |-> "Grant", id |-> r.id, ghost |-> g])
                     /\ UNCHANGED replicating
     ELSE /\ holder' = [holder EXCEPT ![s] = h]
          /\ queue' = [queue EXCEPT ![s] = q]
@@ -203,10 +182,10 @@ ReceiveRequest(src, s) ==
     /\ Served(s, src, "Request")
     /\ IF same
        THEN /\ net' = IF replicating[s] THEN Pop(src, s)
-                      ELSE Sent(Pop(src, s), s, src, [type |-> "Grant", id |-> v, ghost |-> h.ghost])
+                      ELSE Send(Pop(src, s), s, src, [type |-> "Grant", id |-> v, ghost |-> h.ghost])
             /\ UNCHANGED <<ghost, queue, holder, replicating>>
        ELSE GrantNext(s, h1, q1, Pop(src, s), Replicates(s))
-    /\ UNCHANGED <<status, spent, drawn, history, mode, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, drawn, history, mode, clientVars, max_ghost>>
 
 \* ReceiveRelease: the holder's release frees the lock for the head of the
 \* queue; any other release is ignored.
@@ -217,7 +196,7 @@ ReceiveRelease(src, s) ==
        THEN GrantNext(s, None, queue[s], Pop(src, s), Replicates(s))
        ELSE /\ net' = Pop(src, s)
             /\ UNCHANGED <<ghost, queue, holder, replicating>>
-    /\ UNCHANGED <<status, spent, drawn, history, mode, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, drawn, history, mode, clientVars, max_ghost>>
 
 \* ReceiveAck: the standby has the state; GRANT.
 ReceiveAck(src, s) ==
@@ -225,19 +204,19 @@ ReceiveAck(src, s) ==
     /\ Served(s, src, "Ack")
     /\ IF h # None /\ replicating[s] /\ h.id = Msg(src, s).id
        THEN /\ replicating' = [replicating EXCEPT ![s] = FALSE]
-            /\ net' = Sent(Pop(src, s), s, h.client, [type |-> "Grant", id |-> h.id, ghost |-> h.ghost])
+            /\ net' = Send(Pop(src, s), s, h.client, [type |-> "Grant", id |-> h.id, ghost |-> h.ghost])
        ELSE /\ net' = Pop(src, s)
             /\ UNCHANGED replicating
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, mode, queue, holder, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, mode, queue, holder, clientVars, max_ghost>>
 
 \* ReceiveRestarted at the coordinator: the standby restarted empty; send
 \* it the state again.
 ReceiveRestarted(src, s) ==
     /\ Served(s, src, "Restarted")
     /\ net' = IF Replicates(s)
-              THEN Sent(Pop(src, s), s, Backup, [type |-> "Replicate", holder |-> holder[s], queue |-> queue[s]])
+              THEN Send(Pop(src, s), s, Backup, [type |-> "Replicate", holder |-> holder[s], queue |-> queue[s]])
               ELSE Pop(src, s)
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, clientVars, max_ghost>>
 
 \* ReceiveReplicate at the standby: keep the copy, ACK it.
 ReceiveReplicate(src, s) ==
@@ -245,23 +224,18 @@ ReceiveReplicate(src, s) ==
     /\ Deliverable(src, s) /\ mode[s] = "Standby" /\ m.type = "Replicate"
     /\ holder' = [holder EXCEPT ![s] = m.holder]
     /\ queue' = [queue EXCEPT ![s] = m.queue]
-    /\ net' = Sent(Pop(src, s), s, src, [type |-> "Ack", id |-> IF m.holder = None THEN 0 ELSE m.holder.id])
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, mode, replicating, clientVars, max_ghost>>
+    /\ net' = Send(Pop(src, s), s, src, [type |-> "Ack", id |-> IF m.holder = None THEN 0 ELSE m.holder.id])
+    /\ UNCHANGED <<fixed, ghost, drawn, history, mode, replicating, clientVars, max_ghost>>
 
 \* Takeover: the coordinator restarted without its memory. Serve from the
 \* copy (none without replication), tell every client COORDINATOR, and
 \* grant if the lock is free.
 Takeover(src, s) ==
-    LET q0 == Pop(src, s)
-        q1 == [l \in Links |->
-                 IF l[1] = s /\ l[2] \in ClientIds /\ status[l[2]] # "Down"
-                 THEN Append(q0[l], [msg |-> [type |-> "Coordinator"], age |-> 0])
-                 ELSE q0[l]]
-    IN
+    LET q1 == SendAll(Pop(src, s), s, ClientIds, [type |-> "Coordinator"]) IN
     /\ Deliverable(src, s) /\ mode[s] = "Standby" /\ Msg(src, s).type = "Restarted"
     /\ mode' = [mode EXCEPT ![s] = "Coordinator"]
     /\ GrantNext(s, holder[s], queue[s], q1, FALSE)
-    /\ UNCHANGED <<status, spent, drawn, history, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, drawn, history, clientVars, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* The client's handlers (client_receive).                                 *)
@@ -275,7 +249,7 @@ ReceiveGrant(src, c) ==
             /\ phase' = [phase EXCEPT ![c] = "Holding"]
        ELSE UNCHANGED <<acquired, phase>>
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, left, request, coord, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, request, coord, max_ghost>>
 
 \* ReceiveWritten: the critical section is over; RELEASE (no answer
 \* expected). Only a client that may meet a new coordinator keeps its
@@ -283,13 +257,13 @@ ReceiveGrant(src, c) ==
 ReceiveWritten(src, c) ==
     /\ Deliverable(src, c) /\ Msg(src, c).type = "Accepted"
     /\ IF phase[c] = "Writing"
-       THEN /\ net' = Sent(Pop(src, c), c, coord[c], [type |-> "Release", id |-> request[c]])
+       THEN /\ net' = Send(Pop(src, c), c, coord[c], [type |-> "Release", id |-> request[c]])
             /\ acquired' = [acquired EXCEPT ![c] = 0]
             /\ request' = IF HasStandby THEN request ELSE [request EXCEPT ![c] = 0]
             /\ Released(c)
        ELSE /\ net' = Pop(src, c)
             /\ UNCHANGED <<acquired, request, phase, left>>
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, coord, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, coord, max_ghost>>
 
 \* ReceiveCoordinator: ask the new coordinator again, or repeat the last
 \* release.
@@ -298,11 +272,11 @@ ReceiveCoordinator(src, c) ==
     /\ Deliverable(src, c) /\ Msg(src, c).type = "Coordinator"
     /\ coord' = [coord EXCEPT ![c] = src]
     /\ net' = CASE phase[c] = "Acquiring" ->
-                     Sent(q0, c, src, [type |-> "Request", id |-> request[c]])
+                     Send(q0, c, src, [type |-> "Request", id |-> request[c]])
               [] phase[c] \in {"Want", "Done"} /\ request[c] # 0 ->
-                     Sent(q0, c, src, [type |-> "Release", id |-> request[c]])
+                     Send(q0, c, src, [type |-> "Release", id |-> request[c]])
               [] OTHER -> q0
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, phase, left, request,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, phase, left, request,
                    acquired, max_ghost>>
 
 \* The resource (resource.rs), without fencing.
@@ -311,8 +285,8 @@ ReceiveWrite(src) ==
     /\ Deliverable(src, Resource) /\ m.type = "Write"
     /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
     /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-    /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<status, spent, ghost, drawn, serverVars, clientVars>>
+    /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, ghost, drawn, serverVars, clientVars>>
 
 \* What a node's handlers look at; it drops anything else unread.
 Takes(src, dst) ==
@@ -326,7 +300,7 @@ Takes(src, dst) ==
 Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, algVars>>
 
 Deliver(src, dst) ==
     \/ dst \in Servers /\ \/ ReceiveRequest(src, dst) \/ ReceiveRelease(src, dst)
@@ -338,53 +312,36 @@ Deliver(src, dst) ==
     \/ Discard(src, dst)
 
 -----------------------------------------------------------------------------
-(* The world (src/world/mod.rs): time, crashes, restarts.                  *)
+(* The world (World.tla): time, crashes, restarts. Only Crash and Restart  *)
+(* touch the algorithm's state.                                            *)
 
 \* No timers: time matters only to messages ageing on a network with
 \* bounded delay, and cannot pass an urgent step or a message that is due.
-TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ HasUrgentStep(n)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
-
-TimeMatters == Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
-
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters
-    /\ net' = [l \in Links |->
-                 [i \in 1..Len(net[l]) |->
-                    [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-    /\ UNCHANGED <<status, spent, ghost, drawn, history, serverVars, clientVars, max_ghost>>
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
 
 \* Fault: a node stops; messages to it are dropped. Its state stays for
 \* the restart.
-Crash(n) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent < Crashes
-    /\ status' = [status EXCEPT ![n] = "Down"]
-    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
-    /\ spent' = spent + 1
-    /\ UNCHANGED <<ghost, drawn, history, serverVars, clientVars, max_ghost>>
+Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
 
 \* Restart: the coordinator comes back knowing it lost its queue and
 \* retires (with a standby, it says RESTARTED to it); the standby comes
 \* back with no copy and says RESTARTED to the coordinator; a client
 \* starts afresh, believing node 0 is the coordinator.
 Restart(n) ==
-    /\ status[n] = "Down"
-    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ WorldRestart(n)
     /\ CASE n = Coord ->
               /\ mode' = [mode EXCEPT ![n] = "Retired"]
               /\ queue' = [queue EXCEPT ![n] = <<>>]
               /\ holder' = [holder EXCEPT ![n] = None]
               /\ replicating' = [replicating EXCEPT ![n] = FALSE]
-              /\ net' = IF HasStandby THEN Sent(net, n, Backup, [type |-> "Restarted"]) ELSE net
+              /\ net' = IF HasStandby THEN Send(net, n, Backup, [type |-> "Restarted"]) ELSE net
               /\ UNCHANGED clientVars
          [] n \in Servers ->
               /\ mode' = [mode EXCEPT ![n] = "Standby"]
               /\ queue' = [queue EXCEPT ![n] = <<>>]
               /\ holder' = [holder EXCEPT ![n] = None]
               /\ replicating' = [replicating EXCEPT ![n] = FALSE]
-              /\ net' = Sent(net, n, Coord, [type |-> "Restarted"])
+              /\ net' = Send(net, n, Coord, [type |-> "Restarted"])
               /\ UNCHANGED clientVars
          [] OTHER ->
               /\ phase' = [phase EXCEPT ![n] = "Want"]
@@ -393,17 +350,13 @@ Restart(n) ==
               /\ acquired' = [acquired EXCEPT ![n] = 0]
               /\ coord' = [coord EXCEPT ![n] = Coord]
               /\ UNCHANGED <<serverVars, net>>
-    /\ UNCHANGED <<spent, ghost, drawn, history, max_ghost>>
+    /\ timers' = [timers EXCEPT ![n] = NoTimers]
+    /\ UNCHANGED <<ghost, drawn, history, max_ghost>>
 
 -----------------------------------------------------------------------------
 
 Init ==
-    /\ status = [n \in Nodes |-> "Up"]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = 0
-    /\ ghost = 0
-    /\ drawn = 0
-    /\ history = {}
+    /\ WorldInit(AllNodes, Links)
     /\ mode = [s \in Servers |-> IF s = Coord THEN "Coordinator" ELSE "Standby"]
     /\ queue = [s \in Servers |-> <<>>]
     /\ holder = [s \in Servers |-> None]
@@ -415,31 +368,34 @@ Init ==
     /\ coord = [c \in ClientIds |-> Coord]
     /\ max_ghost = 0
 
+\* A client's step by name (for fairness).
+Step(n, s) == IF s = "Acquire" THEN Acquire(n) ELSE Write(n)
+
+\* World::enabled, in its order.
 Next ==
     \/ Tick
     \/ \E c \in ClientIds : Acquire(c) \/ Write(c)
-    \/ \E src, dst \in Nodes : Deliver(src, dst)
-    \/ \E n \in Nodes : Restart(n)
-    \/ \E n \in Nodes : Crash(n)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ \E n \in AllNodes : Restart(n)
+    \/ \E n \in AllNodes : Crash(n)
 
-\* DESIGN.md section 5: weak fairness for each delivery, each client's
-\* steps, Tick, and Restart unless recovery = "none". Faults never.
+\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* client's steps, each link's delivery, and Restart when outages end
+\* (Recoveries). Faults never. No timers, no Heal: nothing is timed or cut.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Write(c))
-    /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
-    /\ Recovery = "eventual" => \A n \in Nodes : WF_vars(Restart(n))
+    /\ \A c \in ClientIds, s \in StepNames : WF_vars(Step(c, s))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs): ghost numbers and request ids are     *)
-(* only compared, so Rust replaces each by its rank among the values of    *)
-(* its kind present, after every action; VIEW RankedVars counts the same.  *)
+(* Renumbering (World.tla's Rank, src/world/ranks.rs): ghost numbers and   *)
+(* request ids are only compared, so Rust replaces each by its rank among  *)
+(* the values of its kind present, after every action; VIEW RankedVars     *)
+(* counts the same.                                                        *)
 
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 Replicas == {m \in InFlight : m.type = "Replicate"}
 HoldersIn == {holder[s] : s \in Servers} \cup {m.holder : m \in Replicas}
 Held == {h \in HoldersIn : h # None}
@@ -466,9 +422,9 @@ RankedVars ==
                     [] m.type = "Write" -> [m EXCEPT !.ghost = rg(@)]
                     [] m.type = "Replicate" -> [m EXCEPT !.holder = rh(@), !.queue = rq(@)]
                     [] OTHER -> m
-    IN  <<status,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), rv(drawn), history,
+    IN  IF ~(Concrete(net) /\ Concrete(queue) /\ Concrete(holder) /\ Concrete(request)
+             /\ Concrete(acquired)) THEN <<>> ELSE
+        <<RankedWorld(rg, rv, msg),
           mode, [s \in Servers |-> rq(queue[s])], [s \in Servers |-> rh(holder[s])], replicating,
           phase, left, [c \in ClientIds |-> rv(request[c])], [c \in ClientIds |-> rg(acquired[c])],
           coord, rg(max_ghost)>>
@@ -477,8 +433,8 @@ RankedVars ==
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [Nodes -> {"Up", "Down"}]
-    /\ spent \in 0..Crashes
+    /\ WorldTypeOK
+    /\ \A n \in AllNodes : timers[n] = NoTimers /\ watches[n] = NoTimers
     /\ history \subseteq {"StaleWrite"}
     /\ mode \in [Servers -> {"Coordinator", "Standby", "Retired"}]
     /\ replicating \in [Servers -> BOOLEAN]

@@ -22,106 +22,71 @@
 (* wants the lock Acquisitions times (for ever when 0), and its critical   *)
 (* section is one write to the protected resource (resource.rs).           *)
 (*                                                                         *)
-(* Mirrors src/algorithms/token_ring.rs running in the world of            *)
-(* src/world/mod.rs. Actions in the Rust module's order: Enter, Pass,      *)
-(* Write (steps); ReceiveToken, ReceiveTopToken, ReceiveWritten;           *)
-(* Regenerate (the Lost timer); the resource's ReceiveWrite; then the      *)
-(* world: Tick, Crash, Restart. Same configuration, same states: TLC must  *)
-(* find as many distinct states as the Rust checker finds unique states    *)
-(* (specs/README.md records both).                                         *)
-(*   status          Node::status ("Up", "Down"; no pauses modelled)       *)
-(*   timers          Node::timers (only "Lost", with Regenerate = "naive") *)
-(*   net             WorldState::net, one FIFO queue per link              *)
-(*   spent           WorldState::spent.crashes                             *)
-(*   ghost, history  WorldState::ghost, WorldState::history                *)
+(* The world (time, network, crashes, fairness's shape) is World.tla's;    *)
+(* this module supplies the handlers, and src/algorithms/token_ring.rs     *)
+(* follows it. Actions in the Rust module's order: Enter, Pass, Write      *)
+(* (steps); ReceiveToken, ReceiveTopToken, ReceiveWritten; Regenerate (the *)
+(* Lost timer); the resource's ReceiveWrite; then the world: Tick, Crash,  *)
+(* Restart. Same configuration, same states: TLC must find as many         *)
+(* distinct states as the Rust checker finds unique states                 *)
+(* (specs/README.md records both). Of World.tla's variables status,        *)
+(* timers (only "Lost", with Regenerate = "naive"), net, spent, ghost and  *)
+(* history change here; the node's variables are the Rust RingNode's:      *)
 (*   phase, left     RingNode::script; token: RingNode::token;             *)
 (*                   acquired: RingNode::ghost (the world's is ghost)      *)
 (*   max_ghost       Resource::max_ghost (tokens are always 0 here)        *)
 (* A crashed node keeps its state (the world keeps it for the restart,     *)
 (* which starts afresh), but the lock view masks it out. Not modelled, as  *)
-(* no scenario of this family uses them: pauses, drift, clock jumps,       *)
-(* partitions, loss, duplication, reordering. World section: the part      *)
-(* marked "The world" below is the same in every spec; it moves to         *)
-(* specs/World.tla when that module exists.                                *)
+(* no scenario of this family uses them (the ASSUME refuses them): pauses, *)
+(* drift, clock jumps, partitions, loss, duplication; nor reordering,      *)
+(* which World.tla never models.                                           *)
 (*                                                                         *)
-(* Node ids as in Rust: ring r (0-based) holds nodes r * Nodes ..          *)
-(* r * Nodes + Nodes - 1, in ring order; the resource is last.             *)
+(* Node ids as in Rust: ring r (0-based) holds nodes r * RingSize ..       *)
+(* r * RingSize + RingSize - 1, in ring order; the resource is last.       *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
-    Nodes,         \* [system] nodes: nodes per ring
+    RingSize,      \* [system] nodes: nodes per ring
     Rings,         \* [system] rings: 1, or more for a ring of rings
     Regenerate,    \* [system] regenerate: "none" or "naive"
     Timeout,       \* [system] timeout: ticks without the token before regenerating
-    Acquisitions,  \* [bounds] acquisitions per node; 0 = forever
-    MaxDelay,      \* [faults] max_delay, or the model value Async when omitted
-    Crashes,       \* [faults] crashes
-    Pauses,        \* [faults] pauses (0: not modelled)
-    MaxPause,      \* [faults] max_pause
-    Targets,       \* [faults] targets: "all", "clients" or "servers"
-    Recovery,      \* [faults] recovery: "eventual" or "none"
-    None           \* a model value (unused here; every spec has it)
+    Acquisitions   \* [bounds] acquisitions per node; 0 = forever
 
-ASSUME /\ Nodes \in 1..5 /\ Rings \in 1..3 /\ (Rings = 1 => Nodes >= 2)
+\* World.tla's constants are the [faults] keys; this spec models crashes,
+\* Recovery and bounded delay, no more.
+ASSUME /\ RingSize \in 1..5 /\ Rings \in 1..3 /\ (Rings = 1 => RingSize >= 2)
        /\ Regenerate \in {"none", "naive"} /\ (Regenerate = "naive" => Rings = 1)
        /\ Timeout \in 1..30 /\ Acquisitions \in 0..5
-       /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses = 0
-       /\ Targets \in {"all", "clients", "servers"} /\ Recovery \in {"eventual", "none"}
+       /\ Pauses = 0 /\ MaxPause = 0 /\ ClockJumps = 0 /\ MaxJump = 0
+       /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
 
-Count == Rings * Nodes
+Count == Rings * RingSize
 RingNodes == 0..Count - 1
 Resource == Count
 AllNodes == 0..Count
 Links == AllNodes \X AllNodes
 TimerNames == {"Lost"}
+StepNames == {"Enter", "Pass", "Write"}
 Naive == Regenerate = "naive"
-Bounded == MaxDelay \in Nat
-
-\* Every ring node is a client to the world (Role::Client): crashes hit it
-\* unless targets = "servers". The resource is never faulted.
-Targeted(n) == n \in RingNodes /\ Targets \in {"all", "clients"}
 
 \* The ring's structure (Params::successor, gateway, next_gateway).
-Successor(n) == (n - (n % Nodes)) + (((n % Nodes) + 1) % Nodes)
-Gateway(n) == Rings > 1 /\ n % Nodes = 0
-NextGateway(n) == (n + Nodes) % Count
+Successor(n) == (n - (n % RingSize)) + (((n % RingSize) + 1) % RingSize)
+Gateway(n) == Rings > 1 /\ n % RingSize = 0
+NextGateway(n) == (n + RingSize) % Count
 
 VARIABLES
-    status,     \* status[n] \in {"Up", "Down"}
-    timers,     \* timers[n]: set timer names -> local ticks left
-    net,        \* net[<<src, dst>>]: messages in flight, send order
-    spent,      \* crashes spent
-    ghost,      \* the last ghost number drawn (numbers acquisitions)
-    history,    \* ghost flags raised: "StaleWrite"
     phase,      \* phase[n]: "Want", "Holding", "Writing", "Done"
     left,       \* left[n]: acquisitions still to make
     token,      \* token[n]: n holds its ring's token
     acquired,   \* acquired[n]: the ghost number of n's critical section
     max_ghost   \* the resource: the latest acquisition a write was accepted under
 
+\* The world's variables no handler here changes.
+fixed == <<status, pause, skew, watches, cut, spent, drawn>>
 nodeVars == <<phase, left, token, acquired>>
-vars == <<status, timers, net, spent, ghost, history, phase, left, token, acquired, max_ghost>>
-
------------------------------------------------------------------------------
-(* The world: timers and the network, as World::apply handles commands.    *)
-
-NoTimers == [t \in {} |-> 0]
-SetTimer(f, t, v) == [x \in DOMAIN f \cup {t} |-> IF x = t THEN v ELSE f[x]]
-CancelTimer(f, t) == [x \in DOMAIN f \ {t} |-> f[x]]
-Due(n, t) == t \in DOMAIN timers[n] /\ timers[n][t] = 0
-Up(n) == status[n] = "Up"
-
-\* A message sent to a crashed node is dropped.
-Sent(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
-
-\* Only the oldest message of a link can be delivered, to a running node.
-Deliverable(src, dst) == Up(dst) /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
+algVars == <<phase, left, token, acquired, max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
 (* The script (client.rs) and the lock view (properties.rs).               *)
@@ -141,9 +106,9 @@ Released(n) ==
 \* ring, the top token to the next gateway. With naive regeneration the
 \* node starts waiting for the token again. q: the network so far.
 PassOn(n, q) ==
-    /\ net' = IF Gateway(n) /\ Nodes = 1
-              THEN Sent(q, n, NextGateway(n), [type |-> "TopToken"])
-              ELSE Sent(q, n, Successor(n), [type |-> "Token"])
+    /\ net' = IF Gateway(n) /\ RingSize = 1
+              THEN Send(q, n, NextGateway(n), [type |-> "TopToken"])
+              ELSE Send(q, n, Successor(n), [type |-> "Token"])
     /\ token' = [token EXCEPT ![n] = FALSE]
     /\ timers' = IF Naive THEN [timers EXCEPT ![n] = SetTimer(@, "Lost", Timeout)] ELSE timers
 
@@ -155,26 +120,33 @@ CanPass(n) == phase[n] = "Done" /\ token[n]
 CanWrite(n) == phase[n] = "Holding"
 HasUrgentStep(n) == n \in RingNodes /\ (CanEnter(n) \/ CanPass(n) \/ CanWrite(n))
 
+\* The world's view of the nodes (World.tla's hooks): every ring node is a
+\* client (crashes hit it unless targets = "servers"), the resource the
+\* observer; no stopwatches, no pauses.
+Role(n) == IF n = Resource THEN "observer" ELSE "client"
+Cap(n, w) == 0
+MayPause(n) == FALSE
+
 \* Enter: the critical section, under the token.
 Enter(n) ==
     /\ Up(n) /\ CanEnter(n)
     /\ ghost' = ghost + 1
     /\ acquired' = [acquired EXCEPT ![n] = ghost + 1]
     /\ phase' = [phase EXCEPT ![n] = "Holding"]
-    /\ UNCHANGED <<status, timers, net, spent, history, left, token, max_ghost>>
+    /\ UNCHANGED <<fixed, timers, net, history, left, token, max_ghost>>
 
 \* Pass: a node that does not want the lock passes the token on.
 Pass(n) ==
     /\ Up(n) /\ CanPass(n)
     /\ PassOn(n, net)
-    /\ UNCHANGED <<status, spent, ghost, history, phase, left, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
 
 \* Write: the critical section's write (no fencing token: 0).
 Write(n) ==
     /\ Up(n) /\ CanWrite(n)
-    /\ net' = Sent(net, n, Resource, [type |-> "Write", ghost |-> acquired[n]])
+    /\ net' = Send(net, n, Resource, [type |-> "Write", ghost |-> acquired[n]])
     /\ phase' = [phase EXCEPT ![n] = "Writing"]
-    /\ UNCHANGED <<status, timers, spent, ghost, history, left, token, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, timers, ghost, history, left, token, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* A node's handlers (on_msg).                                             *)
@@ -184,12 +156,12 @@ Write(n) ==
 ReceiveToken(src, n) ==
     /\ Deliverable(src, n) /\ Msg(src, n).type = "Token"
     /\ IF Gateway(n)
-       THEN /\ net' = Sent(Pop(src, n), n, NextGateway(n), [type |-> "TopToken"])
+       THEN /\ net' = Send(Pop(src, n), n, NextGateway(n), [type |-> "TopToken"])
             /\ UNCHANGED <<timers, token>>
        ELSE /\ net' = Pop(src, n)
             /\ token' = [token EXCEPT ![n] = TRUE]
             /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Lost")]
-    /\ UNCHANGED <<status, spent, ghost, history, phase, left, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
 
 \* ReceiveTopToken: a gateway holds the top token on behalf of its ring,
 \* and takes its ring's token.
@@ -198,7 +170,7 @@ ReceiveTopToken(src, n) ==
     /\ net' = Pop(src, n)
     /\ token' = [token EXCEPT ![n] = TRUE]
     /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Lost")]
-    /\ UNCHANGED <<status, spent, ghost, history, phase, left, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
 
 \* ReceiveWritten: the critical section is over; release and pass the
 \* token on.
@@ -208,7 +180,7 @@ ReceiveWritten(src, n) ==
     /\ acquired' = [acquired EXCEPT ![n] = 0]
     /\ Released(n)
     /\ PassOn(n, Pop(src, n))
-    /\ UNCHANGED <<status, spent, ghost, history, max_ghost>>
+    /\ UNCHANGED <<fixed, ghost, history, max_ghost>>
 
 \* The resource (resource.rs), without fencing.
 ReceiveWrite(src) ==
@@ -216,8 +188,8 @@ ReceiveWrite(src) ==
     /\ Deliverable(src, Resource) /\ m.type = "Write"
     /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
     /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-    /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<status, timers, spent, ghost, nodeVars>>
+    /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, timers, ghost, nodeVars>>
 
 \* A message the destination's handler ignores still leaves the link.
 Takes(src, dst) ==
@@ -228,7 +200,7 @@ Takes(src, dst) ==
 Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<status, timers, spent, ghost, history, nodeVars, max_ghost>>
+    /\ UNCHANGED <<fixed, timers, ghost, history, algVars>>
 
 Deliver(src, dst) ==
     \/ dst \in RingNodes /\ (ReceiveToken(src, dst) \/ ReceiveTopToken(src, dst)
@@ -240,57 +212,30 @@ Deliver(src, dst) ==
 \* make one.
 Fire(n, t) ==
     /\ Up(n) /\ Due(n, t)
-    /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, t)]
+    /\ timers' = Expired(n, t)
     /\ token' = [token EXCEPT ![n] = TRUE]
-    /\ UNCHANGED <<status, net, spent, ghost, history, phase, left, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, net, ghost, history, phase, left, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
-(* The world (src/world/mod.rs): time, crashes, restarts.                  *)
+(* The world (World.tla): time, crashes, restarts. Only Crash and Restart  *)
+(* touch a node's state.                                                   *)
 
-\* World::time_blocked: time cannot pass a due timer or an urgent step of
-\* a running node, nor a message to a running node in flight MaxDelay ticks.
-TimeBlocked ==
-    \/ \E n \in AllNodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
-
-\* World::time_matters: a tick must change something.
-TimeMatters ==
-    \/ \E n \in AllNodes : \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
-
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters
-    /\ timers' = [n \in AllNodes |->
-                    [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
-    /\ net' = IF Bounded
-              THEN [l \in Links |->
-                      [i \in 1..Len(net[l]) |->
-                         [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-              ELSE net
-    /\ UNCHANGED <<status, spent, ghost, history, nodeVars, max_ghost>>
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
 
 \* Fault: a node stops and loses its timers; messages to it are dropped.
 \* Its state stays for the restart (which starts afresh).
-Crash(n) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent < Crashes
-    /\ status' = [status EXCEPT ![n] = "Down"]
-    /\ timers' = [timers EXCEPT ![n] = NoTimers]
-    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
-    /\ spent' = spent + 1
-    /\ UNCHANGED <<ghost, history, nodeVars, max_ghost>>
+Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
 
 \* A node restarts afresh, without the token; with naive regeneration it
 \* waits Timeout ticks for one.
 Restart(n) ==
-    /\ status[n] = "Down"
-    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ WorldRestart(n)
     /\ phase' = [phase EXCEPT ![n] = "Want"]
     /\ left' = [left EXCEPT ![n] = Acquisitions]
     /\ token' = [token EXCEPT ![n] = FALSE]
     /\ acquired' = [acquired EXCEPT ![n] = 0]
-    /\ timers' = [timers EXCEPT ![n] = IF Naive THEN [t \in {"Lost"} |-> Timeout] ELSE NoTimers]
-    /\ UNCHANGED <<net, spent, ghost, history, max_ghost>>
+    /\ timers' = [timers EXCEPT ![n] = IF Naive THEN SetTimer(NoTimers, "Lost", Timeout) ELSE NoTimers]
+    /\ UNCHANGED <<net, ghost, drawn, history, max_ghost>>
 
 -----------------------------------------------------------------------------
 
@@ -298,47 +243,49 @@ Restart(n) ==
 \* holding the top token too); with naive regeneration every other node
 \* starts its Lost timer.
 Init ==
-    /\ status = [n \in AllNodes |-> "Up"]
-    /\ timers = [n \in AllNodes |->
-                   IF Naive /\ n \in RingNodes /\ n # 0 THEN [t \in {"Lost"} |-> Timeout] ELSE NoTimers]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = 0
-    /\ ghost = 0
-    /\ history = {}
+    /\ WorldInitTimers(AllNodes, Links,
+                       [n \in AllNodes |-> IF Naive /\ n \in RingNodes /\ n # 0
+                                           THEN SetTimer(NoTimers, "Lost", Timeout)
+                                           ELSE NoTimers])
     /\ phase = [n \in RingNodes |-> "Want"]
     /\ left = [n \in RingNodes |-> Acquisitions]
     /\ token = [n \in RingNodes |-> n = 0]
     /\ acquired = [n \in RingNodes |-> 0]
     /\ max_ghost = 0
 
+\* A node's step by name (for fairness).
+Step(n, s) ==
+    CASE s = "Enter" -> Enter(n)
+      [] s = "Pass" -> Pass(n)
+      [] OTHER -> Write(n)
+
+\* World::enabled, in its order.
 Next ==
     \/ Tick
     \/ \E n \in RingNodes : Enter(n) \/ Pass(n) \/ Write(n)
     \/ \E n \in RingNodes, t \in TimerNames : Fire(n, t)
-    \/ \E src, dst \in AllNodes : Deliver(src, dst)
+    \/ \E l \in Links : Deliver(l[1], l[2])
     \/ \E n \in AllNodes : Restart(n)
     \/ \E n \in AllNodes : Crash(n)
 
-\* DESIGN.md section 5: weak fairness for each delivery, each node's own
-\* steps and timers, Tick, and Restart unless recovery = "none". Faults are
-\* never fair.
+\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* node's own steps and timers, each link's delivery, and Restart when
+\* outages end (Recoveries). Faults are never fair. No Heal: nothing is
+\* cut.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A n \in RingNodes : WF_vars(Enter(n)) /\ WF_vars(Pass(n)) /\ WF_vars(Write(n))
+    /\ \A n \in RingNodes, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in RingNodes, t \in TimerNames : WF_vars(Fire(n, t))
-    /\ \A src, dst \in AllNodes : WF_vars(Deliver(src, dst))
-    /\ Recovery = "eventual" => \A n \in AllNodes : WF_vars(Restart(n))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs): ghost numbers are only compared, so   *)
-(* Rust replaces each by its rank among those present after every action;  *)
-(* the .cfg's VIEW RankedVars makes TLC count the same states.             *)
-
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+(* Renumbering (World.tla's Rank, src/world/ranks.rs): ghost numbers are   *)
+(* only compared, so Rust replaces each by its rank among those present    *)
+(* after every action; the .cfg's VIEW RankedVars makes TLC count the same *)
+(* states. No lock values are drawn (drawn stays 0).                       *)
 
 GhostValues ==
     {0, ghost, max_ghost} \cup {acquired[n] : n \in RingNodes}
@@ -347,19 +294,18 @@ GhostValues ==
 RankedVars ==
     LET G == GhostValues
         rg(g) == Rank(g, G)
+        same(v) == v
         msg(m) == IF m.type = "Write" THEN [m EXCEPT !.ghost = rg(@)] ELSE m
-    IN  <<status, timers,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), history, phase, left, token,
+    IN  IF ~(Concrete(net) /\ Concrete(acquired)) THEN <<>> ELSE
+        <<RankedWorld(rg, same, msg), phase, left, token,
           [n \in RingNodes |-> rg(acquired[n])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [AllNodes -> {"Up", "Down"}]
+    /\ WorldTypeOK
     /\ \A n \in AllNodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ spent \in 0..Crashes
     /\ history \subseteq {"StaleWrite"}
     /\ phase \in [RingNodes -> {"Want", "Holding", "Writing", "Done"}]
     /\ token \in [RingNodes -> BOOLEAN]

@@ -115,11 +115,13 @@ Clamp(v, lo, hi) == IF v < lo THEN lo ELSE IF v > hi THEN hi ELSE v
 
 NoTimers == [t \in {} |-> 0]
 
-WorldInit(N, Links) ==
+\* World::init, with the timers T[n] each actor's init sets (Actor::init
+\* may set timers: a token ring node waits for the token from the start).
+WorldInitTimers(N, Links, T) ==
     /\ status = [n \in N |-> "Up"]
     /\ pause = [n \in N |-> 0]
     /\ skew = [n \in N |-> 0]
-    /\ timers = [n \in N |-> NoTimers]
+    /\ timers = T
     /\ watches = [n \in N |-> NoTimers]
     /\ net = [l \in Links |-> <<>>]
     /\ cut = {}
@@ -127,6 +129,8 @@ WorldInit(N, Links) ==
     /\ ghost = 0
     /\ drawn = 0
     /\ history = {}
+
+WorldInit(N, Links) == WorldInitTimers(N, Links, [n \in N |-> NoTimers])
 
 -----------------------------------------------------------------------------
 (* Timers and stopwatches, as World::apply handles SetTimer, CancelTimer,  *)

@@ -264,8 +264,27 @@ fn boolean(b: bool) -> String {
 /// mirror its `[system]`, `[faults]` and `[bounds]` tables; an error when
 /// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
 /// model, or symmetry reduction.
-/// The specs that extend `specs/World.tla`.
-const WORLD_SPECS: [&str; 3] = ["SingleRedis.tla", "LockTable.tla", "Redlock.tla"];
+/// The specs that extend `specs/World.tla`: their `.cfg`s set every World
+/// constant (every `[faults]` key but `reorder`).
+const WORLD_SPECS: [&str; 6] = [
+    "SingleRedis.tla",
+    "LockTable.tla",
+    "Redlock.tla",
+    "Coordinator.tla",
+    "TokenRing.tla",
+    "RicartAgrawala.tla",
+];
+
+/// The `[faults]` keys (beyond crashes, pauses and delays) that World.tla
+/// models: a spec whose handlers take every world action models them all.
+const WORLD_FAULTS: [&str; 6] = [
+    "min_pause",
+    "clock_jumps",
+    "max_drift",
+    "partitions",
+    "loss",
+    "duplicate",
+];
 
 fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, String>), String> {
     let f = &sc.faults;
@@ -317,7 +336,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Client", quoted(client));
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
-            ("SingleRedis.tla", &[])
+            ("SingleRedis.tla", &WORLD_FAULTS)
         }
         "lock-table" => {
             let p = lock_table::Params::read(sc).map_err(|e| e.to_string())?;
@@ -338,7 +357,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Margin", p.margin.to_string());
             set("Retry", p.retry.to_string());
             set("PauseWindow", quoted(window));
-            ("LockTable.tla", &[])
+            ("LockTable.tla", &WORLD_FAULTS)
         }
         "redlock" => {
             let p = redlock::Params::read(sc).map_err(|e| e.to_string())?;
@@ -366,10 +385,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("RestartMode", quoted(restart));
             set("Fencing", quoted(fencing));
             set("PauseWindow", quoted(window));
-            set("MinPause", f.min_pause.to_string());
-            set("ClockJumps", f.clock_jumps.to_string());
-            set("MaxJump", f.max_jump.to_string());
-            ("Redlock.tla", &["min_pause", "clock_jumps"])
+            ("Redlock.tla", &WORLD_FAULTS)
         }
         "primary-replica" => {
             let p = primary_replica::Params::read(sc).map_err(|e| e.to_string())?;
@@ -404,7 +420,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             };
             set("Clients", p.clients.to_string());
             set("Standby", quoted(standby));
-            set("Recovery", quoted(recovery(f.recovery)));
+            // Extends World.tla but takes only its crashes and restarts.
             ("Coordinator.tla", &[])
         }
         "token-ring" => {
@@ -413,11 +429,12 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
                 token_ring::Regenerate::None => "none",
                 token_ring::Regenerate::Naive => "naive",
             };
-            set("Nodes", p.nodes.to_string());
+            // World.tla's Nodes is every node: the ring's size is RingSize.
+            set("RingSize", p.nodes.to_string());
             set("Rings", p.rings.to_string());
             set("Regenerate", quoted(regenerate));
             set("Timeout", p.timeout.to_string());
-            set("Recovery", quoted(recovery(f.recovery)));
+            // Extends World.tla but takes only its crashes, restarts and time.
             ("TokenRing.tla", &[])
         }
         "zookeeper" => {
@@ -466,33 +483,16 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
         }
         "ricart-agrawala" => {
             let p = ricart_agrawala::Params::read(sc).map_err(|e| e.to_string())?;
-            let recovery = match f.recovery {
-                Recovery::Eventual => "eventual",
-                Recovery::None => "none",
-            };
             set("N", p.nodes.to_string());
-            set("Recovery", quoted(recovery));
-            set("Loss", boolean(f.loss));
-            set("Duplication", boolean(f.duplicate));
+            // Extends World.tla but takes only its crashes, restarts, loss
+            // and duplication.
             ("RicartAgrawala.tla", &["loss", "duplicate"])
         }
         other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
     };
-    // The specs that extend specs/World.tla model every fault but reordering,
-    // and set every [faults] key as a constant.
-    let world = [
-        "min_pause",
-        "clock_jumps",
-        "max_drift",
-        "partitions",
-        "loss",
-        "duplicate",
-    ];
-    let modelled: &[&str] = if WORLD_SPECS.contains(&spec) {
-        let recovery = match f.recovery {
-            Recovery::Eventual => "eventual",
-            Recovery::None => "none",
-        };
+    // The specs that extend specs/World.tla set every [faults] key as a
+    // constant (each models the faults its arm lists).
+    if WORLD_SPECS.contains(&spec) {
         set("MinPause", f.min_pause.to_string());
         set("ClockJumps", f.clock_jumps.to_string());
         set("MaxJump", f.max_jump.to_string());
@@ -500,11 +500,8 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
         set("Partitions", f.partitions.to_string());
         set("Loss", boolean(f.loss));
         set("Duplication", boolean(f.duplicate));
-        set("Recovery", quoted(recovery));
-        &world
-    } else {
-        modelled
-    };
+        set("Recovery", quoted(recovery(f.recovery)));
+    }
     let faults = [
         ("min_pause", f.min_pause != 1),
         ("clock_jumps", f.clock_jumps != 0),
@@ -552,6 +549,9 @@ fn a_fault_the_spec_does_not_model_is_refused() {
         ("redlock", "reorder = true"),
         ("single-redis", "reorder = true"),
         ("lock-table", "reorder = true"),
+        ("coordinator", "partitions = 1"),
+        ("token-ring", "loss = true"),
+        ("ricart-agrawala", "partitions = 1"),
     ];
     for (algorithm, faults) in cases {
         let text = scenario_text(algorithm, "", faults);
