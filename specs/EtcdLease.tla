@@ -18,8 +18,8 @@
 (*     moves the revision on; a watch from a revision delivers every event *)
 (*     after it);                                                          *)
 (*   - Martin Kleppmann, How to do distributed locking (2016): a lease     *)
-(*     does not protect against a paused holder; a fencing token does,    *)
-(*     and etcd's revision can be one.                                    *)
+(*     does not protect against a paused holder; a fencing token does,     *)
+(*     and etcd's revision can be one.                                     *)
 (* The cluster is one linearizable server (Raft inside it is out of        *)
 (* scope) that stays available: no crash or pause hits it. Clients time    *)
 (* out their requests (Timeout), draw a fresh lease ID per attempt (etcd   *)
@@ -44,17 +44,15 @@
 (* Tick, Crash, Restart, Pause.                                            *)
 (*                                                                         *)
 (* Same configuration, same states: every variable is a field of the Rust  *)
-(* world state, and every field of it that can change here is a variable:  *)
-(*   status, pause   Node::status (Up, Paused(pause), Down)                *)
-(*   timers          a client's Node::timers (name -> ticks left)          *)
-(*   expiry          the server's timers LeaseExpiry { slot: s }, as       *)
-(*                   expiry[s] (None when not set)                         *)
-(*   net             WorldState::net, as one FIFO queue per link           *)
-(*   spent           WorldState::spent                                     *)
-(*   ghost, drawn, history   WorldState::ghost, value, history             *)
-(*   revision, leases, keys, watches   Server (leases[s]: the lease ID in  *)
-(*                   slot s of the lease table, 0 for none; keys and       *)
-(*                   watches as sets of records, Rust keeps them sorted)   *)
+(* world state, and every field of it that can change here is a variable.  *)
+(* The world (time, network, faults, fairness) is World.tla's, and so are  *)
+(* its variables (status, pause, timers, net, spent, ghost, drawn: the     *)
+(* last lease ID drawn, history); the server's timers are its leases'      *)
+(* expiries, named by slot (LeaseExpiry { slot: s } is timers[0][s]).      *)
+(*   revision, leases, keys, keyWatches   Server (leases[s]: the lease ID  *)
+(*                   in slot s of the lease table, 0 for none; keys and    *)
+(*                   keyWatches, the watches on keys, as sets of records:  *)
+(*                   Rust keeps them sorted)                               *)
 (*   phase, left     Client::script; stage, lease, rev, checked as in      *)
 (*                   Client; acquired is Client::ghost                     *)
 (*   max_token, max_ghost   Resource                                       *)
@@ -62,14 +60,14 @@
 (* renumbered by rank after every action in Rust (src/world/ranks.rs);     *)
 (* RankedVars is that renumbered state, and the .cfg's VIEW makes TLC      *)
 (* count states by it.                                                     *)
-(* Not modelled (the Rust module rejects them or no tabled scenario uses   *)
-(* them): clock drift and jumps, partitions, loss, duplication,            *)
-(* reordering, recovery = "none", a min_pause other than 1.                *)
+(* Not modelled (the ASSUME refuses them; the Rust module rejects them or  *)
+(* no tabled scenario uses them): clock drift and jumps, partitions, loss, *)
+(* duplication, reordering, recovery = "none", faults of the server.       *)
 (*                                                                         *)
 (* Node ids as in Rust: the server is 0, clients 1..Clients, the resource  *)
 (* Clients + 1.                                                            *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
     Clients,       \* [system] clients
@@ -80,29 +78,24 @@ CONSTANTS
     Client,        \* [system] client: "naive" or "validity"
     Drift,         \* [system] drift: allowance subtracted from the TTL
     Margin,        \* [system] margin: validity needed at the Check
-    Acquisitions,  \* [bounds] acquisitions per client; 0 = forever
-    MaxDelay,      \* [faults] max_delay, or a model value (the .cfg line
-                   \* MaxDelay = Async) when omitted: an asynchronous network
-    Crashes,       \* [faults] crashes
-    Pauses,        \* [faults] pauses
-    MaxPause,      \* [faults] max_pause
-    Targets,       \* [faults] targets: "clients" when crashes or pauses > 0
-    None           \* a model value: a timer not set
+    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
 
 ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
        /\ Fencing \in BOOLEAN
        /\ Timeout \in 1..30 /\ Client \in {"naive", "validity"}
        /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ Acquisitions \in 0..5 /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses \in 0..3 /\ MaxPause \in 0..30
-       /\ Targets \in {"all", "clients", "servers"}
+       /\ Acquisitions \in 0..5
+       \* The world's faults this family models: client crashes and pauses
+       \* (the cluster stays available), and delay.
        /\ (Crashes > 0 \/ Pauses > 0) => Targets = "clients"
+       /\ Recovery = "eventual"
+       /\ ClockJumps = 0 /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
 
 Server == 0
 ClientIds == 1..Clients
 Resource == Clients + 1
-Nodes == 0..Clients + 1
-Links == Nodes \X Nodes
+AllNodes == 0..Clients + 1
+Links == AllNodes \X AllNodes
 TimerNames == {"Timeout", "KeepAlive", "Validity", "Retry"}
 Validity == Client = "validity"
 
@@ -120,25 +113,18 @@ KeepAliveEvery == IF Ttl \div 3 > 1 THEN Ttl \div 3 ELSE 1
 \* the answer's arrival.
 ValidityLeft == Ttl - Drift
 
-\* Faults::targets: crashes and pauses hit clients only (ASSUME above).
-Targeted(n) == n \in ClientIds /\ Targets # "servers"
-
-Bounded == MaxDelay \in Nat
+\* The world's view of the nodes (World.tla's hooks). Crashes and pauses
+\* hit clients only (ASSUME above).
+Role(n) == CASE n = Server -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
+\* No stopwatches in this family.
+Cap(n, w) == 0
+MayPause(n) == TRUE
 
 VARIABLES
-    status,     \* status[n] \in {"Up", "Paused", "Down"}
-    pause,      \* ticks of pause left; 0 unless status[n] = "Paused"
-    timers,     \* timers[n]: set timer names -> local ticks left
-    expiry,     \* expiry[s]: ticks left of the lease in slot s, or None
-    net,        \* net[<<src, dst>>]: messages in flight, send order
-    spent,      \* faults spent: [crashes, pauses]
-    ghost,      \* the last ghost number drawn (numbers acquisitions)
-    drawn,      \* the last lease ID drawn
-    history,    \* ghost flags raised: "ForeignRelease", "StaleWrite"
     revision,   \* the store's revision
     leases,     \* leases[s]: the lease ID in slot s, 0 for none
     keys,       \* the keys /lock/<lease>: [create, lease, ghost]
-    watches,    \* watches for a DELETE: [watcher, id, key]
+    keyWatches, \* the watches on keys, for a DELETE: [watcher, id, key]
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
     left,       \* left[c]: acquisitions still to make
     stage,      \* stage[c]: within Acquiring, Grant, Put, Watch or Range
@@ -149,36 +135,14 @@ VARIABLES
     max_token,  \* the resource's highest accepted revision
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
-worldVars == <<status, pause, spent>>
-serverVars == <<revision, leases, expiry, keys, watches>>
+\* The world's variables no handler changes.
+fixed == <<status, pause, skew, watches, cut, spent>>
+serverVars == <<revision, leases, keys, keyWatches>>
 clientVars == <<phase, left, stage, lease, rev, checked, acquired>>
 resourceVars == <<max_token, max_ghost>>
-vars == <<status, pause, timers, expiry, net, spent, ghost, drawn, history,
-          revision, leases, keys, watches,
-          phase, left, stage, lease, rev, checked, acquired, max_token, max_ghost>>
-
------------------------------------------------------------------------------
-(* The world's part: timers and the network, as World::apply handles an    *)
-(* actor's commands. (To move to specs/World.tla.)                         *)
-
-NoTimers == [t \in {} |-> 0]
-SetTimer(f, t, v) == [x \in DOMAIN f \cup {t} |-> IF x = t THEN v ELSE f[x]]
-CancelTimer(f, t) == [x \in DOMAIN f \ {t} |-> f[x]]
-IsSet(n, t) == t \in DOMAIN timers[n]
-Due(n, t) == IsSet(n, t) /\ timers[n][t] = 0
-
-\* A message sent to a crashed node is dropped.
-Sent(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
-
-\* Only the oldest message of a link can be delivered (FIFO), and only to a
-\* running node.
-Deliverable(src, dst) == status[dst] = "Up" /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
-
-Up(n) == status[n] = "Up"
+algVars == <<revision, leases, keys, keyWatches,
+             phase, left, stage, lease, rev, checked, acquired, max_token, max_ghost>>
+vars == <<worldVars, algVars>>
 
 Min(S) == CHOOSE x \in S : \A y \in S : x <= y
 
@@ -218,7 +182,7 @@ Revoke(c) == [type |-> "LeaseRevoke", id |-> lease[c]]
 \* waited for) and try again after the back-off. q, tm: the network and
 \* the client's timers so far.
 StartOver(c, q, tm) ==
-    /\ net' = Sent(q, c, Server, Revoke(c))
+    /\ net' = Send(q, c, Server, Revoke(c))
     /\ timers' = [timers EXCEPT ![c] = SetTimer(Closed(tm), "Retry", Retry)]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
     /\ Forget(c)
@@ -226,7 +190,7 @@ StartOver(c, q, tm) ==
 
 \* released: the unlock is over (answered or timed out); close the session.
 Released(c, q, tm) ==
-    /\ net' = Sent(q, c, Server, Revoke(c))
+    /\ net' = Send(q, c, Server, Revoke(c))
     /\ timers' = [timers EXCEPT ![c] = Closed(tm)]
     /\ IF Acquisitions = 0
        THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
@@ -251,7 +215,7 @@ WaitFor(c, pred, q) ==
     THEN /\ phase' = [phase EXCEPT ![c] = "Holding"]
          /\ net' = q
          /\ UNCHANGED stage
-    ELSE /\ net' = Sent(q, c, Server, [type |-> "Watch", id |-> lease[c], key |-> pred])
+    ELSE /\ net' = Send(q, c, Server, [type |-> "Watch", id |-> lease[c], key |-> pred])
          /\ stage' = [stage EXCEPT ![c] = "Watch"]
          /\ UNCHANGED phase
 
@@ -272,11 +236,11 @@ Acquire(c) ==
     /\ Up(c) /\ CanAcquire(c)
     /\ drawn' = v
     /\ lease' = [lease EXCEPT ![c] = v]
-    /\ net' = Sent(net, c, Server, [type |-> "LeaseGrant", id |-> v])
+    /\ net' = Send(net, c, Server, [type |-> "LeaseGrant", id |-> v])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ stage' = [stage EXCEPT ![c] = "Grant"]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, expiry, ghost, history, revision, leases, keys, watches,
+    /\ UNCHANGED <<fixed, ghost, history, revision, leases, keys, keyWatches,
                    left, rev, checked, acquired, resourceVars>>
 
 \* Check: is more than the margin left? Only then write; else start over.
@@ -286,18 +250,18 @@ Check(c) ==
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ UNCHANGED <<net, timers, phase, left, stage, lease, rev, acquired>>
        ELSE StartOver(c, net, timers[c])
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history,
-                   revision, leases, keys, watches, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history,
+                   revision, leases, keys, keyWatches, resourceVars>>
 
 \* Write: the critical section's write, with the create revision as the
 \* token if fenced.
 Write(c) ==
     /\ Up(c) /\ CanWrite(c)
-    /\ net' = Sent(net, c, Resource,
+    /\ net' = Send(net, c, Resource,
                    [type |-> "Write", token |-> IF Fencing THEN rev[c] ELSE 0,
                     ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<worldVars, timers, expiry, ghost, drawn, history, serverVars,
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
                    left, stage, lease, rev, checked, acquired, resourceVars>>
 
 -----------------------------------------------------------------------------
@@ -316,12 +280,12 @@ RECURSIVE NotifyIds(_, _, _, _)
 NotifyIds(q, w, key, ids) ==
     IF ids = {} THEN q
     ELSE LET i == Min(ids)
-         IN  NotifyIds(Sent(q, Server, w, [type |-> "Deleted", id |-> i, key |-> key]),
+         IN  NotifyIds(Send(q, Server, w, [type |-> "Deleted", id |-> i, key |-> key]),
                        w, key, ids \ {i})
 RECURSIVE NotifyFrom(_, _, _)
 NotifyFrom(q, key, w) ==
     IF w > Clients THEN q
-    ELSE NotifyFrom(NotifyIds(q, w, key, {x.id : x \in {y \in watches : y.watcher = w /\ y.key = key}}),
+    ELSE NotifyFrom(NotifyIds(q, w, key, {x.id : x \in {y \in keyWatches : y.watcher = w /\ y.key = key}}),
                     key, w + 1)
 Notify(q, key) == NotifyFrom(q, key, 1)
 
@@ -331,7 +295,7 @@ Notify(q, key) == NotifyFrom(q, key, 1)
 DeleteKeysOf(id) ==
     /\ keys' = {k \in keys : k.lease # id}
     /\ revision' = IF HasKey(id) THEN revision + 1 ELSE revision
-    /\ watches' = {w \in watches : w.key # id}
+    /\ keyWatches' = {w \in keyWatches : w.key # id}
 DeletedNet(q, id) == IF HasKey(id) THEN Notify(q, id) ELSE q
 
 \* The newest key created before revision below, other than lease id's; 0
@@ -345,9 +309,9 @@ ReceiveLeaseGrant(src) ==
     LET m == Msg(src, Server) IN
     /\ Deliverable(src, Server) /\ m.type = "LeaseGrant"
     /\ leases' = [leases EXCEPT ![FreeSlot] = m.id]
-    /\ expiry' = [expiry EXCEPT ![FreeSlot] = Ttl]
-    /\ net' = Sent(Pop(src, Server), Server, src, [type |-> "LeaseGranted", id |-> m.id])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, revision, keys, watches,
+    /\ timers' = [timers EXCEPT ![Server] = SetTimer(@, FreeSlot, Ttl)]
+    /\ net' = Send(Pop(src, Server), Server, src, [type |-> "LeaseGranted", id |-> m.id])
+    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, keys, keyWatches,
                    clientVars, resourceVars>>
 
 \* LeaseKeepAlive: the TTL starts again; the answer says the TTL, or 0
@@ -355,11 +319,12 @@ ReceiveLeaseGrant(src) ==
 ReceiveLeaseKeepAlive(src) ==
     LET m == Msg(src, Server) IN
     /\ Deliverable(src, Server) /\ m.type = "LeaseKeepAlive"
-    /\ expiry' = IF HasLease(m.id) THEN [expiry EXCEPT ![SlotOf(m.id)] = Ttl] ELSE expiry
-    /\ net' = Sent(Pop(src, Server), Server, src,
+    /\ timers' = IF HasLease(m.id)
+                 THEN [timers EXCEPT ![Server] = SetTimer(@, SlotOf(m.id), Ttl)] ELSE timers
+    /\ net' = Send(Pop(src, Server), Server, src,
                    [type |-> "KeepAliveAnswer", id |-> m.id, alive |-> HasLease(m.id)])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history,
-                   revision, leases, keys, watches, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history,
+                   revision, leases, keys, keyWatches, clientVars, resourceVars>>
 
 \* LeaseRevoke: the lease and its keys go. No answer is waited for.
 ReceiveLeaseRevoke(src) ==
@@ -367,12 +332,12 @@ ReceiveLeaseRevoke(src) ==
     /\ Deliverable(src, Server) /\ m.type = "LeaseRevoke"
     /\ IF HasLease(m.id)
        THEN /\ leases' = [leases EXCEPT ![SlotOf(m.id)] = 0]
-            /\ expiry' = [expiry EXCEPT ![SlotOf(m.id)] = None]
+            /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, SlotOf(m.id))]
             /\ DeleteKeysOf(m.id)
             /\ net' = DeletedNet(Pop(src, Server), m.id)
        ELSE /\ net' = Pop(src, Server)
-            /\ UNCHANGED serverVars
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, clientVars, resourceVars>>
+            /\ UNCHANGED <<timers, serverVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
 
 \* The lock transaction: if create_revision(/lock/ID) = 0 then put it with
 \* the lease; and the newest other key. The put fails when the lease is
@@ -386,15 +351,15 @@ ReceiveLock(src) ==
     IN
     /\ Deliverable(src, Server) /\ m.type = "Lock"
     /\ IF ~HasLease(m.id)
-       THEN /\ net' = Sent(Pop(src, Server), Server, src, [type |-> "LeaseNotFound", id |-> m.id])
+       THEN /\ net' = Send(Pop(src, Server), Server, src, [type |-> "LeaseNotFound", id |-> m.id])
             /\ UNCHANGED <<ghost, revision, keys>>
        ELSE /\ keys' = ks
             /\ revision' = IF fresh THEN revision + 1 ELSE revision
             /\ ghost' = IF fresh THEN ghost + 1 ELSE ghost
-            /\ net' = Sent(Pop(src, Server), Server, src,
+            /\ net' = Send(Pop(src, Server), Server, src,
                            [type |-> "Locked", id |-> m.id, rev |-> key.create,
                             pred |-> Pred(ks, m.id, key.create), ghost |-> key.ghost])
-    /\ UNCHANGED <<worldVars, timers, drawn, history, leases, expiry, watches,
+    /\ UNCHANGED <<fixed, timers, drawn, history, leases, keyWatches,
                    clientVars, resourceVars>>
 
 \* Watch(/lock/key, rev): from a revision before any delete, so a key
@@ -403,22 +368,22 @@ ReceiveWatch(src) ==
     LET m == Msg(src, Server) IN
     /\ Deliverable(src, Server) /\ m.type = "Watch"
     /\ IF HasKey(m.key)
-       THEN /\ watches' = watches \cup {[watcher |-> src, id |-> m.id, key |-> m.key]}
+       THEN /\ keyWatches' = keyWatches \cup {[watcher |-> src, id |-> m.id, key |-> m.key]}
             /\ net' = Pop(src, Server)
-       ELSE /\ net' = Sent(Pop(src, Server), Server, src,
+       ELSE /\ net' = Send(Pop(src, Server), Server, src,
                            [type |-> "Deleted", id |-> m.id, key |-> m.key])
-            /\ UNCHANGED watches
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, revision, leases, expiry, keys,
+            /\ UNCHANGED keyWatches
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, revision, leases, keys,
                    clientVars, resourceVars>>
 
 \* The range transaction: the newest key below rev, and the client's own.
 ReceiveRange(src) ==
     LET m == Msg(src, Server) IN
     /\ Deliverable(src, Server) /\ m.type = "Range"
-    /\ net' = Sent(Pop(src, Server), Server, src,
+    /\ net' = Send(Pop(src, Server), Server, src,
                    [type |-> "RangeAnswer", id |-> m.id, pred |-> Pred(keys, m.id, m.rev),
                     mine |-> HasKey(m.id)])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, serverVars,
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
                    clientVars, resourceVars>>
 
 \* The unlock transaction: if create_revision(/lock/ID) = rev then delete
@@ -432,14 +397,14 @@ ReceiveUnlock(src) ==
     /\ IF mine # {}
        THEN /\ keys' = keys \ mine
             /\ revision' = revision + 1
-            /\ watches' = {w \in watches : w.key # m.id}
-            /\ net' = Sent(Notify(Pop(src, Server), m.id), Server, src,
+            /\ keyWatches' = {w \in keyWatches : w.key # m.id}
+            /\ net' = Send(Notify(Pop(src, Server), m.id), Server, src,
                            [type |-> "Unlocked", id |-> m.id])
             /\ UNCHANGED history
        ELSE /\ history' = IF HasKey(m.id) THEN history \cup {"ForeignRelease"} ELSE history
-            /\ net' = Sent(Pop(src, Server), Server, src, [type |-> "Unlocked", id |-> m.id])
-            /\ UNCHANGED <<revision, keys, watches>>
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, leases, expiry, clientVars, resourceVars>>
+            /\ net' = Send(Pop(src, Server), Server, src, [type |-> "Unlocked", id |-> m.id])
+            /\ UNCHANGED <<revision, keys, keyWatches>>
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, leases, clientVars, resourceVars>>
 
 ServerRequests == {"LeaseGrant", "LeaseKeepAlive", "LeaseRevoke", "Lock", "Watch", "Range", "Unlock"}
 
@@ -460,13 +425,13 @@ ReceiveLeaseGranted(src, c) ==
     /\ m.type = "LeaseGranted" /\ m.id = lease[c] /\ Acquiring(c, "Grant")
     /\ IF Validity /\ ValidityLeft <= 0
        THEN StartOver(c, Pop(src, c), tm)
-       ELSE /\ net' = Sent(Pop(src, c), c, Server, [type |-> "Lock", id |-> m.id])
+       ELSE /\ net' = Send(Pop(src, c), c, Server, [type |-> "Lock", id |-> m.id])
             /\ timers' = [timers EXCEPT ![c] =
                             SetTimer(IF Validity THEN SetTimer(tm, "Validity", ValidityLeft) ELSE tm,
                                      "Timeout", Timeout)]
             /\ stage' = [stage EXCEPT ![c] = "Put"]
             /\ UNCHANGED <<phase, left, lease, rev, checked, acquired>>
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, revision, leases, keys, watches,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
                    resourceVars>>
 
 \* A keep-alive's answer, taken by a validity client only: TTL again, or
@@ -482,7 +447,7 @@ ReceiveKeepAliveAnswer(src, c) ==
             /\ net' = Pop(src, c)
             /\ UNCHANGED clientVars
        ELSE LeaseLost(c, Pop(src, c), timers[c])
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, revision, leases, keys, watches,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
                    resourceVars>>
 
 ReceiveLocked(src, c) ==
@@ -493,7 +458,7 @@ ReceiveLocked(src, c) ==
     /\ rev' = [rev EXCEPT ![c] = m.rev]
     /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
     /\ WaitFor(c, m.pred, Pop(src, c))
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
                    left, lease, checked, resourceVars>>
 
 ReceiveLeaseNotFound(src, c) ==
@@ -501,17 +466,17 @@ ReceiveLeaseNotFound(src, c) ==
     /\ Deliverable(src, c)
     /\ m.type = "LeaseNotFound" /\ m.id = lease[c] /\ Acquiring(c, "Put")
     /\ StartOver(c, Pop(src, c), timers[c])
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
 
 \* The predecessor's DELETE event: look again.
 ReceiveDeleted(src, c) ==
     LET m == Msg(src, c) IN
     /\ Deliverable(src, c)
     /\ m.type = "Deleted" /\ m.id = lease[c] /\ Acquiring(c, "Watch")
-    /\ net' = Sent(Pop(src, c), c, Server, [type |-> "Range", id |-> m.id, rev |-> rev[c]])
+    /\ net' = Send(Pop(src, c), c, Server, [type |-> "Range", id |-> m.id, rev |-> rev[c]])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ stage' = [stage EXCEPT ![c] = "Range"]
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
                    phase, left, lease, rev, checked, acquired, resourceVars>>
 
 \* No predecessor and its own key there: it holds; a predecessor: watch it;
@@ -527,17 +492,17 @@ ReceiveRangeAnswer(src, c) ==
             /\ WaitFor(c, m.pred, Pop(src, c))
             /\ UNCHANGED <<left, lease, rev, checked, acquired>>
        ELSE StartOver(c, Pop(src, c), tm)
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
 
 \* Release: the write is answered, so the critical section is over: the
 \* unlock transaction, with a timeout.
 Release(src, c) ==
     /\ Deliverable(src, c)
     /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Sent(Pop(src, c), c, Server, [type |-> "Unlock", id |-> lease[c], rev |-> rev[c]])
+    /\ net' = Send(Pop(src, c), c, Server, [type |-> "Unlock", id |-> lease[c], rev |-> rev[c]])
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
                    left, stage, lease, rev, checked, acquired, resourceVars>>
 
 ReceiveUnlocked(src, c) ==
@@ -545,7 +510,7 @@ ReceiveUnlocked(src, c) ==
     /\ Deliverable(src, c)
     /\ m.type = "Unlocked" /\ m.id = lease[c] /\ phase[c] = "Releasing"
     /\ Released(c, Pop(src, c), CancelTimer(timers[c], "Timeout"))
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
 
 \* The (message, state) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
@@ -565,14 +530,14 @@ ReceiveWrite(src) ==
     LET m == Msg(src, Resource) IN
     /\ Deliverable(src, Resource) /\ m.type = "Write"
     /\ IF Fencing /\ m.token < max_token
-       THEN /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
+       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
             /\ UNCHANGED <<history, resourceVars>>
        ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
                           ELSE history
             /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
             /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Sent(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, serverVars, clientVars>>
+            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, serverVars, clientVars>>
 
 -----------------------------------------------------------------------------
 (* Delivery (Action::Deliver): the head of a link reaches its running      *)
@@ -587,7 +552,7 @@ Takes(src, dst) ==
 Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history,
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history,
                    serverVars, clientVars, resourceVars>>
 
 Deliver(src, dst) ==
@@ -612,12 +577,12 @@ Deliver(src, dst) ==
 \* keys are gone.
 LeaseExpires(s) ==
     LET id == leases[s] IN
-    /\ Up(Server) /\ expiry[s] = 0
+    /\ Up(Server) /\ Due(Server, s)
     /\ leases' = [leases EXCEPT ![s] = 0]
-    /\ expiry' = [expiry EXCEPT ![s] = None]
+    /\ timers' = Expired(Server, s)
     /\ DeleteKeysOf(id)
     /\ net' = DeletedNet(net, id)
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
 
 \* A client's timer: the request timeout (an attempt starts over, an
 \* unlock counts as done), the next keep-alive, the validity running out
@@ -628,101 +593,44 @@ Fire(c, t) ==
     /\ CASE t = "Timeout" /\ phase[c] = "Acquiring" -> StartOver(c, net, rest)
          [] t = "Timeout" /\ phase[c] = "Releasing" -> Released(c, net, rest)
          [] t = "KeepAlive" /\ lease[c] # 0 ->
-              /\ net' = Sent(net, c, Server, [type |-> "LeaseKeepAlive", id |-> lease[c]])
+              /\ net' = Send(net, c, Server, [type |-> "LeaseKeepAlive", id |-> lease[c]])
               /\ timers' = [timers EXCEPT ![c] = SetTimer(rest, "KeepAlive", KeepAliveEvery)]
               /\ UNCHANGED clientVars
          [] t = "Validity" -> LeaseLost(c, net, rest)
          [] OTHER ->
               /\ timers' = [timers EXCEPT ![c] = rest]
               /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<worldVars, expiry, ghost, drawn, history, serverVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
 
 -----------------------------------------------------------------------------
-(* The world's part (src/world/mod.rs): time, crashes, restarts, pauses.   *)
-(* (To move to specs/World.tla.)                                           *)
+(* The world (World.tla): time, client crashes, restarts, pauses. Only     *)
+(* Restart touches the algorithm's state.                                  *)
 
-\* World::time_blocked: time cannot pass a due timer or an enabled urgent
-\* step of a running node, nor a message to a running node in flight
-\* MaxDelay ticks.
-TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
-    \/ Up(Server) /\ \E s \in Slots : expiry[s] = 0
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
-
-\* World::time_matters: a tick must change something.
-TimeMatters ==
-    \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ \E s \in Slots : expiry[s] # None /\ expiry[s] > 0
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
-
-\* One tick of real time: every node's clock runs; a paused node's pause
-\* counts down; messages age, saturating at MaxDelay.
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters
-    /\ timers' = [n \in Nodes |->
-                    [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
-    /\ expiry' = [s \in Slots |->
-                    IF expiry[s] = None THEN None
-                    ELSE IF expiry[s] > 0 THEN expiry[s] - 1 ELSE 0]
-    /\ status' = [n \in Nodes |->
-                    IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
-    /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
-    /\ net' = IF Bounded
-              THEN [l \in Links |->
-                      [i \in 1..Len(net[l]) |->
-                         [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-              ELSE net
-    /\ UNCHANGED <<spent, ghost, drawn, history, revision, leases, keys, watches,
-                   clientVars, resourceVars>>
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
 
 \* Fault: a client stops and loses its timers; messages to it are dropped.
 \* It keeps its state only for the restart (the lock view ignores it).
-Crash(n) ==
-    /\ Targeted(n) /\ status[n] # "Down" /\ spent.crashes < Crashes
-    /\ status' = [status EXCEPT ![n] = "Down"]
-    /\ pause' = [pause EXCEPT ![n] = 0]
-    /\ timers' = [timers EXCEPT ![n] = NoTimers]
-    /\ net' = [l \in Links |-> IF l[2] = n THEN <<>> ELSE net[l]]
-    /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<expiry, ghost, drawn, history, serverVars, clientVars, resourceVars>>
+Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
 
 \* A crashed client comes back afresh (its old lease runs out on the server).
 Restart(n) ==
-    /\ status[n] = "Down"
-    /\ status' = [status EXCEPT ![n] = "Up"]
+    /\ n \in ClientIds
+    /\ WorldRestart(n)
     /\ phase' = [phase EXCEPT ![n] = "Want"]
     /\ left' = [left EXCEPT ![n] = Acquisitions]
     /\ Forget(n)
     /\ timers' = [timers EXCEPT ![n] = NoTimers]
-    /\ UNCHANGED <<pause, net, spent, expiry, ghost, drawn, history, serverVars, resourceVars>>
-
-\* Fault: a running client stops taking steps for k ticks while its clock
-\* runs.
-Pause(n, k) ==
-    /\ Targeted(n) /\ Up(n) /\ spent.pauses < Pauses
-    /\ status' = [status EXCEPT ![n] = "Paused"]
-    /\ pause' = [pause EXCEPT ![n] = k]
-    /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, expiry, net, ghost, drawn, history, serverVars, clientVars,
-                   resourceVars>>
+    /\ UNCHANGED <<net, ghost, drawn, history, serverVars, resourceVars>>
 
 -----------------------------------------------------------------------------
 
 Init ==
-    /\ status = [n \in Nodes |-> "Up"]
-    /\ pause = [n \in Nodes |-> 0]
-    /\ timers = [n \in Nodes |-> NoTimers]
-    /\ expiry = [s \in Slots |-> None]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = [crashes |-> 0, pauses |-> 0]
-    /\ ghost = 0
-    /\ drawn = 0
-    /\ history = {}
+    /\ WorldInit(AllNodes, Links)
     /\ revision = 0
     /\ leases = [s \in Slots |-> 0]
     /\ keys = {}
-    /\ watches = {}
+    /\ keyWatches = {}
     /\ phase = [c \in ClientIds |-> "Want"]
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ stage = [c \in ClientIds |-> "Grant"]
@@ -739,20 +647,20 @@ Next ==
     \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
     \/ \E s \in Slots : LeaseExpires(s)
     \/ \E c \in ClientIds, t \in TimerNames : Fire(c, t)
-    \/ \E src, dst \in Nodes : Deliver(src, dst)
-    \/ \E n \in Nodes : Restart(n)
-    \/ \E n \in Nodes : Crash(n)
-    \/ \E n \in Nodes, k \in 1..MaxPause : Pause(n, k)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ \E n \in ClientIds : Restart(n)
+    \/ \E n \in AllNodes : Crash(n)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
 
-\* DESIGN.md section 5: weak fairness for each link's delivery, each
+\* DESIGN.md section 5, in World.tla's shape: weak fairness for each link's delivery, each
 \* client's steps, each timer, Tick and Restart. Faults are never fair.
 Fairness ==
     /\ WF_vars(Tick)
     /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A s \in Slots : WF_vars(LeaseExpires(s))
     /\ \A c \in ClientIds, t \in TimerNames : WF_vars(Fire(c, t))
-    /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
-    /\ \A n \in Nodes : WF_vars(Restart(n))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => \A n \in ClientIds : WF_vars(Restart(n))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -762,9 +670,6 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* the values of its kind present in the state (0, "none", stays 0) after  *)
 (* every action. RankedVars is the state so renumbered.                    *)
 
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
 WithField(f) == {m \in InFlight : f \in DOMAIN m}
 
 GhostValues ==
@@ -777,7 +682,7 @@ TokenValues ==
 
 IdValues ==
     {0, drawn} \cup {leases[s] : s \in Slots} \cup {lease[c] : c \in ClientIds}
-      \cup {k.lease : k \in keys} \cup {w.id : w \in watches} \cup {w.key : w \in watches}
+      \cup {k.lease : k \in keys} \cup {w.id : w \in keyWatches} \cup {w.key : w \in keyWatches}
       \cup {m.id : m \in WithField("id")} \cup {m.key : m \in WithField("key")}
       \cup {m.pred : m \in WithField("pred")}
 
@@ -793,12 +698,10 @@ RankedVars ==
                        [] x \in {"rev", "token"} -> rt(m[x])
                        [] x \in {"id", "key", "pred"} -> rv(m[x])
                        [] OTHER -> m[x]]
-    IN  <<status, pause, timers, expiry,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), rv(drawn), history,
+    IN  <<RankedWorld(rg, rv, msg),
           rt(revision), [s \in Slots |-> rv(leases[s])],
           {[create |-> rt(k.create), lease |-> rv(k.lease), ghost |-> rg(k.ghost)] : k \in keys},
-          {[watcher |-> w.watcher, id |-> rv(w.id), key |-> rv(w.key)] : w \in watches},
+          {[watcher |-> w.watcher, id |-> rv(w.id), key |-> rv(w.key)] : w \in keyWatches},
           phase, left, stage, [c \in ClientIds |-> rv(lease[c])],
           [c \in ClientIds |-> rt(rev[c])], checked,
           [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
@@ -807,12 +710,11 @@ RankedVars ==
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [Nodes -> {"Up", "Paused", "Down"}]
-    /\ pause \in [Nodes -> 0..MaxPause]
-    /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ expiry \in [Slots -> 0..Ttl \cup {None}]
-    /\ \A s \in Slots : (expiry[s] = None) <=> (leases[s] = 0)
-    /\ spent \in [crashes : 0..Crashes, pauses : 0..Pauses]
+    /\ WorldTypeOK
+    /\ \A c \in ClientIds : DOMAIN timers[c] \subseteq TimerNames
+    /\ DOMAIN timers[Server] \subseteq Slots /\ timers[Resource] = NoTimers
+    /\ \A s \in Slots : IsSet(Server, s) <=> leases[s] # 0
+    /\ \A s \in DOMAIN timers[Server] : timers[Server][s] \in 0..Ttl
     /\ history \subseteq {"ForeignRelease", "StaleWrite"}
     /\ \A k \in keys : k.create \in 1..revision /\ k.lease \in 1..drawn
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]

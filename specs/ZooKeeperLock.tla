@@ -40,22 +40,22 @@
 (* world: Tick, Crash, Restart, Pause. For the constants of a scenario,    *)
 (* TLC must find as many distinct states as the Rust checker (DESIGN.md    *)
 (* section 10; specs/README.md records both). Variables and Rust fields:   *)
-(*   status, pause, timers, net, spent, ghost, history: the world's, as in *)
-(*     SingleRedis.tla; drawn is WorldState::value (the last fresh value)  *)
+(*   the world's variables (World.tla): status, pause, timers, net,        *)
+(*     spent, ghost, history; drawn is WorldState::value (the last fresh   *)
+(*     value: session ids and guids)                                       *)
 (*   zxid, sessions, children, dwatches, cwatches: Ensemble (children as a *)
 (*     set of [czxid, mode, guid, session, ghost]; watches as sets)        *)
 (*   phase, left, session, value, node, wait, target, checked, acquired:   *)
 (*     Client (acquired is Client::ghost; ghost is the world's counter)    *)
 (*   max_token, max_ghost: Resource                                        *)
-(* Ensemble timers are named by their session slot (Timer::SessionExpiry  *)
+(* Ensemble timers are named by their session slot (Timer::SessionExpiry   *)
 (* { slot }); client timers "Ping", "Timeout", "Suspend", "Retry".         *)
-(* The world part (network, timers, Tick, faults, fairness) is in the      *)
-(* section marked WORLD, so that it can move to a shared World module.     *)
-(* Not modelled: faults of the ensemble (the Rust module refuses them),    *)
-(* clock drift and jumps, partitions, loss, duplication, reordering, and   *)
-(* recovery = "none".                                                      *)
+(* The world (time, network, faults, fairness) is World.tla's; this module *)
+(* supplies the handlers. Not modelled (the ASSUME refuses them, as the    *)
+(* Rust module does): faults of the ensemble, clock drift and jumps,       *)
+(* partitions, loss, duplication, reordering, and recovery = "none".       *)
 (***************************************************************************)
-EXTENDS Integers, Sequences, FiniteSets
+EXTENDS World
 
 CONSTANTS
     Clients,        \* [system] clients
@@ -69,29 +69,23 @@ CONSTANTS
     Fencing,        \* [system] fencing: the resource checks the czxid
     Timeout,        \* [system] timeout: the request timeout, client ticks
     Retry,          \* [system] retry: ticks before trying again
-    Acquisitions,   \* [bounds] acquisitions per client; 0 = forever
-    MaxDelay,       \* [faults] max_delay, or the model value Async
-    Crashes,        \* [faults] crashes (clients only)
-    Pauses,         \* [faults] pauses (clients only)
-    MinPause,       \* [faults] min_pause
-    MaxPause,       \* [faults] max_pause
-    Targets,        \* [faults] targets: "clients" (the ensemble is never faulted)
-    None            \* a model value: no value
+    Acquisitions    \* [bounds] acquisitions per client; 0 = forever
 
 ASSUME /\ Clients \in 1..4 /\ Recipe \in {"lock", "rwlock"} /\ Readers \in 0..Clients
        /\ Watch \in {"predecessor", "all"} /\ SessionTimeout \in 2..30
        /\ PingEvery \in 1..SessionTimeout - 1 /\ Client \in {"naive", "curator"}
        /\ SuspendAfter \in 1..30 /\ Fencing \in BOOLEAN /\ Timeout \in 1..30
        /\ Retry \in 1..10 /\ Acquisitions \in 0..5
-       /\ (MaxDelay \in 0..10 \/ MaxDelay \notin Int)
-       /\ Crashes \in 0..3 /\ Pauses \in 0..3 /\ MinPause \in 1..30 /\ MaxPause \in 0..30
-       /\ Targets = "clients"
+       \* The world's faults this family models: client crashes and pauses
+       \* (the ensemble is never faulted), and delay.
+       /\ Targets = "clients" /\ Recovery = "eventual"
+       /\ ClockJumps = 0 /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
 
 Ensemble == 0
 ClientIds == 1..Clients
 Resource == Clients + 1
-Nodes == 0..Clients + 1
-Links == Nodes \X Nodes
+AllNodes == 0..Clients + 1
+Links == AllNodes \X AllNodes
 Curator == Client = "curator"
 
 \* Session slots on the ensemble: one per client, plus one per crash the
@@ -107,14 +101,18 @@ Mode(c) == IF Recipe = "lock" THEN "Exclusive" ELSE IF c <= Readers THEN "Read" 
 \* A lower node of mode m keeps a client of mode m0 waiting.
 BlockedBy(m0, m) == m0 # "Read" \/ m # "Read"
 
-Bounded == MaxDelay \in Nat
 Min(S) == CHOOSE x \in S : \A y \in S : x <= y
 Max(S) == CHOOSE x \in S : \A y \in S : x >= y
 RECURSIVE Sorted(_)
 Sorted(S) == IF S = {} THEN <<>> ELSE <<Min(S)>> \o Sorted(S \ {Min(S)})
 
+\* The world's view of the nodes (World.tla's hooks).
+Role(n) == CASE n = Ensemble -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
+\* No stopwatches in this family.
+Cap(n, w) == 0
+MayPause(n) == TRUE
+
 VARIABLES
-    status, pause, timers, net, spent, ghost, drawn, history,
     zxid,       \* the last zxid handed out
     sessions,   \* sessions[slot]: a session id, 0 for a free slot
     children,   \* the children of /lock: [czxid, mode, guid, session, ghost]
@@ -130,37 +128,23 @@ VARIABLES
     acquired,   \* acquired[c]: the ghost number of c's node when it holds
     max_token, max_ghost
 
-worldVars == <<status, pause, spent>>
+\* The world's variables no handler changes.
+fixed == <<status, pause, skew, watches, cut, spent>>
 ensembleVars == <<zxid, sessions, children, dwatches, cwatches>>
 clientVars == <<phase, left, session, value, node, wait, target, checked, acquired>>
 resourceVars == <<max_token, max_ghost>>
-vars == <<status, pause, timers, net, spent, ghost, drawn, history,
-          zxid, sessions, children, dwatches, cwatches,
-          phase, left, session, value, node, wait, target, checked, acquired,
-          max_token, max_ghost>>
+algVars == <<zxid, sessions, children, dwatches, cwatches,
+             phase, left, session, value, node, wait, target, checked, acquired,
+             max_token, max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* WORLD: timers and the network (World::apply).                           *)
+(* Sending (World.tla's Send), several messages in turn.                   *)
 
-NoTimers == [t \in {} |-> 0]
-SetTimer(f, t, v) == [x \in DOMAIN f \cup {t} |-> IF x = t THEN v ELSE f[x]]
-CancelTimer(f, t) == [x \in DOMAIN f \ {t} |-> f[x]]
-IsSet(n, t) == t \in DOMAIN timers[n]
-Due(n, t) == IsSet(n, t) /\ timers[n][t] = 0
-Up(n) == status[n] = "Up"
-
-\* A message sent to a crashed node is dropped.
-Send(q, src, dst, m) ==
-    IF status[dst] = "Down" THEN q
-    ELSE [q EXCEPT ![<<src, dst>>] = Append(@, [msg |-> m, age |-> 0])]
 \* Sends a sequence of <<dst, msg>> pairs, in order.
-RECURSIVE SendAll(_, _, _)
-SendAll(q, src, ms) ==
-    IF ms = <<>> THEN q ELSE SendAll(Send(q, src, Head(ms)[1], Head(ms)[2]), src, Tail(ms))
-
-Deliverable(src, dst) == status[dst] = "Up" /\ net[<<src, dst>>] # <<>>
-Msg(src, dst) == Head(net[<<src, dst>>]).msg
-Pop(src, dst) == [net EXCEPT ![<<src, dst>>] = Tail(@)]
+RECURSIVE SendEach(_, _, _)
+SendEach(q, src, ms) ==
+    IF ms = <<>> THEN q ELSE SendEach(Send(q, src, Head(ms)[1], Head(ms)[2]), src, Tail(ms))
 
 -----------------------------------------------------------------------------
 (* The lock view (properties.rs, zookeeper.rs's lock_view).                *)
@@ -259,7 +243,7 @@ Acquire(c) ==
     /\ timers' = [timers EXCEPT ![c] = SetTimer(tm1, "Timeout", Timeout)]
     /\ wait' = [wait EXCEPT ![c] = "Creating"]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<worldVars, ghost, history, ensembleVars, left, node, target, checked,
+    /\ UNCHANGED <<fixed, ghost, history, ensembleVars, left, node, target, checked,
                    acquired, resourceVars>>
 
 \* Check (Curator): is the connection still there? Only then use the lock.
@@ -269,7 +253,7 @@ Check(c) ==
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ UNCHANGED <<timers, net, phase, left, value, node, wait, target, acquired>>
        ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, session, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, session, resourceVars>>
 
 \* Write: the critical section's write, with the czxid if fenced.
 Write(c) ==
@@ -277,19 +261,19 @@ Write(c) ==
     /\ net' = Send(net, c, Resource, [type |-> "Write", token |-> IF Fencing THEN node[c] ELSE 0,
                                       ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, ensembleVars,
                    left, session, value, node, wait, target, checked, acquired, resourceVars>>
 
 \* Read: a reader's critical section; then it deletes its node.
 Read(c) ==
     /\ Up(c) /\ CanRead(c)
     /\ Release(c, net, timers[c])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
                    left, session, value, node, wait, target, checked, acquired, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The ensemble (ensemble_receive): one request at a time, in order. Every *)
-(* request on a live session resets its expiry; a request on any other    *)
+(* request on a live session resets its expiry; a request on any other     *)
 (* session is answered SESSION_EXPIRED (closeSession: not at all).         *)
 
 Owner(s) == SlotOwner(CHOOSE slot \in Slots : sessions[slot] = s)
@@ -324,7 +308,7 @@ CloseSession(s, ss, q, tm) ==
     /\ children' = children \ gone
     /\ dwatches' = {w \in dw : w[1] \notin {z.czxid : z \in gone}}
     /\ cwatches' = IF gone = {} THEN cw ELSE {}
-    /\ net' = SendAll(q, Ensemble, events)
+    /\ net' = SendEach(q, Ensemble, events)
     /\ timers' = tm
     /\ UNCHANGED zxid
 
@@ -340,7 +324,7 @@ ReceiveConnect(src) ==
        ELSE /\ sessions' = [sessions EXCEPT ![Min(free)] = m.session]
             /\ timers' = [timers EXCEPT ![Ensemble] = SetTimer(@, Min(free), SessionTimeout)]
     /\ net' = Pop(src, Ensemble)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, zxid, children, dwatches, cwatches,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, children, dwatches, cwatches,
                    clientVars, resourceVars>>
 
 Requests == {"Create", "GetChildren", "Exists", "Delete", "Ping", "CloseSession"}
@@ -351,7 +335,7 @@ ReceiveOnExpired(src) ==
     /\ Deliverable(src, Ensemble) /\ m.type \in Requests /\ ~Live(src, m.session)
     /\ net' = IF m.type = "CloseSession" THEN Pop(src, Ensemble)
               ELSE Reply(src, [type |-> "SessionExpired", session |-> m.session])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
 
 \* create: the next zxid; the getChildren watches fire before the answer.
 ReceiveCreate(src) ==
@@ -365,10 +349,10 @@ ReceiveCreate(src) ==
     /\ children' = children \cup {[czxid |-> z, mode |-> m.mode, guid |-> m.value,
                                    session |-> m.session, ghost |-> g]}
     /\ cwatches' = {}
-    /\ net' = Send(SendAll(Pop(src, Ensemble), Ensemble, ChildrenChangedEvents(cwatches)),
+    /\ net' = Send(SendEach(Pop(src, Ensemble), Ensemble, ChildrenChangedEvents(cwatches)),
                    Ensemble, src, [type |-> "Created", value |-> m.value, node |-> z])
     /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<worldVars, drawn, history, sessions, dwatches, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, drawn, history, sessions, dwatches, clientVars, resourceVars>>
 
 ReceiveGetChildren(src) ==
     LET m == Msg(src, Ensemble)
@@ -379,7 +363,7 @@ ReceiveGetChildren(src) ==
     /\ net' = Reply(src, [type |-> "Children", value |-> m.value, children |-> Listing(children),
                           ghost |-> IF mine = {} THEN 0 ELSE (CHOOSE z \in mine : TRUE).ghost])
     /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, zxid, sessions, children, dwatches,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, sessions, children, dwatches,
                    clientVars, resourceVars>>
 
 \* exists with a watch (left out on a node that is gone: a sequential name
@@ -392,7 +376,7 @@ ReceiveExists(src) ==
     /\ dwatches' = IF exists THEN dwatches \cup {<<m.node, m.session>>} ELSE dwatches
     /\ net' = Reply(src, [type |-> "Stat", value |-> m.value, exists |-> exists])
     /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, zxid, sessions, children, cwatches,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, sessions, children, cwatches,
                    clientVars, resourceVars>>
 
 \* delete by path: the exists watches on the node fire, then every
@@ -410,18 +394,18 @@ ReceiveDelete(src) ==
                           THEN history \cup {"ForeignRelease"} ELSE history
             /\ dwatches' = {w \in dwatches : w[1] # m.node}
             /\ cwatches' = {}
-            /\ net' = Send(SendAll(Pop(src, Ensemble), Ensemble,
+            /\ net' = Send(SendEach(Pop(src, Ensemble), Ensemble,
                                    NodeDeletedEvents(dwatches, m.node) \o ChildrenChangedEvents(cwatches)),
                            Ensemble, src, [type |-> "Deleted", value |-> m.value])
     /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<worldVars, ghost, drawn, zxid, sessions, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, zxid, sessions, clientVars, resourceVars>>
 
 ReceivePing(src) ==
     LET m == Msg(src, Ensemble) IN
     /\ Deliverable(src, Ensemble) /\ m.type = "Ping" /\ Live(src, m.session)
     /\ net' = Reply(src, [type |-> "Pong", session |-> m.session])
     /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
 
 ReceiveCloseSession(src) ==
     LET m == Msg(src, Ensemble)
@@ -430,11 +414,11 @@ ReceiveCloseSession(src) ==
     /\ Deliverable(src, Ensemble) /\ m.type = "CloseSession" /\ Live(src, m.session)
     /\ CloseSession(m.session, [sessions EXCEPT ![slot] = 0], Pop(src, Ensemble),
                     [timers EXCEPT ![Ensemble] = CancelTimer(@, slot)])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The client's handlers (client_receive). A Curator client's Suspend      *)
-(* timer restarts at every message from the ensemble while it has a       *)
+(* timer restarts at every message from the ensemble while it has a        *)
 (* session, whether or not the handler then takes the message.             *)
 
 Heard(c, src) ==
@@ -460,7 +444,7 @@ ReceiveCreated(src, c) ==
     /\ Deliverable(src, c) /\ m.type = "Created" /\ ClientTakes(c, m)
     /\ node' = [node EXCEPT ![c] = m.node]
     /\ List(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
                    phase, left, session, value, checked, acquired, resourceVars>>
 
 \* decide: hold when no lower node blocks; else watch.
@@ -497,7 +481,7 @@ ReceiveChildren(src, c) ==
                       /\ wait' = [wait EXCEPT ![c] = "Checking"]
                       /\ UNCHANGED <<phase, acquired>>
             /\ UNCHANGED <<value, checked, left>>
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, session, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, session, resourceVars>>
 
 ReceiveStat(src, c) ==
     LET m == Msg(src, c)
@@ -510,7 +494,7 @@ ReceiveStat(src, c) ==
             /\ timers' = [timers EXCEPT ![c] = tm]
             /\ UNCHANGED target
        ELSE List(c, Pop(src, c), tm)
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
                    phase, left, session, value, node, checked, acquired, resourceVars>>
 
 \* A watch fired: back to the recipe's step 2.
@@ -518,7 +502,7 @@ ReceiveWatchedEvent(src, c) ==
     LET m == Msg(src, c) IN
     /\ Deliverable(src, c) /\ m.type \in {"NodeDeleted", "NodeChildrenChanged"} /\ ClientTakes(c, m)
     /\ List(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
                    phase, left, session, value, node, checked, acquired, resourceVars>>
 
 \* The write is answered: the critical section is over; delete the node.
@@ -526,14 +510,14 @@ ReceiveWriteAnswer(src, c) ==
     LET m == Msg(src, c) IN
     /\ Deliverable(src, c) /\ m.type \in {"Accepted", "Rejected"} /\ ClientTakes(c, m)
     /\ Release(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars,
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
                    left, session, value, node, wait, target, checked, acquired, resourceVars>>
 
 ReceiveDeleted(src, c) ==
     LET m == Msg(src, c) IN
     /\ Deliverable(src, c) /\ m.type = "Deleted" /\ ClientTakes(c, m)
     /\ Released(c, Pop(src, c), CancelTimer(Heard(c, src), "Timeout"), session[c])
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, resourceVars>>
 
 \* The session is gone, and the node with it.
 ReceiveSessionExpired(src, c) ==
@@ -552,7 +536,7 @@ ReceiveSessionExpired(src, c) ==
               /\ net' = Pop(src, c)
               /\ session' = [session EXCEPT ![c] = 0]
               /\ UNCHANGED <<phase, left, value, node, wait, target, checked, acquired>>
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, resourceVars>>
 
 -----------------------------------------------------------------------------
 (* The protected resource (resource.rs).                                   *)
@@ -567,7 +551,7 @@ ReceiveWrite(src) ==
             /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
             /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
             /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<worldVars, timers, ghost, drawn, ensembleVars, clientVars>>
+    /\ UNCHANGED <<fixed, timers, ghost, drawn, ensembleVars, clientVars>>
 
 -----------------------------------------------------------------------------
 (* Delivery: the head of a link reaches its running destination.           *)
@@ -584,7 +568,7 @@ Discard(src, dst) ==
     /\ Deliverable(src, dst) /\ ~Takes(src, dst)
     /\ net' = Pop(src, dst)
     /\ timers' = IF dst \in ClientIds THEN [timers EXCEPT ![dst] = Heard(dst, src)] ELSE timers
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
 
 Deliver(src, dst) ==
     /\ Deliverable(src, dst)
@@ -629,78 +613,39 @@ ClientTimer(c, t, rest) ==
            /\ UNCHANGED <<net, clientVars>>
 
 Fire(n, t) ==
-    LET rest == [timers EXCEPT ![n] = CancelTimer(@, t)] IN
+    LET rest == Expired(n, t) IN
     /\ Up(n) /\ Due(n, t)
     /\ IF n = Ensemble
        THEN SessionExpiry(t, rest)
        ELSE /\ ClientTimer(n, t, rest)
             /\ UNCHANGED ensembleVars
-    /\ UNCHANGED <<worldVars, ghost, drawn, history, resourceVars>>
+    /\ UNCHANGED <<fixed, ghost, drawn, history, resourceVars>>
 
 -----------------------------------------------------------------------------
-(* WORLD: time, crashes, restarts, pauses (src/world/mod.rs).              *)
+(* The world (World.tla): time, client crashes, restarts, pauses. Only     *)
+(* Restart touches the algorithm's state.                                  *)
 
-TimeBlocked ==
-    \/ \E n \in Nodes : Up(n) /\ (HasUrgentStep(n) \/ \E t \in DOMAIN timers[n] : timers[n][t] = 0)
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) :
-                      net[l][i].age >= MaxDelay /\ Up(l[2])
+Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
+Pause(c, k) == WorldPause(c, k, Role, MayPause) /\ UNCHANGED algVars
 
-TimeMatters ==
-    \/ \E n \in Nodes : status[n] = "Paused" \/ \E t \in DOMAIN timers[n] : timers[n][t] > 0
-    \/ Bounded /\ \E l \in Links : \E i \in 1..Len(net[l]) : net[l][i].age < MaxDelay
-
-Tick ==
-    /\ ~TimeBlocked /\ TimeMatters
-    /\ timers' = [n \in Nodes |->
-                    [t \in DOMAIN timers[n] |-> IF timers[n][t] > 0 THEN timers[n][t] - 1 ELSE 0]]
-    /\ status' = [n \in Nodes |->
-                    IF status[n] = "Paused" /\ pause[n] <= 1 THEN "Up" ELSE status[n]]
-    /\ pause' = [n \in Nodes |-> IF status[n] = "Paused" THEN pause[n] - 1 ELSE pause[n]]
-    /\ net' = IF Bounded
-              THEN [l \in Links |->
-                      [i \in 1..Len(net[l]) |->
-                         [net[l][i] EXCEPT !.age = IF @ < MaxDelay THEN @ + 1 ELSE MaxDelay]]]
-              ELSE net
-    /\ UNCHANGED <<spent, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
-
-\* Fault: a client stops, loses its timers; messages to it are dropped. It
-\* keeps its state only for the restart; its session lives on until it
-\* expires.
-Crash(c) ==
-    /\ c \in ClientIds /\ status[c] # "Down" /\ spent.crashes < Crashes
-    /\ status' = [status EXCEPT ![c] = "Down"]
-    /\ pause' = [pause EXCEPT ![c] = 0]
-    /\ timers' = [timers EXCEPT ![c] = NoTimers]
-    /\ net' = [l \in Links |-> IF l[2] = c THEN <<>> ELSE net[l]]
-    /\ spent' = [spent EXCEPT !.crashes = @ + 1]
-    /\ UNCHANGED <<ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
+\* Fault: a client stops and loses its timers. It keeps its state only for
+\* the restart; its session lives on until it expires.
+Crash(c) == WorldCrash(c, NoTimers, Role) /\ UNCHANGED algVars
 
 \* A crashed client restarts afresh, with no session.
 Restart(c) ==
-    /\ status[c] = "Down"
-    /\ status' = [status EXCEPT ![c] = "Up"]
+    /\ c \in ClientIds
+    /\ WorldRestart(c)
     /\ left' = [left EXCEPT ![c] = Acquisitions]
     /\ session' = [session EXCEPT ![c] = 0]
     /\ Forget(c, "Want")
     /\ timers' = [timers EXCEPT ![c] = NoTimers]
-    /\ UNCHANGED <<pause, net, spent, ghost, drawn, history, ensembleVars, resourceVars>>
-
-Pause(c, k) ==
-    /\ c \in ClientIds /\ Up(c) /\ spent.pauses < Pauses
-    /\ status' = [status EXCEPT ![c] = "Paused"]
-    /\ pause' = [pause EXCEPT ![c] = k]
-    /\ spent' = [spent EXCEPT !.pauses = @ + 1]
-    /\ UNCHANGED <<timers, net, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
+    /\ UNCHANGED <<net, ghost, drawn, history, ensembleVars, resourceVars>>
 
 -----------------------------------------------------------------------------
 
 Init ==
-    /\ status = [n \in Nodes |-> "Up"]
-    /\ pause = [n \in Nodes |-> 0]
-    /\ timers = [n \in Nodes |-> NoTimers]
-    /\ net = [l \in Links |-> <<>>]
-    /\ spent = [crashes |-> 0, pauses |-> 0]
-    /\ ghost = 0 /\ drawn = 0 /\ history = {}
+    /\ WorldInit(AllNodes, Links)
     /\ zxid = 0
     /\ sessions = [s \in Slots |-> 0]
     /\ children = {} /\ dwatches = {} /\ cwatches = {}
@@ -718,31 +663,30 @@ Init ==
 Next ==
     \/ Tick
     \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c) \/ Read(c)
-    \/ \E n \in Nodes : \E t \in TimersOf(n) : Fire(n, t)
-    \/ \E src, dst \in Nodes : Deliver(src, dst)
+    \/ \E n \in AllNodes : \E t \in TimersOf(n) : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
     \/ \E c \in ClientIds : Restart(c)
     \/ \E c \in ClientIds : Crash(c)
     \/ \E c \in ClientIds, k \in MinPause..MaxPause : Pause(c, k)
 
-\* WORLD: weak fairness for Tick, each client step, each timer, each link's
-\* delivery and Restart; never for a fault.
+\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* client step, each timer, each link's delivery and Restart; never for a
+\* fault.
 Fairness ==
     /\ WF_vars(Tick)
     /\ \A c \in ClientIds : /\ WF_vars(Acquire(c)) /\ WF_vars(Check(c))
                             /\ WF_vars(Write(c)) /\ WF_vars(Read(c))
-    /\ \A n \in Nodes : \A t \in TimersOf(n) : WF_vars(Fire(n, t))
-    /\ \A src, dst \in Nodes : WF_vars(Deliver(src, dst))
-    /\ \A c \in ClientIds : WF_vars(Restart(c))
+    /\ \A n \in AllNodes : \A t \in TimersOf(n) : WF_vars(Fire(n, t))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => \A c \in ClientIds : WF_vars(Restart(c))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs): ghost numbers, fresh values (session  *)
-(* ids, guids) and zxids are only compared, so Rust replaces each by its   *)
-(* rank among the values of its kind present; RankedVars is that state.    *)
-
-Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
-InFlight == UNION {{net[l][i].msg : i \in 1..Len(net[l])} : l \in Links}
+(* Renumbering (World.tla's Rank, src/world/ranks.rs): ghost numbers,      *)
+(* fresh values (session ids, guids) and zxids are only compared, so Rust  *)
+(* replaces each by its rank among the values of its kind present;         *)
+(* RankedVars is that state.                                               *)
 
 GhostValues ==
     {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds} \cup {z.ghost : z \in children}
@@ -777,9 +721,7 @@ RankedVars ==
             IN IF m4.type = "Children"
                THEN [m4 EXCEPT !.ghost = rg(@), !.children = {ch(x) : x \in @}]
                ELSE m4
-    IN  <<status, pause, timers,
-          [l \in Links |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = msg(@)]]],
-          spent, rg(ghost), rv(drawn), history,
+    IN  <<RankedWorld(rg, rv, msg),
           rt(zxid), [s \in Slots |-> rv(sessions[s])],
           {[z EXCEPT !.czxid = rt(@), !.guid = rv(@), !.session = rv(@), !.ghost = rg(@)] : z \in children},
           {<<rt(w[1]), rv(w[2])>> : w \in dwatches}, {rv(s) : s \in cwatches},
@@ -791,7 +733,7 @@ RankedVars ==
 (* Properties (src/properties.rs), over the lock view.                     *)
 
 TypeOK ==
-    /\ status \in [Nodes -> {"Up", "Paused", "Down"}]
+    /\ WorldTypeOK
     /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimersOf(n)
     /\ history \subseteq {"ForeignRelease", "StaleWrite"}
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]

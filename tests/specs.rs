@@ -260,19 +260,17 @@ fn boolean(b: bool) -> String {
     if b { "TRUE" } else { "FALSE" }.to_string()
 }
 
-/// The spec that models the scenario's algorithm and the constants that
-/// mirror its `[system]`, `[faults]` and `[bounds]` tables; an error when
-/// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
-/// model, or symmetry reduction.
 /// The specs that extend `specs/World.tla`: their `.cfg`s set every World
 /// constant (every `[faults]` key but `reorder`).
-const WORLD_SPECS: [&str; 6] = [
+const WORLD_SPECS: [&str; 8] = [
     "SingleRedis.tla",
     "LockTable.tla",
     "Redlock.tla",
     "Coordinator.tla",
     "TokenRing.tla",
     "RicartAgrawala.tla",
+    "ZooKeeperLock.tla",
+    "EtcdLease.tla",
 ];
 
 /// The `[faults]` keys (beyond crashes, pauses and delays) that World.tla
@@ -286,6 +284,10 @@ const WORLD_FAULTS: [&str; 6] = [
     "duplicate",
 ];
 
+/// The spec that models the scenario's algorithm and the constants that
+/// mirror its `[system]`, `[faults]` and `[bounds]` tables; an error when
+/// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
+/// model, or symmetry reduction.
 fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, String>), String> {
     let f = &sc.faults;
     let file = sc.path.display();
@@ -462,7 +464,6 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Fencing", boolean(p.fencing));
             set("Timeout", p.timeout.to_string());
             set("Retry", p.retry.to_string());
-            set("MinPause", f.min_pause.to_string());
             ("ZooKeeperLock.tla", &["min_pause"])
         }
         "etcd-lease" => {
@@ -479,7 +480,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Client", quoted(client));
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
-            ("EtcdLease.tla", &[])
+            ("EtcdLease.tla", &["min_pause"])
         }
         "ricart-agrawala" => {
             let p = ricart_agrawala::Params::read(sc).map_err(|e| e.to_string())?;
