@@ -265,7 +265,7 @@ fn boolean(b: bool) -> String {
 /// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
 /// model, or symmetry reduction.
 /// The specs that extend `specs/World.tla`.
-const WORLD_SPECS: [&str; 3] = ["SingleRedis.tla", "LockTable.tla", "Redlock.tla"];
+const WORLD_SPECS: [&str; 4] = ["SingleRedis.tla", "LockTable.tla", "Redlock.tla", "PrimaryReplica.tla"];
 
 fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, String>), String> {
     let f = &sc.faults;
@@ -378,8 +378,10 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
                 primary_replica::Replication::Wait => "wait",
             };
             set("Clients", p.clients.to_string());
+            set("Replicas", p.replicas.to_string());
             set("Ttl", p.ttl.to_string());
             set("Replication", quoted(replication));
+            set("WaitReplicas", p.wait_replicas.to_string());
             set("WaitTimeout", p.wait_timeout.to_string());
             set("Ping", p.ping.to_string());
             set("DownAfter", p.down_after.to_string());
@@ -392,8 +394,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Client", quoted(client));
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
-            set("MinPause", f.min_pause.to_string());
-            ("PrimaryReplica.tla", &["min_pause"])
+            ("PrimaryReplica.tla", &[])
         }
         "coordinator" => {
             let p = coordinator::Params::read(sc).map_err(|e| e.to_string())?;
