@@ -262,8 +262,9 @@ fn boolean(b: bool) -> String {
 
 /// The specs that extend `specs/World.tla`: their `.cfg`s set every World
 /// constant (every `[faults]` key but `reorder`).
-const WORLD_SPECS: [&str; 8] = [
+const WORLD_SPECS: [&str; 9] = [
     "SingleRedis.tla",
+    "PrimaryReplica.tla",
     "LockTable.tla",
     "Redlock.tla",
     "Coordinator.tla",
@@ -396,8 +397,10 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
                 primary_replica::Replication::Wait => "wait",
             };
             set("Clients", p.clients.to_string());
+            set("Replicas", p.replicas.to_string());
             set("Ttl", p.ttl.to_string());
             set("Replication", quoted(replication));
+            set("WaitReplicas", p.wait_replicas.to_string());
             set("WaitTimeout", p.wait_timeout.to_string());
             set("Ping", p.ping.to_string());
             set("DownAfter", p.down_after.to_string());
@@ -410,8 +413,7 @@ fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<String, S
             set("Client", quoted(client));
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
-            set("MinPause", f.min_pause.to_string());
-            ("PrimaryReplica.tla", &["min_pause"])
+            ("PrimaryReplica.tla", &[])
         }
         "coordinator" => {
             let p = coordinator::Params::read(sc).map_err(|e| e.to_string())?;
