@@ -234,7 +234,10 @@ fn primary_replica_writes_redis_replication_and_sentinel_commands() {
     );
     assert_eq!(w.show_msg(replica, &Msg::Sync), "PSYNC ? -1");
     assert_eq!(w.show_msg(replica, &Msg::Ack), "REPLCONF ACK");
-    assert_eq!(w.show_msg(sentinel, &Msg::Promote { epoch: 1 }), "REPLICAOF NO ONE (epoch 1)");
+    assert_eq!(
+        w.show_msg(sentinel, &Msg::Promote { epoch: 1 }),
+        "REPLICAOF NO ONE (epoch 1)"
+    );
     assert_eq!(
         w.show_msg(sentinel, &Msg::ReplicaOf { primary: replica }),
         "REPLICAOF replica"

@@ -953,7 +953,13 @@ impl Actor for Node {
         };
         match msg {
             Msg::SetNxPx { value } if p.replication == Replication::Wait => {
-                format!("SET lock {} NX PX {}; WAIT {} {}", v(value), p.ttl, p.wait_replicas, p.wait_timeout)
+                format!(
+                    "SET lock {} NX PX {}; WAIT {} {}",
+                    v(value),
+                    p.ttl,
+                    p.wait_replicas,
+                    p.wait_timeout
+                )
             }
             Msg::SetNxPx { value } => format!("SET lock {} NX PX {}", v(value), p.ttl),
             Msg::CompareAndDelete { value } => format!("EVAL compare-and-delete lock {}", v(value)),
@@ -1010,10 +1016,7 @@ impl Actor for Node {
             State::Redis(r) => {
                 let role = match r.standing {
                     Standing::Primary if r.replicas.is_empty() => "primary, no replica".into(),
-                    Standing::Primary => format!(
-                        "primary of {}",
-                        show::set(r.replicas.iter().map(|a| a.id), names)
-                    ),
+                    Standing::Primary => format!("primary of {}", show::set(r.replicas.iter().map(|a| a.id), names)),
                     Standing::Detached => "detached, waits for the Sentinel".into(),
                     Standing::Syncing { primary } => format!("syncing from {}", name(primary)),
                     Standing::Streaming { primary } => format!("replica of {}", name(primary)),
@@ -1032,7 +1035,10 @@ impl Actor for Node {
                         .filter(|a| a.unacked > 0)
                         .map(|a| format!("{}: {}", name(a.id), a.unacked))
                         .collect();
-                    out.push(show::field("unacknowledged shipments", format!("{{{}}}", unacked.join(", "))));
+                    out.push(show::field(
+                        "unacknowledged shipments",
+                        format!("{{{}}}", unacked.join(", ")),
+                    ));
                     let waiting: Vec<String> = r
                         .waiting
                         .iter()

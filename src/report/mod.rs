@@ -5,8 +5,8 @@
 
 pub mod diff;
 mod markdown;
-pub mod story;
 pub mod sim;
+pub mod story;
 
 use std::collections::BTreeMap;
 use std::io::Write;
