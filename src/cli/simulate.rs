@@ -115,6 +115,7 @@ impl Job for SimJob<'_> {
                 }
             }
             out.merge(&o);
+            out.seconds += o.seconds;
         }
         for (f, first) in out.found.iter_mut().zip(firsts) {
             f.1 = first.map(|x| x.1);
