@@ -150,8 +150,13 @@ was not found in the runs, or --check-determinism saw a run differ.")]
         /// a path to a scenario file.
         scenario: String,
         /// The seed S: run i draws from stream i of ChaCha8 keyed by S.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, conflicts_with = "seed_range")]
         seed: u64,
+        /// Seeds A..B (A included, B not), each with --runs runs: disjoint
+        /// ranges run as independent jobs, and `merge` adds up their
+        /// summary.json files.
+        #[arg(long, value_name = "A..B")]
+        seed_range: Option<String>,
         /// How many runs (at least 1).
         #[arg(long, default_value_t = 1000)]
         runs: u64,
@@ -179,6 +184,22 @@ was not found in the runs, or --check-determinism saw a run differ.")]
         /// Write no reports.
         #[arg(long, conflicts_with = "reports")]
         no_reports: bool,
+    },
+    /// Merge the summary.json files of simulations of one scenario over
+    /// disjoint seed ranges into one summary (printed as JSON).
+    #[command(after_help = "Example:
+  locksmith simulate redlock-gc-pause --seed-range 1..5 --reports job-a
+  locksmith simulate redlock-gc-pause --seed-range 5..9 --reports job-b
+  locksmith merge job-a/redlock-gc-pause/sim-1..5 job-b/redlock-gc-pause/sim-5..9
+
+Each DIR is a simulation's report folder or its summary.json. Exit codes:
+0 as expected; 1 a violation the scenario does not expect; 2 bad input
+(not a simulation summary, different scenarios or settings, overlapping
+seeds); 3 an expected violation no job found.")]
+    Merge {
+        /// Simulation report folders (or their summary.json files).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
     },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
@@ -267,6 +288,7 @@ pub fn main() -> i32 {
         Command::Simulate {
             scenario,
             seed,
+            seed_range,
             runs,
             max_steps,
             threads,
@@ -279,6 +301,7 @@ pub fn main() -> i32 {
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let job = simulate::SimJob {
                 seed,
+                seed_range,
                 runs,
                 max_steps,
                 threads,
@@ -289,6 +312,7 @@ pub fn main() -> i32 {
             };
             simulate::simulate_cmd(&scenario, job)
         }
+        Command::Merge { dirs } => simulate::merge_cmd(&dirs),
         Command::Replay { trace } => {
             let r = replay_file(&trace);
             if r.exit_code() == 0 {

@@ -12,11 +12,13 @@ use crate::check::Counterexample;
 use crate::properties::{Lock, Prop};
 use crate::report::sim::{self, Found, SimSummary};
 use crate::scenario::{self, Scenario};
-use crate::sim::{check_determinism, shrink, simulate, trace_of, Options, Rates};
+use crate::sim::{check_determinism, shrink, simulate, trace_of, Options, Outcome, Rates};
 use crate::world::World;
 
 pub struct SimJob<'a> {
     pub seed: u64,
+    /// `--seed-range A..B`, as typed.
+    pub seed_range: Option<String>,
     pub runs: u64,
     pub max_steps: u32,
     pub threads: usize,
@@ -28,7 +30,9 @@ pub struct SimJob<'a> {
 }
 
 pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
-    let usage = if job.runs == 0 {
+    let usage = if let Some(Err(e)) = job.seed_range.as_deref().map(parse_range) {
+        Some(e)
+    } else if job.runs == 0 {
         Some("--runs 0 is not allowed; allowed: a whole number of runs, at least 1".to_string())
     } else if job.max_steps == 0 {
         Some("--max-steps 0 is not allowed; allowed: a whole number of actions, at least 1".to_string())
@@ -77,24 +81,51 @@ impl Job for SimJob<'_> {
                 return 2;
             }
         }
-        let opts = Options {
-            seed: self.seed,
+        let seeds = match self.seed_range.as_deref().map(parse_range) {
+            Some(Ok((a, b))) => (a, b),
+            Some(Err(e)) => {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
+            None => (self.seed, self.seed + 1),
+        };
+        let mut opts = Options {
+            seed: seeds.0,
             runs: self.runs,
             max_steps: self.max_steps,
             threads: self.threads,
             rates,
         };
-        if self.check_determinism {
-            if let Err(e) = check_determinism(&world, &opts) {
-                eprintln!("locksmith: {e}");
-                return 3;
+        // Seed by seed, in order: per property, the first seed with a
+        // violating run, and that seed's first violating run.
+        let mut out = Outcome::default();
+        let mut firsts: [Option<(u64, u64)>; 3] = [None; 3];
+        for seed in seeds.0..seeds.1 {
+            opts.seed = seed;
+            if self.check_determinism {
+                if let Err(e) = check_determinism(&world, &opts) {
+                    eprintln!("locksmith: {e}");
+                    return 3;
+                }
             }
+            let o = simulate(&world, &opts);
+            for (f, run) in firsts.iter_mut().zip(o.found.iter().map(|x| x.1)) {
+                if let (None, Some(run)) = (*f, run) {
+                    *f = Some((seed, run));
+                }
+            }
+            out.merge(&o);
+            out.seconds += o.seconds;
         }
-        let out = simulate(&world, &opts);
+        for (f, first) in out.found.iter_mut().zip(firsts) {
+            f.1 = first.map(|x| x.1);
+        }
         let found: Vec<Found<A>> = Prop::SAFETY
             .iter()
-            .filter_map(|&prop| {
-                let run = out.first(prop)?;
+            .zip(firsts)
+            .filter_map(|(&prop, first)| {
+                let (seed, run) = first?;
+                let opts = Options { seed, ..opts.clone() };
                 let (r, trace) = trace_of(&world, &opts, run);
                 let original = r.first_at[Prop::SAFETY.iter().position(|p| *p == prop)?] as usize;
                 let shrunk = shrink::shrink(&world, &trace[..original], prop);
@@ -108,7 +139,17 @@ impl Job for SimJob<'_> {
                 })
             })
             .collect();
-        let summary = SimSummary::new(sc, &opts, &out, &found);
+        opts.seed = seeds.0;
+        let mut summary = SimSummary::new(sc, &opts, &out, &found);
+        if self.seed_range.is_some() {
+            summary.seed_range = Some([seeds.0, seeds.1]);
+            summary.runs_per_seed = Some(self.runs);
+            for p in &mut summary.properties {
+                if let Some(i) = Prop::SAFETY.iter().position(|q| q.name() == p.name) {
+                    p.first_seed = firsts[i].map(|x| x.0);
+                }
+            }
+        }
         let dir = match self.reports {
             Some(root) => match sim::write(root, sc, &world, &summary, &found) {
                 Ok(dir) => Some(dir),
@@ -145,11 +186,14 @@ impl Job for SimJob<'_> {
 }
 
 fn print_text(s: &SimSummary, dir: Option<&Path>, determinism: bool) {
+    let seeds = match s.seed_range {
+        Some([a, b]) => format!("seeds {a}..{b}"),
+        None => format!("seed {}", s.seed),
+    };
     say!(
-        "{}  ({})  seed {}, {} runs, {} steps (longest {}), {:.2} s",
+        "{}  ({})  {seeds}, {} runs, {} steps (longest {}), {:.2} s",
         s.scenario,
         s.algorithm,
-        s.seed,
         s.runs,
         s.states,
         s.max_depth,
@@ -172,6 +216,10 @@ fn print_text(s: &SimSummary, dir: Option<&Path>, determinism: bool) {
         };
         let detail = match (p.first_run, p.original_steps, p.trace_steps) {
             (Some(run), Some(orig), Some(steps)) => {
+                let run = match p.first_seed {
+                    Some(seed) => format!("{run} of seed {seed}"),
+                    None => run.to_string(),
+                };
                 let file = match (&p.trace, dir) {
                     (Some(t), Some(d)) => format!("  {}", d.join(t.replace(".json", ".md")).display()),
                     _ => String::new(),
@@ -201,4 +249,151 @@ fn print_text(s: &SimSummary, dir: Option<&Path>, determinism: bool) {
     if let (Some(d), true) = (dir, headline) {
         say!("replay: locksmith replay {}", d.join("trace.json").display());
     }
+}
+
+/// `--seed-range A..B`: seeds A (included) to B (not), A < B.
+fn parse_range(text: &str) -> Result<(u64, u64), String> {
+    let bad =
+        || format!("--seed-range {text} is not allowed; allowed: A..B with whole numbers A < B (A included, B not)");
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    if a < b {
+        Ok((a, b))
+    } else {
+        Err(bad())
+    }
+}
+
+/// `locksmith merge DIR...`: adds up simulation summaries of one scenario
+/// over disjoint seed ranges, and prints the merged summary as JSON.
+/// Exit codes as `simulate`'s: 0, 1 unexpected violation, 2 bad input, 3
+/// an expected violation no job found.
+pub fn merge_cmd(dirs: &[std::path::PathBuf]) -> i32 {
+    match merge(dirs) {
+        Ok(s) => {
+            match serde_json::to_string_pretty(&s) {
+                Ok(json) => say!("{json}"),
+                Err(e) => {
+                    eprintln!("locksmith: {e}");
+                    return 2;
+                }
+            }
+            if !s.unexpected().is_empty() {
+                1
+            } else if !s.missed().is_empty() {
+                3
+            } else {
+                0
+            }
+        }
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            2
+        }
+    }
+}
+
+/// The merged summary, or the one sentence saying which input is wrong.
+pub fn merge(dirs: &[std::path::PathBuf]) -> Result<SimSummary, String> {
+    let mut all: Vec<(String, SimSummary)> = Vec::new();
+    for d in dirs {
+        let file = if d.is_dir() { d.join("summary.json") } else { d.clone() };
+        let shown = file.display().to_string();
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let s: SimSummary = serde_json::from_str(&text)
+            .ok()
+            .filter(|s: &SimSummary| s.search == "simulate")
+            .ok_or_else(|| format!("{shown} is not the summary.json of a simulation"))?;
+        all.push((shown, s));
+    }
+    let range = |s: &SimSummary| s.seed_range.unwrap_or([s.seed, s.seed.saturating_add(1)]);
+    let per_seed = |s: &SimSummary| s.runs_per_seed.unwrap_or(s.runs);
+    all.sort_by_key(|(_, s)| range(s));
+    let (first_name, first) = &all[0];
+    for (name, s) in &all[1..] {
+        let differ = if s.scenario != first.scenario || s.algorithm != first.algorithm {
+            Some(format!(
+                "scenario {} ({first_name} simulates {})",
+                s.scenario, first.scenario
+            ))
+        } else if s.max_steps != first.max_steps {
+            Some(format!(
+                "max_steps {} ({first_name} has {})",
+                s.max_steps, first.max_steps
+            ))
+        } else if s.rates != first.rates {
+            Some(format!("fault rates ({first_name} has others)"))
+        } else if per_seed(s) != per_seed(first) {
+            Some(format!(
+                "{} runs per seed ({first_name} has {})",
+                per_seed(s),
+                per_seed(first)
+            ))
+        } else {
+            None
+        };
+        if let Some(d) = differ {
+            return Err(format!("{name} cannot be merged: it has a different {d}"));
+        }
+    }
+    for w in all.windows(2) {
+        let ([a0, a1], [b0, b1]) = (range(&w[0].1), range(&w[1].1));
+        if b0 < a1 {
+            return Err(format!(
+                "{} (seeds {a0}..{a1}) and {} (seeds {b0}..{b1}) overlap; allowed: disjoint seed ranges",
+                w[0].0, w[1].0
+            ));
+        }
+    }
+    let mut m = first.clone();
+    let lo = range(first)[0];
+    let hi = range(&all[all.len() - 1].1)[1];
+    m.seed = lo;
+    m.seed_range = Some([lo, hi]);
+    m.runs_per_seed = Some(per_seed(first));
+    m.seconds = None;
+    m.steps_per_second = None;
+    m.runs_per_second = None;
+    m.threads = None;
+    for p in &mut m.properties {
+        if p.first_run.is_some() && p.first_seed.is_none() {
+            p.first_seed = Some(first.seed);
+        }
+        p.trace = p.trace.take().map(|t| format!("{}/{t}", dir_of(first_name)));
+    }
+    for (name, s) in &all[1..] {
+        m.runs += s.runs;
+        m.states += s.states;
+        m.max_depth = m.max_depth.max(s.max_depth);
+        m.runs_cut += s.runs_cut;
+        for (k, n) in &s.faults_fired {
+            *m.faults_fired.entry(k.clone()).or_insert(0) += n;
+        }
+        for (p, q) in m.properties.iter_mut().zip(&s.properties) {
+            p.runs_violated += q.runs_violated;
+            // Ranges are sorted, so the earliest seed is the first found.
+            if p.first_run.is_none() && q.first_run.is_some() {
+                p.first_run = q.first_run;
+                p.first_seed = q.first_seed.or(Some(s.seed));
+                p.original_steps = q.original_steps;
+                p.trace_steps = q.trace_steps;
+                p.trace = q.trace.as_ref().map(|t| format!("{}/{t}", dir_of(name)));
+                p.verdict = q.verdict.clone();
+            }
+        }
+    }
+    m.notes.retain(|n| !n.contains("max_steps"));
+    if m.runs_cut > 0 {
+        m.notes.push(format!(
+            "{} runs reached max_steps = {} before coming to rest",
+            m.runs_cut, m.max_steps
+        ));
+    }
+    Ok(m)
+}
+
+/// The folder a summary.json was read from, as given.
+fn dir_of(shown: &str) -> String {
+    shown.strip_suffix("/summary.json").unwrap_or(shown).to_string()
 }

@@ -35,6 +35,9 @@ pub struct SimProp {
     pub trace_steps: Option<usize>,
     /// The trace file beside summary.json.
     pub trace: Option<String>,
+    /// With `--seed-range` (or after `merge`): the seed of `first_run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_seed: Option<u64>,
 }
 
 /// summary.json of a simulation, and its `--format json` line (which adds
@@ -47,6 +50,12 @@ pub struct SimSummary {
     /// Always "simulate".
     pub search: String,
     pub seed: u64,
+    /// With `--seed-range A..B` (or after `merge`): the seeds run, `[A, B)`,
+    /// each with `runs_per_seed` runs; `runs` counts them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_range: Option<[u64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_per_seed: Option<u64>,
     pub runs: u64,
     pub max_steps: u32,
     /// The fault rates used, for the kinds the budget allows.
@@ -96,6 +105,7 @@ impl SimSummary {
                     original_steps: f.map(|f| f.original),
                     trace_steps: f.map(|f| f.shrunk.len()),
                     trace: f.map(|_| trace_name(p, headline) + ".json"),
+                    first_seed: None,
                 }
             })
             .collect();
@@ -120,6 +130,8 @@ impl SimSummary {
             summary: sc.summary.clone(),
             search: "simulate".into(),
             seed: opts.seed,
+            seed_range: None,
+            runs_per_seed: None,
             runs: out.runs,
             max_steps: opts.max_steps,
             rates: opts
@@ -182,6 +194,15 @@ pub fn sim_dir(root: &Path, sc: &Scenario, seed: u64) -> PathBuf {
     root.join(sc.report_key()).join(format!("sim-{seed}"))
 }
 
+/// The folder name of a summary's report: `sim-<seed>`, or `sim-<A>..<B>`
+/// for a seed range.
+pub fn dir_name(summary: &SimSummary) -> String {
+    match summary.seed_range {
+        Some([a, b]) => format!("sim-{a}..{b}"),
+        None => format!("sim-{}", summary.seed),
+    }
+}
+
 /// Writes `root/<scenario>/sim-<seed>/`: summary.json (without wall time)
 /// and every trace, whole into a temporary folder, then swapped into place.
 pub fn write<A: Lock>(
@@ -191,10 +212,10 @@ pub fn write<A: Lock>(
     summary: &SimSummary,
     found: &[Found<A>],
 ) -> std::io::Result<PathBuf> {
-    let dir = sim_dir(root, sc, summary.seed);
+    let dir = root.join(sc.report_key()).join(dir_name(summary));
     let parent = dir.parent().unwrap_or(root);
     std::fs::create_dir_all(parent)?;
-    let partial = parent.join(format!(".sim-{}.partial-{}", summary.seed, std::process::id()));
+    let partial = parent.join(format!(".{}.partial-{}", dir_name(summary), std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     std::fs::create_dir_all(&partial)?;
     let written = (|| {

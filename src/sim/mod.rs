@@ -77,7 +77,7 @@ impl Outcome {
         }
     }
 
-    fn merge(&mut self, other: &Outcome) {
+    pub fn merge(&mut self, other: &Outcome) {
         self.runs += other.runs;
         self.steps += other.steps;
         self.longest = self.longest.max(other.longest);
