@@ -51,6 +51,24 @@ impl Script {
         matches!(self.phase, Phase::Holding | Phase::Writing)
     }
 
+    /// What a client whose lock is a lease believes (DESIGN.md §5), as
+    /// `(holds, wants)`. A client that `checks` its lease before using the
+    /// lock (a validity or Curator client) holds while `Holding` only while
+    /// its lease has `time_left` or once it has `checked`, and wants the
+    /// lock until it has checked; one that does not check holds from the
+    /// grant, as [`Script::holds`] says. Every family with leases reads its
+    /// clients' belief here, so the rule is written once.
+    pub fn lease_belief(&self, checks: bool, checked: bool, time_left: bool) -> (bool, bool) {
+        let unchecked = checks && !checked;
+        let holds = match self.phase {
+            Phase::Holding => !unchecked || time_left,
+            Phase::Writing => true,
+            _ => false,
+        };
+        let wants = self.wants() || (self.phase == Phase::Holding && unchecked);
+        (holds, wants)
+    }
+
     /// The release was answered: want again, or stop.
     pub fn released(&mut self, acquisitions: u8) {
         if acquisitions == 0 {

@@ -912,19 +912,10 @@ impl Lock for Node {
             let (State::Client(c), Node::Client(p)) = (&n.state, &world.actors[i]) else {
                 continue;
             };
-            let unchecked = p.validity() && !c.checked;
             let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let holds = match c.script.phase {
-                Phase::Holding => !unchecked || valid,
-                Phase::Writing => true,
-                _ => false,
-            };
-            if holds {
-                v.holding |= 1 << i;
-            }
-            if c.script.wants() || (c.script.phase == Phase::Holding && unchecked) {
-                v.wanting |= 1 << i;
-            }
+            let (holds, wants) = c.script.lease_belief(p.validity(), c.checked, valid);
+            v.holding |= u64::from(holds) << i;
+            v.wanting |= u64::from(wants) << i;
         }
         v
     }

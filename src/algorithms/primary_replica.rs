@@ -165,7 +165,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, show, validity_left, Phase, Script};
+use super::client::{show, validity_left, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -1367,19 +1367,13 @@ impl Lock for Node {
     /// until it has written and released; until it has passed its check
     /// it may not use the lock, and still wants it (DESIGN.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = scripts_view(state, |s| match s {
-            State::Client(c) => Some(c.script),
-            _ => None,
-        });
+        let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {
             let State::Client(c) = &n.state else { continue };
-            if !world.actors[i].validity() || c.script.phase != Phase::Holding || c.checked {
-                continue;
-            }
-            if n.timer(Timer::Validity).is_none_or(|t| t == 0) {
-                v.holding &= !(1 << i);
-            }
-            v.wanting |= 1 << i;
+            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
+            let (holds, wants) = c.script.lease_belief(world.actors[i].validity(), c.checked, valid);
+            v.holding |= u64::from(holds) << i;
+            v.wanting |= u64::from(wants) << i;
         }
         v
     }

@@ -691,20 +691,13 @@ impl Lock for Node {
         let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {
             let State::Client(c) = &n.state else { continue };
+            // Every Redlock client checks its validity: until it has passed
+            // its check, a client that won a majority may not use the lock,
+            // and still wants it (DESIGN.md §5).
             let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let holds = match c.script.phase {
-                Phase::Holding => c.checked || valid,
-                Phase::Writing => true,
-                _ => false,
-            };
-            if holds {
-                v.holding |= 1 << i;
-            }
-            // Until it has passed its check, a client that won a majority
-            // may not use the lock, and still wants it (DESIGN.md §5).
-            if c.script.wants() || (c.script.phase == Phase::Holding && !c.checked) {
-                v.wanting |= 1 << i;
-            }
+            let (holds, wants) = c.script.lease_belief(true, c.checked, valid);
+            v.holding |= u64::from(holds) << i;
+            v.wanting |= u64::from(wants) << i;
         }
         v
     }

@@ -1136,22 +1136,11 @@ impl Lock for Node {
             let (State::Client(c), Node::Client(p, mode)) = (&n.state, &world.actors[i]) else {
                 continue;
             };
-            let unchecked = p.curator() && !c.checked;
             let connected = n.timer(Timer::Suspend).is_some_and(|t| t > 0);
-            let holds = match c.script.phase {
-                Phase::Holding => !unchecked || connected,
-                Phase::Writing => true,
-                _ => false,
-            };
-            if holds {
-                v.holding |= 1 << i;
-                if *mode == Mode::Read {
-                    v.shared |= 1 << i;
-                }
-            }
-            if c.script.wants() || (c.script.phase == Phase::Holding && unchecked) {
-                v.wanting |= 1 << i;
-            }
+            let (holds, wants) = c.script.lease_belief(p.curator(), c.checked, connected);
+            v.holding |= u64::from(holds) << i;
+            v.shared |= u64::from(holds && *mode == Mode::Read) << i;
+            v.wanting |= u64::from(wants) << i;
         }
         v
     }
