@@ -942,7 +942,14 @@ impl Tlc {
     /// Runs TLC from `dir` on the module `spec` with the `.cfg` at `cfg`,
     /// its state files under `meta` (removed afterwards).
     fn run(&self, dir: &Path, spec: &str, cfg: &Path, meta: &Path) -> Result<TlcRun, String> {
+        // Each run gets its own temporary directory: TLC unpacks its
+        // standard modules there, and two TLCs unpacking into one shared
+        // directory at once made one fail to parse (seen once: "Module-Table
+        // lookup failure", a NullPointerException).
+        let tmp = meta.with_extension("tmp");
+        fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
         let output = Command::new("java")
+            .arg(format!("-Djava.io.tmpdir={}", tmp.display()))
             .args(["-XX:+UseParallelGC", "-cp"])
             .arg(&self.jar)
             .args([
@@ -963,6 +970,7 @@ impl Tlc {
             .output()
             .map_err(|e| format!("java does not run: {e}"))?;
         let _ = fs::remove_dir_all(meta);
+        let _ = fs::remove_dir_all(&tmp);
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));
         interpret(&text, output.status.code())
@@ -1141,6 +1149,7 @@ fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &common::Result) -> Vec<Str
 /// Runs TLC on one row's `.cfg` and the Rust checker on its scenario, and
 /// says loudly what TLC found; the disagreements.
 fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
+    let started = std::time::Instant::now();
     let rust = common::run(&load(row), Options::default());
     let work = common::TempDir::new(&format!("tlc-{}", row.cfg.trim_end_matches(".cfg")));
     let cfg_text = read(&specs_dir().join(&row.cfg));
@@ -1150,8 +1159,9 @@ fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
             let wrong = disagreements(&row.cfg, &v, &rust);
             let violated: Vec<&str> = v.violated.iter().map(String::as_str).collect();
             loud(&format!(
-                "TLC on specs/{}: {} distinct states, violated: [{}]; {}\n    {}",
+                "TLC on specs/{} ({:.0} s): {} distinct states, violated: [{}]; {}\n    {}",
                 row.cfg,
+                started.elapsed().as_secs_f64(),
                 v.distinct,
                 violated.join(", "),
                 if wrong.is_empty() {
