@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::algorithms::{dispatch, Job};
 use crate::check::{check, memory, Options};
+use crate::matrix;
 use crate::properties::Lock;
 use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
@@ -47,6 +48,7 @@ mod simulate;
   locksmith check --all                   # every bundled scenario against its expectations
   locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000   # seeded random walks
   locksmith replay reports/redlock-no-fsync/trace.json
+  locksmith matrix                        # every scenario -> reports/MATRIX.md
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
 3 a bound stopped a check before a verdict (see each command's --help)."
@@ -122,6 +124,30 @@ the memory bound stopped a check before a verdict.")]
         /// Check up to N scenarios at once, N at least 1 [default: the
         /// number of cores]. Output is the same in any case; --max-memory
         /// bounds the whole process.
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+    },
+    /// Check every bundled scenario (or the ones named) and write the
+    /// algorithms-by-faults table reports/MATRIX.md from their verdicts.
+    #[command(after_help = "Examples:
+  locksmith matrix                        # every bundled scenario; read reports/MATRIX.md
+  locksmith matrix --jobs 1
+  locksmith matrix token-ring-crash token-ring-no-faults --reports /tmp/reports
+
+Each scenario is checked as `check` checks it, and its reports are written
+too, so the table's links lead to its traces. Exit codes as `check`'s: 0
+every verdict as expected; 1 a verdict differs (the table is still
+written, with what the checker found); 2 bad input or usage (nothing
+written); 3 a bound stopped a check before a verdict.")]
+    Matrix {
+        /// Bundled scenario names, names of files in ./scenarios/, or paths
+        /// to scenario files [default: every bundled scenario].
+        scenarios: Vec<String>,
+        /// Where to write MATRIX.md and the reports [default: reports].
+        #[arg(long, value_name = "DIR")]
+        reports: Option<PathBuf>,
+        /// Check up to N scenarios at once, N at least 1 [default: the
+        /// number of cores]. The table is the same in any case.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
     },
@@ -285,6 +311,25 @@ pub fn main() -> i32 {
             let out = (!no_reports).then_some(reports.as_path());
             check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
         }
+        Command::Matrix {
+            scenarios,
+            reports,
+            jobs,
+        } => {
+            if jobs == Some(0) {
+                eprintln!("locksmith: --jobs 0 is not allowed; allowed: a whole number of scenarios to check at once, at least 1");
+                return 2;
+            }
+            let opts = Options {
+                dfs: false,
+                max_states: None,
+                timeout: None,
+                max_memory: Some(memory::total().map_or(DEFAULT_MEMORY, |t| t / 4 * 3)),
+                progress: true,
+            };
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
+            matrix_cmd(&scenarios, &opts, &reports, jobs)
+        }
         Command::Simulate {
             scenario,
             seed,
@@ -404,6 +449,52 @@ fn check_cmd(
             "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
         )),
     };
+    check_paths(paths, opts, format, reports, no_symmetry, jobs).1
+}
+
+/// `matrix`: checks the named scenarios (every bundled one when none is
+/// named) as `check` does, writing their reports, then writes
+/// `MATRIX.md` under the reports root from the summaries of that check.
+/// The matrix is written even when a verdict differs from its scenario's
+/// expectation (it shows what the checker found; the exit code is 1), but
+/// not when a scenario could not be checked at all (exit 2).
+fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usize>) -> i32 {
+    let paths = if names.is_empty() {
+        Ok(scenario::all())
+    } else {
+        names.iter().map(|n| scenario::find(n)).collect()
+    };
+    let (checked, code) = check_paths(paths, opts, Format::Text, Some(reports), false, jobs);
+    if code == 2 {
+        return 2;
+    }
+    let written = matrix::render(&checked).map_err(|e| e.to_string()).and_then(|text| {
+        matrix::write(reports, &text).map_err(|e| format!("cannot write {}: {e}", reports.join(matrix::FILE).display()))
+    });
+    match written {
+        Ok(()) => {
+            say!("wrote {}", reports.join(matrix::FILE).display());
+            code
+        }
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            2
+        }
+    }
+}
+
+/// What `check` and `matrix` share: loads every scenario first (bad input
+/// exits 2 with nothing written), checks them side by side, prints each
+/// one's text in order, and returns the scenarios with their summaries and
+/// the exit code (DESIGN.md §9).
+fn check_paths(
+    paths: Result<Vec<PathBuf>, ScenarioError>,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    no_symmetry: bool,
+    jobs: Option<usize>,
+) -> (Vec<(Scenario, Summary)>, i32) {
     // Load and validate everything before checking anything, so bad input
     // exits 2 with nothing written.
     let loaded: Result<Vec<Scenario>, ScenarioError> =
@@ -417,25 +508,33 @@ fn check_cmd(
     let scenarios = match loaded {
         Ok(s) if s.is_empty() => {
             eprintln!("locksmith: no scenarios to check");
-            return 2;
+            return (Vec::new(), 2);
         }
         Ok(s) => s,
         Err(e) => {
             eprintln!("locksmith: {e}");
-            return 2;
+            return (Vec::new(), 2);
         }
     };
     let (mut differ, mut unknown, mut agree) = (0, 0, 0);
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
     let mut failed = false;
+    let mut summaries = Vec::new();
     in_order(&scenarios, jobs, opts, format, reports, |text, result| {
         let _ = std::io::stdout().write_all(text.as_bytes());
         match result {
             // A definite verdict against the expectation outweighs any
             // verdict a bound left open (DESIGN.md §9).
-            Ok(summary) if summary.differs() => differ += 1,
-            Ok(summary) if summary.has_unknown() => unknown += 1,
-            Ok(_) => agree += 1,
+            Ok(summary) => {
+                if summary.differs() {
+                    differ += 1;
+                } else if summary.has_unknown() {
+                    unknown += 1;
+                } else {
+                    agree += 1;
+                }
+                summaries.push(summary);
+            }
             Err(e) => {
                 eprintln!("locksmith: {e}");
                 failed = true;
@@ -444,7 +543,7 @@ fn check_cmd(
         !failed
     });
     if failed {
-        return 2;
+        return (Vec::new(), 2);
     }
     if format == Format::Text && scenarios.len() > 1 {
         say!(
@@ -452,13 +551,14 @@ fn check_cmd(
             scenarios.len()
         );
     }
-    if differ > 0 {
+    let code = if differ > 0 {
         1
     } else if unknown > 0 {
         3
     } else {
         0
-    }
+    };
+    (scenarios.into_iter().zip(summaries).collect(), code)
 }
 
 /// Checks `scenarios` on up to `jobs` threads and hands `emit` each one's
