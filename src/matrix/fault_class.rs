@@ -113,7 +113,7 @@ pub fn detail(sc: &Scenario, v: &Variant, class: FaultClass) -> String {
         .collect(),
         FaultClass::Pause => {
             let len = if f.min_pause == f.max_pause {
-                format!("{} ticks", f.max_pause)
+                ticks(f.max_pause.into())
             } else {
                 format!("{}–{} ticks", f.min_pause, f.max_pause)
             };
@@ -126,11 +126,11 @@ pub fn detail(sc: &Scenario, v: &Variant, class: FaultClass) -> String {
             .collect()
         }
         FaultClass::ClockJump => vec![format!(
-            "{}, ≤ {} ticks, {who}",
+            "{}, ≤ {}, {who}",
             times(f.clock_jumps, "jump"),
-            f.max_jump
+            ticks(f.max_jump.into())
         )],
-        FaultClass::Drift => vec![format!("skew ≤ {} ticks, {who}", f.max_drift)],
+        FaultClass::Drift => vec![format!("skew ≤ {}, {who}", ticks(f.max_drift.into()))],
         FaultClass::Partition => [Some(times(f.partitions, "link cut")), never("no heal")]
             .into_iter()
             .flatten()
@@ -193,5 +193,14 @@ mod tests {
             columns("redis-ttl-no-faults"),
             (vec![FaultClass::None], vec![String::new()])
         );
+    }
+}
+
+/// `n ticks`, or `1 tick`.
+fn ticks(n: i64) -> String {
+    if n == 1 {
+        "1 tick".to_string()
+    } else {
+        format!("{n} ticks")
     }
 }
