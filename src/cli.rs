@@ -33,6 +33,7 @@ macro_rules! say {
     }};
 }
 
+mod explore;
 mod simulate;
 
 #[derive(Parser)]
@@ -47,6 +48,7 @@ mod simulate;
   locksmith check --all                   # every bundled scenario against its expectations
   locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000   # seeded random walks
   locksmith replay reports/redlock-no-fsync/trace.json
+  locksmith explore redlock-no-fsync      # stateright's web explorer on 127.0.0.1:3000
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
 3 a bound stopped a check before a verdict (see each command's --help)."
@@ -212,6 +214,33 @@ is not a valid trace or a step is not enabled.")]
         /// A trace.json written by `check`.
         trace: PathBuf,
     },
+    /// Serve stateright's web explorer for a scenario: step through its
+    /// world by hand, in the words of trace.md, with a sequence diagram of
+    /// the path. Runs until stopped (Ctrl-C).
+    #[command(after_help = "Examples:
+  locksmith explore redis-ttl-gc-pause                 # then open http://127.0.0.1:3000/
+  locksmith explore redlock-no-fsync --addr 127.0.0.1:8080 --no-symmetry
+
+The page lists the actions enabled in the current state; follow one to
+step. \"Run to completion\" searches the whole state space for the safety
+properties (liveness is `locksmith check`'s). The explorer runs in an
+empty directory of its own, so a ./ui/ folder here is never served.
+
+Exit codes: 2 bad input, or the address is taken or cannot be bound (the
+explorer otherwise runs until stopped).")]
+    Explore {
+        /// A bundled scenario name, the name of a file in ./scenarios/, or
+        /// a path to a scenario file.
+        scenario: String,
+        /// Where to listen: HOST:PORT.
+        #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:3000")]
+        addr: String,
+        /// Show states with their own node names even where the scenario
+        /// asks for symmetry reduction (the explorer otherwise shows each
+        /// state's canonical form, as `check` explores it).
+        #[arg(long)]
+        no_symmetry: bool,
+    },
 }
 
 pub fn main() -> i32 {
@@ -313,6 +342,11 @@ pub fn main() -> i32 {
             simulate::simulate_cmd(&scenario, job)
         }
         Command::Merge { dirs } => simulate::merge_cmd(&dirs),
+        Command::Explore {
+            scenario,
+            addr,
+            no_symmetry,
+        } => explore::explore_cmd(&scenario, &addr, no_symmetry),
         Command::Replay { trace } => {
             let r = replay_file(&trace);
             if r.exit_code() == 0 {

@@ -4,6 +4,7 @@
 pub mod algorithms;
 pub mod check;
 pub mod cli;
+pub mod explore;
 pub mod properties;
 pub mod report;
 pub mod scenario;
