@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::algorithms::{dispatch, Job};
 use crate::check::{check, memory, Options};
+use crate::progress::{self, Progress};
 use crate::properties::Lock;
 use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
@@ -275,6 +276,10 @@ pub fn main() -> i32 {
             no_symmetry,
             jobs,
         } => {
+            if let Err(e) = progress::interval() {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
             if jobs == Some(0) {
                 eprintln!("locksmith: --jobs 0 is not allowed; allowed: a whole number of scenarios to check at once, at least 1");
                 return 2;
@@ -308,7 +313,7 @@ pub fn main() -> i32 {
                 max_states,
                 timeout,
                 max_memory: Some(max_memory),
-                progress: true,
+                progress: Some(Progress::search("check")),
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
@@ -501,8 +506,8 @@ fn check_cmd(
 /// whatever the number of jobs. Scenarios are independent checks: this is
 /// where a second core pays off first (`check --all`). `emit` returns
 /// false to stop: scenarios not yet started are skipped. With more than one
-/// job, the per-check progress lines give way to one line naming the
-/// scenarios still running.
+/// job, the per-check progress gives way to one display counting the
+/// scenarios done and naming those still running.
 fn in_order(
     scenarios: &[Scenario],
     jobs: usize,
@@ -513,7 +518,11 @@ fn in_order(
 ) {
     let jobs = jobs.clamp(1, scenarios.len().max(1));
     let mut quiet = opts.clone();
-    quiet.progress = opts.progress && jobs == 1;
+    quiet.progress = opts.progress.clone().filter(|_| jobs == 1);
+    let overall =
+        (opts.progress.is_some() && jobs > 1).then(|| Progress::count("check", scenarios.len() as u64, "scenarios"));
+    // Whichever display is on, hidden while a result is printed.
+    let display = overall.clone().or_else(|| quiet.progress.clone());
     let quiet = &quiet;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -546,11 +555,14 @@ fn in_order(
         drop(tx);
         let mut done = BTreeMap::new();
         let mut emitted = 0;
-        let mut last = Instant::now();
         loop {
             if let Some((text, result)) = done.remove(&emitted) {
                 emitted += 1;
-                if !emit(text, result) {
+                let go_on = match &display {
+                    Some(p) => p.suspend(|| emit(text, result)),
+                    None => emit(text, result),
+                };
+                if !go_on {
                     stop.store(true, Ordering::SeqCst);
                     return;
                 }
@@ -559,17 +571,14 @@ fn in_order(
             match rx.recv_timeout(Duration::from_secs(1)) {
                 Ok((i, text, result)) => {
                     done.insert(i, (text, result));
+                    if let Some(p) = &overall {
+                        p.add(1, 0);
+                    }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if opts.progress && jobs > 1 && last.elapsed() >= Duration::from_secs(10) {
-                        last = Instant::now();
+                    if let Some(p) = &overall {
                         let now: Vec<&str> = lock(&running).iter().map(|&i| scenarios[i].name.as_str()).collect();
-                        eprintln!(
-                            "locksmith: {} of {} scenarios checked; checking {}",
-                            emitted + done.len(),
-                            scenarios.len(),
-                            now.join(", ")
-                        );
+                        p.note(&format!("checking {}", now.join(", ")));
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
@@ -596,7 +605,13 @@ impl Job for CheckJob<'_> {
     type Output = Result<Summary, String>;
 
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
+        if let Some(p) = &self.opts.progress {
+            p.restart(&sc.name);
+        }
         let outcome = check(&world, self.opts);
+        if let Some(p) = &self.opts.progress {
+            p.finish();
+        }
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
         summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);
         if self.reports.is_none() {

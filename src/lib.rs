@@ -5,6 +5,7 @@ pub mod algorithms;
 pub mod check;
 pub mod cli;
 pub mod explore;
+pub mod progress;
 pub mod properties;
 pub mod report;
 pub mod scenario;
