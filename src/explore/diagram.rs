@@ -243,10 +243,11 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
     }
     if !world.symmetry.is_empty() {
         fy += 18;
-        let _ = write!(
+        let _ =
+            write!(
             s,
             "<text x='20' y='{fy}' fill='{TEXT}' opacity='0.8'>{}</text>",
-            escape("symmetry reduction: each state is in canonical form, so interchangeable nodes may swap names between steps (explore --no-symmetry keeps them)")
+            escape("symmetry: drawn in this run's names; lists and states in canonical form (--no-symmetry: own names)")
         );
     }
     s.push_str("</svg>");

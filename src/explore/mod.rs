@@ -238,10 +238,33 @@ impl<A: Lock> Model for Explorer<A> {
         Some(text)
     }
 
+    /// The path's diagram, in the names of the run it describes: under
+    /// symmetry each state and action is mapped back from its canonical
+    /// form (as `check` maps its traces), so a node keeps its lane.
     fn as_svg(&self, path: Path<Self::State, Self::Action>) -> Option<String> {
-        let steps: Vec<(WorldState<A>, Option<Action<A>>)> =
-            path.into_vec().into_iter().map(|(s, a)| (s.state, a)).collect();
-        Some(diagram::svg(&self.world, &steps))
+        let w = &*self.world;
+        let mut steps: Vec<(WorldState<A>, Option<Action<A>>)> = Vec::new();
+        let (_, perm) = w.canonical(w.init());
+        let mut back = vec![0; perm.len()];
+        for (old, new) in perm.iter().enumerate() {
+            back[*new] = old;
+        }
+        for (s, a) in path.into_vec() {
+            steps.push((
+                w.rename_state(&s.state, &back),
+                a.as_ref().map(|a| w.rename_action(a, &back)),
+            ));
+            let Some(next) = a.and_then(|a| w.after(&s.state, &a)) else {
+                continue;
+            };
+            let (_, perm) = w.canonical(next);
+            let mut next_back = vec![0; back.len()];
+            for (old, new) in perm.iter().enumerate() {
+                next_back[*new] = back[old];
+            }
+            back = next_back;
+        }
+        Some(diagram::svg(w, &steps))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
