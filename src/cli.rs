@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::algorithms::{dispatch, Job};
 use crate::check::{check, memory, Options};
 use crate::matrix;
+use crate::progress::{self, Progress};
 use crate::properties::Lock;
 use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
@@ -34,6 +35,7 @@ macro_rules! say {
     }};
 }
 
+mod explore;
 mod simulate;
 
 #[derive(Parser)]
@@ -49,6 +51,7 @@ mod simulate;
   locksmith simulate redis-ttl-gc-pause --seed 7 --runs 10000   # seeded random walks
   locksmith replay reports/redlock-no-fsync/trace.json
   locksmith matrix                        # every scenario -> reports/MATRIX.md
+  locksmith explore redlock-no-fsync      # stateright's web explorer on 127.0.0.1:3000
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
 3 a bound stopped a check before a verdict (see each command's --help)."
@@ -238,6 +241,33 @@ is not a valid trace or a step is not enabled.")]
         /// A trace.json written by `check`.
         trace: PathBuf,
     },
+    /// Serve stateright's web explorer for a scenario: step through its
+    /// world by hand, in the words of trace.md, with a sequence diagram of
+    /// the path. Runs until stopped (Ctrl-C).
+    #[command(after_help = "Examples:
+  locksmith explore redis-ttl-gc-pause                 # then open http://127.0.0.1:3000/
+  locksmith explore redlock-no-fsync --addr 127.0.0.1:8080 --no-symmetry
+
+The page lists the actions enabled in the current state; follow one to
+step. \"Run to completion\" searches the whole state space for the safety
+properties (liveness is `locksmith check`'s). The explorer runs in an
+empty directory of its own, so a ./ui/ folder here is never served.
+
+Exit codes: 2 bad input, or the address is taken or cannot be bound (the
+explorer otherwise runs until stopped).")]
+    Explore {
+        /// A bundled scenario name, the name of a file in ./scenarios/, or
+        /// a path to a scenario file.
+        scenario: String,
+        /// Where to listen: HOST:PORT.
+        #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:3000")]
+        addr: String,
+        /// Show states with their own node names even where the scenario
+        /// asks for symmetry reduction (the explorer otherwise shows each
+        /// state's canonical form, as `check` explores it).
+        #[arg(long)]
+        no_symmetry: bool,
+    },
 }
 
 pub fn main() -> i32 {
@@ -272,6 +302,10 @@ pub fn main() -> i32 {
             no_symmetry,
             jobs,
         } => {
+            if let Err(e) = progress::interval() {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
             if jobs == Some(0) {
                 eprintln!("locksmith: --jobs 0 is not allowed; allowed: a whole number of scenarios to check at once, at least 1");
                 return 2;
@@ -305,7 +339,7 @@ pub fn main() -> i32 {
                 max_states,
                 timeout,
                 max_memory: Some(max_memory),
-                progress: true,
+                progress: Some(Progress::search("check")),
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
@@ -316,6 +350,10 @@ pub fn main() -> i32 {
             reports,
             jobs,
         } => {
+            if let Err(e) = progress::interval() {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
             if jobs == Some(0) {
                 eprintln!("locksmith: --jobs 0 is not allowed; allowed: a whole number of scenarios to check at once, at least 1");
                 return 2;
@@ -325,7 +363,7 @@ pub fn main() -> i32 {
                 max_states: None,
                 timeout: None,
                 max_memory: Some(memory::total().map_or(DEFAULT_MEMORY, |t| t / 4 * 3)),
-                progress: true,
+                progress: Some(Progress::search("matrix")),
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             matrix_cmd(&scenarios, &opts, &reports, jobs)
@@ -358,6 +396,11 @@ pub fn main() -> i32 {
             simulate::simulate_cmd(&scenario, job)
         }
         Command::Merge { dirs } => simulate::merge_cmd(&dirs),
+        Command::Explore {
+            scenario,
+            addr,
+            no_symmetry,
+        } => explore::explore_cmd(&scenario, &addr, no_symmetry),
         Command::Replay { trace } => {
             let r = replay_file(&trace);
             if r.exit_code() == 0 {
@@ -567,8 +610,8 @@ fn check_paths(
 /// whatever the number of jobs. Scenarios are independent checks: this is
 /// where a second core pays off first (`check --all`). `emit` returns
 /// false to stop: scenarios not yet started are skipped. With more than one
-/// job, the per-check progress lines give way to one line naming the
-/// scenarios still running.
+/// job, the per-check progress gives way to one display counting the
+/// scenarios done and naming those still running.
 fn in_order(
     scenarios: &[Scenario],
     jobs: usize,
@@ -579,7 +622,11 @@ fn in_order(
 ) {
     let jobs = jobs.clamp(1, scenarios.len().max(1));
     let mut quiet = opts.clone();
-    quiet.progress = opts.progress && jobs == 1;
+    quiet.progress = opts.progress.clone().filter(|_| jobs == 1);
+    let overall =
+        (opts.progress.is_some() && jobs > 1).then(|| Progress::count("check", scenarios.len() as u64, "scenarios"));
+    // Whichever display is on, hidden while a result is printed.
+    let display = overall.clone().or_else(|| quiet.progress.clone());
     let quiet = &quiet;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -612,11 +659,14 @@ fn in_order(
         drop(tx);
         let mut done = BTreeMap::new();
         let mut emitted = 0;
-        let mut last = Instant::now();
         loop {
             if let Some((text, result)) = done.remove(&emitted) {
                 emitted += 1;
-                if !emit(text, result) {
+                let go_on = match &display {
+                    Some(p) => p.suspend(|| emit(text, result)),
+                    None => emit(text, result),
+                };
+                if !go_on {
                     stop.store(true, Ordering::SeqCst);
                     return;
                 }
@@ -625,17 +675,14 @@ fn in_order(
             match rx.recv_timeout(Duration::from_secs(1)) {
                 Ok((i, text, result)) => {
                     done.insert(i, (text, result));
+                    if let Some(p) = &overall {
+                        p.add(1, 0);
+                    }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if opts.progress && jobs > 1 && last.elapsed() >= Duration::from_secs(10) {
-                        last = Instant::now();
+                    if let Some(p) = &overall {
                         let now: Vec<&str> = lock(&running).iter().map(|&i| scenarios[i].name.as_str()).collect();
-                        eprintln!(
-                            "locksmith: {} of {} scenarios checked; checking {}",
-                            emitted + done.len(),
-                            scenarios.len(),
-                            now.join(", ")
-                        );
+                        p.note(&format!("checking {}", now.join(", ")));
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
@@ -662,7 +709,13 @@ impl Job for CheckJob<'_> {
     type Output = Result<Summary, String>;
 
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
+        if let Some(p) = &self.opts.progress {
+            p.restart(&sc.name);
+        }
         let outcome = check(&world, self.opts);
+        if let Some(p) = &self.opts.progress {
+            p.finish();
+        }
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
         summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);
         if self.reports.is_none() {

@@ -5,6 +5,8 @@ pub mod algorithms;
 pub mod check;
 pub mod cli;
 pub mod matrix;
+pub mod explore;
+pub mod progress;
 pub mod properties;
 pub mod report;
 pub mod scenario;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use liveness::Waiting;
 
+use crate::progress::Progress;
 use crate::properties::{safe, view, Lock, Prop};
 use crate::scenario::Verdict;
 use crate::world::{Action, Actor, Role, World, WorldState, EVENT_KINDS};
@@ -32,8 +33,8 @@ pub struct Options {
     /// (checked every few thousand states; Linux only, elsewhere it never
     /// stops the search); open verdicts become `unknown`.
     pub max_memory: Option<u64>,
-    /// Print a progress line to stderr every few seconds.
-    pub progress: bool,
+    /// Where to report the search's progress (stderr only); `None`: silent.
+    pub progress: Option<Progress>,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -93,7 +94,6 @@ impl<A: Actor> Outcome<A> {
 /// Model-checks every property of `world`.
 pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let start = Instant::now();
-    let mut last_report = start;
     let mut g = Graph::default();
     let mut seen: FingerprintMap<u32> = FingerprintMap::default();
     // Raw fingerprint to state index, for symmetry reduction only.
@@ -145,16 +145,12 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             }
         }
         expanded += 1;
-        if opts.progress && last_report.elapsed() >= Duration::from_secs(3) {
-            last_report = Instant::now();
-            let resident = memory::resident().map_or(String::new(), |r| format!(", {} resident", memory::human(r)));
-            eprintln!(
-                "locksmith: {} states, depth {}, {} queued, {:.0} s{resident}",
-                seen.len(),
-                g.facts[i as usize].depth,
-                frontier.len(),
-                start.elapsed().as_secs_f64()
-            );
+        if let Some(p) = opts
+            .progress
+            .as_ref()
+            .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
+        {
+            p.search_at(seen.len(), g.facts[i as usize].depth, frontier.len());
         }
         actions.clear();
         world.enabled(&s, &mut actions);
@@ -271,6 +267,10 @@ fn collision_probability(unique: usize, generated: usize) -> f64 {
 
 /// States expanded between two reads of the resident memory.
 const MEMORY_EVERY: usize = 4096;
+
+/// States expanded between two progress reports (the display decides when
+/// to draw).
+const PROGRESS_EVERY: usize = 256;
 
 /// The process's memory, as Linux reports it in `/proc`.
 pub mod memory {

@@ -9,10 +9,11 @@ use std::path::Path;
 
 use crate::algorithms::{dispatch, Job};
 use crate::check::Counterexample;
+use crate::progress::{self, Progress};
 use crate::properties::{Lock, Prop};
 use crate::report::sim::{self, Found, SimSummary};
 use crate::scenario::{self, Scenario};
-use crate::sim::{check_determinism, shrink, simulate, trace_of, Options, Outcome, Rates};
+use crate::sim::{check_determinism, shrink, simulate_with, trace_of, Options, Outcome, Rates};
 use crate::world::World;
 
 pub struct SimJob<'a> {
@@ -44,6 +45,7 @@ pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
     } else {
         None
     };
+    let usage = usage.or_else(|| progress::interval().err());
     if let Some(e) = usage {
         eprintln!("locksmith: {e}");
         return 2;
@@ -100,6 +102,8 @@ impl Job for SimJob<'_> {
         // violating run, and that seed's first violating run.
         let mut out = Outcome::default();
         let mut firsts: [Option<(u64, u64)>; 3] = [None; 3];
+        let total = self.runs.saturating_mul(seeds.1.saturating_sub(seeds.0));
+        let progress = Progress::count(&sc.name, total, "runs");
         for seed in seeds.0..seeds.1 {
             opts.seed = seed;
             if self.check_determinism {
@@ -108,7 +112,7 @@ impl Job for SimJob<'_> {
                     return 3;
                 }
             }
-            let o = simulate(&world, &opts);
+            let o = simulate_with(&world, &opts, Some(&progress));
             for (f, run) in firsts.iter_mut().zip(o.found.iter().map(|x| x.1)) {
                 if let (None, Some(run)) = (*f, run) {
                     *f = Some((seed, run));
@@ -117,6 +121,7 @@ impl Job for SimJob<'_> {
             out.merge(&o);
             out.seconds += o.seconds;
         }
+        progress.finish();
         for (f, first) in out.found.iter_mut().zip(firsts) {
             f.1 = first.map(|x| x.1);
         }

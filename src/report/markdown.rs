@@ -179,7 +179,7 @@ fn status(before: Status, after: Status) -> Option<String> {
 
 /// A node's state as `(field, value)` pairs: the family's own words, or
 /// (`true`) the leaves of its `Debug` text when it shows none.
-fn fields<A: Lock>(world: &World<A>, id: usize, state: &A::State) -> (Vec<(String, String)>, bool) {
+pub(crate) fn fields<A: Lock>(world: &World<A>, id: usize, state: &A::State) -> (Vec<(String, String)>, bool) {
     match world.actors[id].show_state(state, &world.names) {
         Some(f) => (f, false),
         None => (leaves(&format!("{state:?}")), true),
@@ -222,7 +222,7 @@ fn sent<M: PartialEq>(before: &[Envelope<M>], after: &[Envelope<M>]) -> Vec<usiz
 /// What an action changed. `ranked`: the states as the world has them
 /// (timers, the lock view); `shown`: the same with values named, for
 /// states and messages.
-fn changed<A: Lock>(
+pub(crate) fn changed<A: Lock>(
     world: &World<A>,
     a: &Action<A>,
     ranked: (&WorldState<A>, &WorldState<A>),

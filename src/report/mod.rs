@@ -4,7 +4,7 @@
 //! `trace.json` / `trace.md`; any other is `<property>.trace.json` / `.md`.
 
 pub mod diff;
-mod markdown;
+pub(crate) mod markdown;
 pub mod sim;
 pub mod story;
 

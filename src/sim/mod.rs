@@ -21,6 +21,7 @@ pub use walk::{Run, Walker};
 
 use std::time::Instant;
 
+use crate::progress::Progress;
 use crate::properties::{Lock, Prop};
 use crate::world::{Action, World, EVENT_KINDS};
 
@@ -111,6 +112,12 @@ impl Outcome {
 
 /// Runs `opts.runs` runs of `world`.
 pub fn simulate<A: Lock>(world: &World<A>, opts: &Options) -> Outcome {
+    simulate_with(world, opts, None)
+}
+
+/// [`simulate`], counting each run done on `progress` (stderr only; the
+/// outcome does not depend on it).
+pub fn simulate_with<A: Lock>(world: &World<A>, opts: &Options, progress: Option<&Progress>) -> Outcome {
     let start = Instant::now();
     let threads = opts.threads.max(1) as u64;
     let part = |t: u64| {
@@ -120,6 +127,9 @@ pub fn simulate<A: Lock>(world: &World<A>, opts: &Options) -> Outcome {
         while run < opts.runs {
             let r = walker.run(opts.seed, run, None);
             out.add(run, &r, opts.max_steps);
+            if let Some(p) = progress {
+                p.add(1, u64::from(r.steps));
+            }
             run += threads;
         }
         out

@@ -1,0 +1,143 @@
+//! `locksmith explore`: serves stateright's web explorer for one scenario
+//! (DESIGN.md §6, §12) until the process is stopped.
+//!
+//! stateright's `serve` has three pitfalls this command steps around:
+//! - it panics when the address cannot be bound, so the address is parsed
+//!   and bound here first, and a bad or taken one is one sentence, exit 2;
+//! - it serves `./ui/` instead of its own page when the working directory
+//!   holds a `ui/` folder, so the explorer runs in an empty directory of
+//!   its own, which is removed again at once: a deleted directory can hold
+//!   no `ui/`, and nothing is left behind. Where that cannot be done, a
+//!   `./ui` refuses the command rather than serve someone else's page;
+//! - it blocks for ever, and panics (ending the process) if its web thread
+//!   fails: that too is reported as one sentence.
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+
+use stateright::{Checker, Model};
+
+use crate::algorithms::{dispatch, Job};
+use crate::explore::Explorer;
+use crate::properties::Lock;
+use crate::scenario::{self, Scenario};
+use crate::world::World;
+
+pub fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> i32 {
+    let mut sc = match scenario::find(name).and_then(|p| scenario::load(&p)) {
+        Ok(sc) => sc,
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
+    };
+    if no_symmetry {
+        sc.symmetry = false;
+    }
+    let addr = match listen_address(addr) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
+    };
+    match dispatch(&sc, Serve { addr }) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            2
+        }
+    }
+}
+
+/// The address to listen on, checked by binding it (and letting it go
+/// again at once): stateright's `serve` would panic on it.
+pub fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    let allowed = "allowed: HOST:PORT, such as 127.0.0.1:3000 (port 0 is not allowed)";
+    let addr = text
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .filter(|a| a.port() != 0)
+        .ok_or_else(|| format!("--addr {text:?} is not an address to listen on; {allowed}"))?;
+    match TcpListener::bind(addr) {
+        Ok(_) => Ok(addr),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(format!(
+            "cannot serve the explorer on {addr}: the port is in use (another explorer?); pick a free one with --addr 127.0.0.1:PORT"
+        )),
+        Err(e) => Err(format!(
+            "cannot serve the explorer on {addr}: {e}; pick another address with --addr 127.0.0.1:PORT"
+        )),
+    }
+}
+
+/// Moves the process into an empty directory of its own and removes it,
+/// so that stateright finds no `./ui/` to serve in place of its page.
+/// Where that fails, an existing `./ui` is an error.
+fn leave_working_directory() -> Result<(), String> {
+    let dir: PathBuf = std::env::temp_dir().join(format!("locksmith-explore-{}", std::process::id()));
+    let moved = std::fs::create_dir(&dir).is_ok() && std::env::set_current_dir(&dir).is_ok();
+    if moved {
+        let _ = std::fs::remove_dir(&dir);
+        return Ok(());
+    }
+    let _ = std::fs::remove_dir(&dir);
+    if Path::new("ui").exists() {
+        return Err(
+            "this directory holds a ui/ folder, which stateright's explorer would serve in place of its own page; run explore from another directory"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+struct Serve {
+    addr: SocketAddr,
+}
+
+impl Job for Serve {
+    type Output = i32;
+
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> i32 {
+        if let Err(e) = leave_working_directory() {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
+        let symmetry = if world.symmetry.is_empty() {
+            ""
+        } else {
+            " (symmetry reduction on: states are shown in canonical form; --no-symmetry keeps node names)"
+        };
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
+            "locksmith: exploring {} at http://{}/{symmetry}; press Ctrl-C to stop",
+            sc.name, self.addr
+        );
+        let _ = writeln!(
+            out,
+            "  the safety properties show as \"Searching\" until you press \"Run to completion\"; `locksmith check {}` decides liveness",
+            sc.name
+        );
+        let _ = out.flush();
+        let addr = self.addr;
+        // stateright's serve returns only by a panic (its web thread
+        // failed, or the address was taken since it was checked).
+        std::panic::set_hook(Box::new(|_| {}));
+        let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            Explorer::new(world).checker().serve(addr).is_done();
+        }));
+        let _ = std::panic::take_hook();
+        let why = match served {
+            Ok(()) => "the server returned".to_string(),
+            Err(e) => e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "its web server failed".into()),
+        };
+        eprintln!("locksmith: the explorer on {addr} stopped: {why}");
+        2
+    }
+}
