@@ -5,6 +5,7 @@ pub mod algorithms;
 pub mod check;
 pub mod cli;
 pub mod properties;
+pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;
