@@ -8,6 +8,7 @@ pub mod matrix;
 pub mod explore;
 pub mod progress;
 pub mod properties;
+pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;
