@@ -48,3 +48,5 @@ pub fn require_redis() -> Option<PathBuf> {
     );
     None
 }
+
+pub mod reenact;
