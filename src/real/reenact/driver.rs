@@ -96,6 +96,9 @@ pub struct Witness {
     pub foreign_release: Option<(usize, String)>,
     /// Steps whose real answer differed from the trace's.
     pub differences: usize,
+    /// Faults with no real counterpart that were skipped (clock jumps,
+    /// drift), which can keep a violation from happening.
+    pub skipped: usize,
 }
 
 pub struct Driver<'a> {
@@ -340,9 +343,12 @@ impl<'a> Driver<'a> {
     fn enact(&mut self, ops: &[Op], k: usize) -> Result<String, String> {
         Ok(match &ops[k] {
             Op::Tick => self.pass_tick(""),
-            Op::Drift => self.pass_tick(
+            Op::Drift => {
+                self.witness.skipped += 1;
+                self.pass_tick(
                 " (clock drift: no real process's clock can be slowed or sped up here, so this tick passes at the normal rate for every node)",
-            ),
+                )
+            }
             Op::Acquire(c) => {
                 let cl = &mut self.clients[*c];
                 *cl = Client {
@@ -451,9 +457,12 @@ impl<'a> Driver<'a> {
                 "c{}'s {timer} timer: client-side only (a validity client's belief ends by its real clock)",
                 c + 1
             ),
-            Op::ClockJump { node, by } => format!(
+            Op::ClockJump { node, by } => {
+                self.witness.skipped += 1;
+                format!(
                 "SKIPPED: node {node}'s clock would step by {by} tick(s); Redis 7 expires keys by the host's clock and offers no command to move one server's clock, so this fault is not enacted"
-            ),
+                )
+            }
             Op::Unsupported(why) => return Err(why.clone()),
         })
     }

@@ -233,10 +233,16 @@ fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario) -> Replay {
             .as_ref()
             .map(|(k, what)| format!("at step {k} a release removed another client's lock: {what}")),
     };
-    let differences = match w.differences {
+    let mut differences = match w.differences {
         0 => "every real answer was the trace's".to_string(),
         n => format!("{n} real answer(s) differed from the trace's"),
     };
+    if w.skipped > 0 {
+        differences.push_str(&format!(
+            "; {} fault step(s) were skipped (clock jumps or drift, which Redis offers no way to make)",
+            w.skipped
+        ));
+    }
     match seen {
         Some(s) => Replay::Reproduced(format!(
             "{shown}: {} is violated on real Redis ({} configuration): {s}; {differences}",
