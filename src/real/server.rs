@@ -236,6 +236,29 @@ impl RedisServer {
         self.spawn()
     }
 
+    /// A replica: waits until it has finished its (re)synchronisation with
+    /// its primary (`master_link_status:up` in `INFO replication`), so
+    /// that a `WAIT` on the primary counts it.
+    pub fn wait_synced(&self) -> io::Result<()> {
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            let info: Option<String> = self
+                .connect()
+                .ok()
+                .and_then(|mut con| redis::cmd("INFO").arg("replication").query(&mut con).ok());
+            if info.is_some_and(|i| i.contains("master_link_status:up")) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(io::Error::other(format!(
+                    "replica on port {} did not sync with its primary within {READY_TIMEOUT:?}",
+                    self.port
+                )));
+            }
+            sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Stops the process (`SIGSTOP`) without killing it: it answers
     /// nothing, and its clock runs on, until [`RedisServer::resume`].
     pub fn pause(&self) -> io::Result<()> {
@@ -316,10 +339,21 @@ impl RedisServer {
             Persistence::None => cmd.args(["--appendonly", "no"]),
             Persistence::AofAlways => cmd.args(["--appendonly", "yes", "--appendfsync", "always"]),
         };
+        // Redis 7 delays a diskless full sync by 5 s to batch replicas, and
+        // even with no delay starts it only from its once-a-second cron;
+        // with max-replicas 1 a full sync starts as soon as one replica
+        // asks (any node may be a primary after a failover).
+        cmd.args([
+            "--repl-diskless-sync-delay",
+            "0",
+            "--repl-diskless-sync-max-replicas",
+            "1",
+        ]);
+        // The event loop wakes every 1/hz s: at the default hz 10 a
+        // blocking command's timeout (WAIT) fires up to 100 ms late.
+        cmd.args(["--hz", "100"]);
         if let Role::ReplicaOf(primary) = self.role {
             cmd.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
-            // Redis 7 delays a diskless full sync by 5 s to batch replicas.
-            cmd.args(["--repl-diskless-sync-delay", "0"]);
         }
         cmd.args(["--dir"]).arg(&self.dir);
         Ok(cmd)
