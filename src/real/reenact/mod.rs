@@ -256,3 +256,24 @@ fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario) -> Replay {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::log_path;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_log_goes_beside_the_trace_named_after_it() {
+        let p = |t: &str, s: Option<&str>| log_path(Path::new(t), s);
+        assert_eq!(p("r/x/trace.json", None), PathBuf::from("r/x/reenact.log"));
+        assert_eq!(
+            p("r/x/no_stale_write.trace.json", None),
+            PathBuf::from("r/x/no_stale_write.reenact.log")
+        );
+        assert_eq!(
+            p("r/x/trace.json", Some("redlock-fsync")),
+            PathBuf::from("r/x/reenact.redlock-fsync.log")
+        );
+        assert_eq!(p("mine.json", None), PathBuf::from("mine.reenact.log"));
+    }
+}

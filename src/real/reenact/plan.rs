@@ -436,3 +436,90 @@ fn dst_of(setup: &Setup, fields: &Value) -> Id {
     let id = fields["id"].as_u64().unwrap_or(0) as usize;
     id.min(setup.cast.len().saturating_sub(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+    use serde_json::json;
+
+    fn setup(name: &str) -> Setup {
+        let sc = scenario::load(&scenario::find(name).expect("bundled")).expect("valid");
+        Setup::of(&sc).expect("enactable")
+    }
+
+    #[test]
+    fn redlock_steps_become_requests_answers_and_faults() {
+        let s = setup("redlock-no-fsync");
+        assert_eq!(s.need, 2, "a majority of three");
+        assert_eq!(s.keep, Keep::Nothing);
+        assert_eq!(
+            s.cast[..5],
+            [
+                Part::Redis(0),
+                Part::Redis(1),
+                Part::Redis(2),
+                Part::Client(0),
+                Part::Client(1)
+            ]
+        );
+        assert_eq!(op(&s, &json!({"step": {"node": 3, "step": "Acquire"}})), Op::Acquire(0));
+        assert_eq!(
+            op(
+                &s,
+                &json!({"deliver": {"dst": 0, "msg": {"Lock": {"value": 1}}, "src": 3}})
+            ),
+            Op::Send {
+                client: 0,
+                node: 0,
+                req: Request::SetNxPx(1)
+            }
+        );
+        assert_eq!(
+            op(
+                &s,
+                &json!({"deliver": {"dst": 4, "msg": {"Locked": {"ok": false, "value": 2}}, "src": 1}})
+            ),
+            Op::Answer {
+                node: 1,
+                client: 1,
+                model: Answer::Lock(false)
+            }
+        );
+        assert_eq!(op(&s, &json!({"crash": {"node": 0}})), Op::Crash(0));
+        assert_eq!(op(&s, &json!("tick")), Op::Tick);
+        assert!(matches!(
+            op(&s, &json!({"partition": {"a": 0, "b": 3}})),
+            Op::Unsupported(_)
+        ));
+        assert_eq!(setup("redlock-fsync").keep, Keep::Fsync);
+    }
+
+    #[test]
+    fn sentinel_steps_map_to_the_real_sentinel() {
+        let s = setup("replica-failover-async");
+        assert_eq!(s.cast[2], Part::Sentinel);
+        assert_eq!(
+            op(&s, &json!({"fire": {"node": 2, "timer": "DownAfter"}})),
+            Op::DownAfter
+        );
+        assert_eq!(
+            op(
+                &s,
+                &json!({"step": {"node": 2, "step": {"SelectReplica": {"replica": 1}}}})
+            ),
+            Op::Promote(1)
+        );
+        assert_eq!(
+            op(&s, &json!({"step": {"node": 0, "step": "Replicate"}})),
+            Op::Replicate(0)
+        );
+    }
+
+    #[test]
+    fn other_families_are_not_enacted() {
+        let sc = scenario::load(&scenario::find("zk-no-faults").expect("bundled")).expect("valid");
+        let err = Setup::of(&sc).expect_err("zookeeper has no real counterpart here");
+        assert!(err.contains("\"zookeeper\""), "{err}");
+    }
+}
