@@ -627,6 +627,11 @@ fn the_single_redis_server_answers_as_redis_server_does() {
 enum PrOp {
     /// `SET lock v NX PX ttl`, then (with `wait`) `WAIT 1 timeout`.
     Acquire(u32),
+    /// With `wait` while the replica is down: `SET lock v NX PX ttl; WAIT
+    /// 1 timeout`, and the replica restarts this many ticks later, while
+    /// the `WAIT` may still block (with `WAIT 1 0` it blocks until then,
+    /// even past the key's expiry). Otherwise as `Acquire`.
+    AcquireThenRestartReplica(u32, u32),
     CompareAndDelete(u32),
     Wait(u32),
     KillReplica,
@@ -645,12 +650,13 @@ fn pr_case() -> impl Strategy<Value = PrCase> {
     let value = 1u32..=3;
     let op = prop_oneof![
         3 => value.clone().prop_map(PrOp::Acquire),
+        2 => (value.clone(), 0u32..=4).prop_map(|(v, k)| PrOp::AcquireThenRestartReplica(v, k)),
         2 => value.prop_map(PrOp::CompareAndDelete),
         2 => (1u32..=2).prop_map(PrOp::Wait),
         1 => Just(PrOp::KillReplica),
         1 => Just(PrOp::RestartReplica),
     ];
-    (2u8..=4, any::<bool>(), 1u8..=2, prop::collection::vec(op, 3..=10)).prop_map(|(ttl, wait, wait_timeout, ops)| {
+    (2u8..=4, any::<bool>(), 0u8..=2, prop::collection::vec(op, 3..=10)).prop_map(|(ttl, wait, wait_timeout, ops)| {
         PrCase {
             ttl,
             wait,
@@ -702,6 +708,14 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
     let px = clock.px(case.ttl).to_string();
     let wait_ms = (f64::from(case.wait_timeout) * clock.t_ms()) as u64;
     for (i, op) in case.ops.iter().enumerate() {
+        // WAIT 1 0 with the replica down would block for ever: the replica
+        // restarts under it.
+        let op = &match *op {
+            PrOp::Acquire(v) if case.wait && case.wait_timeout == 0 && !replica_up => {
+                PrOp::AcquireThenRestartReplica(v, 0)
+            }
+            op => op,
+        };
         clock.wait_for_grid();
         log.push(format!("tick {}: {op:?}", clock.now));
         let (real, model) = match *op {
@@ -735,7 +749,81 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
                 }
                 (Answer::Done, Answer::Done)
             }
-            PrOp::Acquire(value) => {
+            PrOp::AcquireThenRestartReplica(value, later) if case.wait && !replica_up => {
+                let j = clock.now;
+                let restart_at = clock.start + clock.tick * (j + later);
+                let (real, done) = std::thread::scope(|sc| {
+                    let client = sc.spawn(|| {
+                        let ok: Option<String> = redis::cmd("SET")
+                            .arg(LOCK)
+                            .arg(value_name(value))
+                            .arg("NX")
+                            .arg("PX")
+                            .arg(&px)
+                            .query(&mut con)
+                            .expect("SET NX PX");
+                        if ok.is_none() {
+                            return (Answer::Refused, Instant::now());
+                        }
+                        let acked: i64 = redis::cmd("WAIT").arg(1).arg(wait_ms).query(&mut con).expect("WAIT");
+                        let answer = if acked >= 1 {
+                            Answer::Granted { token: 0 }
+                        } else {
+                            Answer::TimedOut
+                        };
+                        (answer, Instant::now())
+                    });
+                    let now = Instant::now();
+                    if restart_at > now {
+                        sleep(restart_at - now);
+                    }
+                    replica.restart().expect("the replica restarts");
+                    replica.wait_synced().expect("the replica syncs");
+                    client.join().expect("the client thread")
+                });
+                let restarted = Instant::now();
+                replica_up = true;
+                m.request(PR_PRIMARY, pr::Msg::SetNxPx { value });
+                let mut answers = m.answers();
+                let mut answered_at = j;
+                for _ in 0..later {
+                    clock.now += 1;
+                    m.tick();
+                    if answers.is_empty() {
+                        answers = m.answers();
+                        answered_at = clock.now;
+                    }
+                }
+                m.act(&Action::Restart { node: PR_REPLICA });
+                m.settle();
+                if answers.is_empty() {
+                    answers = m.answers();
+                    answered_at = clock.now;
+                }
+                // The real answer came in the tick the model's did.
+                let late = clock.ms_since_start(done) - f64::from(answered_at) * clock.t_ms();
+                if !(0.0..=clock.t_ms() * 3.0 / 8.0).contains(&late) {
+                    log.push(format!(
+                        "  answered {late:.0} ms after tick {answered_at} ({real:?}, model {answers:?}): the case stops here"
+                    ));
+                    return Ok(false);
+                }
+                let target = clock.next_tick_after(restarted);
+                while clock.now < target {
+                    clock.now += 1;
+                    m.tick();
+                }
+                clock.wait_for_grid();
+                let model = match answers.as_slice() {
+                    [pr::Msg::Granted { token, .. }] => Answer::Granted { token: *token },
+                    [pr::Msg::Refused { .. }] => Answer::Refused,
+                    [pr::Msg::WaitTimedOut { .. }] => Answer::TimedOut,
+                    [] => Answer::Done,
+                    more => panic!("unexpected answers {more:?}"),
+                };
+                (real, model)
+            }
+            PrOp::Acquire(value) | PrOp::AcquireThenRestartReplica(value, _) => {
                 let ok: Option<String> = redis::cmd("SET")
                     .arg(LOCK)
                     .arg(value_name(value))
@@ -772,7 +860,7 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
                 }
                 if !clock.on_time(done) {
                     log.push(format!(
-                        "  answered {:.0} ms after its tick: the case stops here",
+                        "  answered {:.0} ms after its tick ({real:?}, model {answers:?}): the case stops here",
                         clock.late_ms(done)
                     ));
                     return Ok(false);
@@ -813,7 +901,14 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
         // The replica's copy: let the real stream catch up first (the
         // model ships at once), with a WAIT on the client's connection.
         if replica_up {
-            let _: i64 = redis::cmd("WAIT").arg(1).arg(20).query(&mut con).expect("WAIT");
+            let quarter = (clock.t_ms() / 4.0) as u64;
+            let acked: i64 = redis::cmd("WAIT").arg(1).arg(quarter).query(&mut con).expect("WAIT");
+            if acked < 1 {
+                log.push(format!(
+                    "  the replica did not catch up within {quarter} ms: the case stops here"
+                ));
+                return Ok(false);
+            }
         }
         for (id, server) in [(PR_PRIMARY, &primary), (PR_REPLICA, &replica)] {
             let Some(model_key) = pr_model_key(&m, id) else {

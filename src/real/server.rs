@@ -239,14 +239,26 @@ impl RedisServer {
     /// A replica: waits until it has finished its (re)synchronisation with
     /// its primary (`master_link_status:up` in `INFO replication`), so
     /// that a `WAIT` on the primary counts it.
+    /// The primary must also count it `online`: after a diskless sync it
+    /// does so only on the replica's first acknowledgement, and a `WAIT`
+    /// before that times out.
     pub fn wait_synced(&self) -> io::Result<()> {
         let deadline = Instant::now() + READY_TIMEOUT;
+        let info = |url: String| -> Option<String> {
+            let client = redis::Client::open(url).ok()?;
+            let mut con = client.get_connection_with_timeout(IO_TIMEOUT).ok()?;
+            redis::cmd("INFO").arg("replication").query(&mut con).ok()
+        };
+        let online = format!("port={},state=online", self.port);
         loop {
-            let info: Option<String> = self
-                .connect()
-                .ok()
-                .and_then(|mut con| redis::cmd("INFO").arg("replication").query(&mut con).ok());
-            if info.is_some_and(|i| i.contains("master_link_status:up")) {
+            let linked = info(self.url()).is_some_and(|i| i.contains("master_link_status:up"));
+            let counted = match self.role {
+                Role::ReplicaOf(primary) => {
+                    linked && info(format!("redis://127.0.0.1:{primary}/")).is_some_and(|i| i.contains(&online))
+                }
+                _ => linked,
+            };
+            if counted {
                 return Ok(());
             }
             if Instant::now() > deadline {
