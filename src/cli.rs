@@ -268,6 +268,32 @@ explorer otherwise runs until stopped).")]
         #[arg(long)]
         no_symmetry: bool,
     },
+    /// Execute a counterexample on real redis-server processes (single-redis,
+    /// primary-replica and redlock traces) and say whether the violation
+    /// happens on the real servers.
+    #[command(after_help = "Examples:
+  locksmith reenact reports/redlock-no-fsync/trace.json
+  locksmith reenact reports/redlock-no-fsync/trace.json --scenario redlock-fsync
+  locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
+
+Needs redis-server (Debian's package) on PATH, or REDIS_SERVER. Writes a log
+beside the trace (reenact.log; git-ignored: it holds real ports and times).
+
+Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
+trace cannot be enacted (not a trace, a liveness trace, another family, a
+step with no real counterpart, redis-server missing).")]
+    Reenact {
+        /// A trace.json (or PROPERTY.trace.json) written by `check`.
+        trace: PathBuf,
+        /// Real milliseconds per tick: a TTL of N ticks is PX N x this.
+        #[arg(long, default_value_t = crate::real::reenact::DEFAULT_TICK_MS)]
+        tick_ms: u64,
+        /// Run the real servers with this scenario's configuration (same
+        /// algorithm and nodes), e.g. redlock-fsync for a redlock-no-fsync
+        /// trace.
+        #[arg(long)]
+        scenario: Option<String>,
+    },
 }
 
 pub fn main() -> i32 {
@@ -401,6 +427,19 @@ pub fn main() -> i32 {
             addr,
             no_symmetry,
         } => explore::explore_cmd(&scenario, &addr, no_symmetry),
+        Command::Reenact {
+            trace,
+            tick_ms,
+            scenario,
+        } => {
+            let r = crate::real::reenact::reenact_file(&trace, &crate::real::reenact::Options { tick_ms, scenario });
+            if r.exit_code() == 0 {
+                say!("{r}");
+            } else {
+                eprintln!("locksmith: {r}");
+            }
+            r.exit_code()
+        }
         Command::Replay { trace } => {
             let r = replay_file(&trace);
             if r.exit_code() == 0 {

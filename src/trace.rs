@@ -100,30 +100,33 @@ impl fmt::Display for Replay {
     }
 }
 
-/// Replays a trace file.
-pub fn replay_file(path: &Path) -> Replay {
+/// Reads a trace file: the trace, its property and its embedded scenario,
+/// or why it is not a valid trace (one sentence naming the file).
+pub fn read_trace(path: &Path) -> Result<(TraceFile, Prop, Scenario), String> {
     let shown = path.display();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return Replay::Invalid(format!("{shown}: cannot be read: {e}")),
-    };
-    let trace: TraceFile = match serde_json::from_str(&text) {
-        Ok(t) => t,
-        Err(e) => return Replay::Invalid(format!("{shown}: not a locksmith trace: {e}")),
-    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot be read: {e}"))?;
+    let trace: TraceFile = serde_json::from_str(&text).map_err(|e| format!("{shown}: not a locksmith trace: {e}"))?;
     if trace.format != FORMAT {
-        return Replay::Invalid(format!("{shown}: format \"{}\" is not \"{FORMAT}\"", trace.format));
+        return Err(format!("{shown}: format \"{}\" is not \"{FORMAT}\"", trace.format));
     }
     let Some(prop) = Prop::from_name(&trace.property) else {
-        return Replay::Invalid(format!(
+        return Err(format!(
             "{shown}: property \"{}\" is not one locksmith checks",
             trace.property
         ));
     };
     let scenario_path = Path::new(&trace.scenario).with_extension("toml");
-    let sc = match scenario::parse(&scenario_path, &trace.scenario_source) {
-        Ok(sc) => sc,
-        Err(e) => return Replay::Invalid(format!("{shown}: its embedded scenario is not valid: {e}")),
+    let sc = scenario::parse(&scenario_path, &trace.scenario_source)
+        .map_err(|e| format!("{shown}: its embedded scenario is not valid: {e}"))?;
+    Ok((trace, prop, sc))
+}
+
+/// Replays a trace file.
+pub fn replay_file(path: &Path) -> Replay {
+    let shown = path.display();
+    let (trace, prop, sc) = match read_trace(path) {
+        Ok(t) => t,
+        Err(e) => return Replay::Invalid(e),
     };
     dispatch(
         &sc,

@@ -52,3 +52,5 @@ pub fn require_redis() -> Option<PathBuf> {
     );
     None
 }
+
+pub mod reenact;

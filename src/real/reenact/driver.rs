@@ -1,0 +1,996 @@
+//! The driver: one thread that plays every client, in the trace's order,
+//! against real `redis-server` processes.
+//!
+//! Why one deterministic driver rather than a thread per client: the trace
+//! fixes the order of every event (which request reaches which server
+//! when, which answer arrives when), and client threads would add the
+//! operating system's scheduling to that order, so a run could enact a
+//! different interleaving from the one the trace shows. With one driver a
+//! request is sent exactly at its delivery step, its reply (Redis answers
+//! at once) is held until the trace delivers it, a paused client simply
+//! takes no step, and time passes only as real sleeps at the trace's ticks.
+//! What is real is what matters: the servers' answers, their expiry
+//! clocks, crashes (`SIGKILL`), restarts with or without the AOF, and the
+//! Sentinel's failover.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use super::plan::{Answer, Family, Fence, Keep, Op, Part, Request, Setup};
+use crate::real::{Persistence, RedisServer, SentinelTiming, SENTINEL_MASTER};
+use crate::world::Id;
+
+/// The lock's key, and the fencing counter's.
+const KEY: &str = "lock";
+const FENCE: &str = "fence";
+
+/// `SET NX PX`, and on success `INCR` of the fencing counter: the token.
+const SET_AND_FENCE: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then \
+     return redis.call('INCR', KEYS[2]) else return 0 end";
+/// The documentation's compare-and-delete release.
+const COMPARE_AND_DELETE: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/// Redisson's renewal: `PEXPIRE` only while the value is ours.
+const RENEW: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+
+/// Slack added to a key's expiry before the driver counts it gone: Redis
+/// expires a key once its clock is strictly past the deadline.
+const EXPIRY_SLACK: Duration = Duration::from_millis(3);
+
+/// How long a real Sentinel may take to fail over (its start is delayed
+/// at random by up to a second, and it polls the promoted replica's `INFO`
+/// once a second).
+const FAILOVER_WAIT: Duration = Duration::from_secs(20);
+
+/// A server's reply, held by the driver until the trace delivers it.
+#[derive(Clone, Debug)]
+enum Reply {
+    /// To a lock request: set or not, and the fencing token it came with.
+    Lock { ok: bool, token: i64, text: String },
+    /// To anything else.
+    Text(String),
+}
+
+/// What the driver knows of one client: what the real servers told it.
+#[derive(Clone, Debug, Default)]
+struct Client {
+    /// The current attempt's number (its value is `c{client}-a{attempt}`).
+    attempt: u32,
+    /// When the attempt began (the stopwatch of a validity client).
+    started: Option<Instant>,
+    /// Real `OK` answers to lock requests in this attempt, and from whom.
+    oks: u32,
+    ok_from: Vec<String>,
+    /// Model value → real value, for this client's requests.
+    values: BTreeMap<u32, String>,
+    token: i64,
+    /// The acquisition number of this attempt's real grant (0: none yet).
+    acquisition: u32,
+    wrote: bool,
+    /// A validity client's check: whether real validity was left.
+    checked: Option<bool>,
+    /// The write was not made (no lock by the real answers).
+    skipped_write: bool,
+    down: bool,
+}
+
+/// The protected resource: records writes, checks fencing tokens.
+#[derive(Debug, Default)]
+struct Store {
+    fencing: bool,
+    max_token: Option<i64>,
+    max_acquisition: u32,
+    /// Pending answers to each client.
+    answers: BTreeMap<usize, VecDeque<bool>>,
+}
+
+/// What the real run showed.
+#[derive(Debug, Default)]
+pub struct Witness {
+    /// First step at which two clients held the lock by the real answers.
+    pub two_holders: Option<(usize, String)>,
+    pub stale_write: Option<(usize, String)>,
+    pub foreign_release: Option<(usize, String)>,
+    /// Steps whose real answer differed from the trace's.
+    pub differences: usize,
+    /// Faults with no real counterpart that were skipped (clock jumps,
+    /// drift), which can keep a violation from happening.
+    pub skipped: usize,
+}
+
+pub struct Driver<'a> {
+    setup: &'a Setup,
+    tick: Duration,
+    servers: Vec<RedisServer>,
+    counter: Option<RedisServer>,
+    sentinel: Option<RedisServer>,
+    /// The server that is primary now (primary-replica).
+    primary: usize,
+    down_since: BTreeMap<usize, Instant>,
+    /// Paused servers and their ticks left.
+    paused: BTreeMap<usize, u8>,
+    /// Replicas stopped to hold back the replication stream.
+    held_replicas: Vec<usize>,
+    /// When each server's lock key expires at the latest.
+    expiry: BTreeMap<usize, Instant>,
+    held: BTreeMap<(Id, usize), VecDeque<Reply>>,
+    clients: Vec<Client>,
+    store: Store,
+    grants: u32,
+    start: Instant,
+    ticks: u64,
+    /// The model's node names ("s1", "primary"), for the log.
+    pub names: Vec<String>,
+    pub log: Vec<String>,
+    pub witness: Witness,
+}
+
+/// An I/O or Redis error, as one sentence.
+fn io(what: &str, e: impl std::fmt::Display) -> String {
+    format!("{what}: {e}")
+}
+
+impl<'a> Driver<'a> {
+    /// Starts the real processes of `setup`.
+    pub fn start(setup: &'a Setup, bin: &Path, tick: Duration) -> Result<Driver<'a>, String> {
+        let persistence = match setup.keep {
+            Keep::Fsync => Persistence::AofAlways,
+            Keep::Nothing | Keep::Delayed => Persistence::None,
+        };
+        let mut log = Vec::new();
+        let mut servers = Vec::new();
+        let mut sentinel = None;
+        match setup.family {
+            Family::PrimaryReplica => {
+                let primary = RedisServer::primary(bin, persistence).map_err(|e| io("the primary did not start", e))?;
+                // Redis 7 delays a diskless full sync by 5 s on the
+                // primary, to batch replicas; one replica needs no batch.
+                let mut con = primary.connect().map_err(|e| io("cannot connect to the primary", e))?;
+                let _: () = redis::cmd("CONFIG")
+                    .arg("SET")
+                    .arg("repl-diskless-sync-delay")
+                    .arg(0)
+                    .query(&mut con)
+                    .map_err(|e| io("CONFIG SET repl-diskless-sync-delay 0 failed", e))?;
+                servers.push(primary);
+                for _ in 1..setup.servers {
+                    let r = RedisServer::replica_of(bin, persistence, &servers[0])
+                        .map_err(|e| io("a replica did not start", e))?;
+                    servers.push(r);
+                }
+                let began = Instant::now();
+                for r in &servers[1..] {
+                    wait_for(Duration::from_secs(10), || {
+                        info(r, "replication")
+                            .is_some_and(|i| i.contains("master_link_status:up"))
+                            .then_some(())
+                    })
+                    .ok_or("a replica did not finish its first synchronisation within 10 s")?;
+                }
+                let timing = SentinelTiming {
+                    down_after_ms: u64::from(setup.down_after) * tick.as_millis() as u64,
+                    failover_timeout_ms: 10_000,
+                };
+                let synced = began.elapsed();
+                let s =
+                    RedisServer::sentinel(bin, &servers[0], timing).map_err(|e| io("the Sentinel did not start", e))?;
+                let want = setup.servers - 1;
+                wait_for(Duration::from_secs(10), || {
+                    (sentinel_replicas(&s) == Some(want)).then_some(())
+                })
+                .ok_or("the Sentinel did not discover the replicas within 10 s")?;
+                log.push(format!(
+                    "real: replicas in sync after {} ms; the Sentinel saw them after {} ms",
+                    synced.as_millis(),
+                    (began.elapsed() - synced).as_millis()
+                ));
+                log.push(format!(
+                    "real: primary on port {}, {} replica(s) on {}, Sentinel on port {} (quorum 1, down-after-milliseconds {}, failover-timeout 10000)",
+                    servers[0].port(),
+                    want,
+                    servers[1..].iter().map(|s| s.port().to_string()).collect::<Vec<_>>().join(", "),
+                    s.port(),
+                    timing.down_after_ms
+                ));
+                sentinel = Some(s);
+            }
+            _ => {
+                for _ in 0..setup.servers {
+                    servers.push(RedisServer::primary(bin, persistence).map_err(|e| io("a server did not start", e))?);
+                }
+                log.push(format!(
+                    "real: {} redis-server process(es) on port(s) {}, persistence {}",
+                    servers.len(),
+                    servers
+                        .iter()
+                        .map(|s| s.port().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    match setup.keep {
+                        Keep::Fsync => "appendonly yes, appendfsync always",
+                        Keep::Nothing => "none (save \"\", appendonly no)",
+                        Keep::Delayed => "none, restarts delayed by one TTL",
+                    }
+                ));
+            }
+        }
+        let counter = if setup.fence == Fence::CounterService {
+            Some(
+                RedisServer::primary(bin, Persistence::AofAlways)
+                    .map_err(|e| io("the counter service did not start", e))?,
+            )
+        } else {
+            None
+        };
+        Ok(Driver {
+            setup,
+            tick,
+            servers,
+            counter,
+            sentinel,
+            primary: 0,
+            down_since: BTreeMap::new(),
+            paused: BTreeMap::new(),
+            held_replicas: Vec::new(),
+            expiry: BTreeMap::new(),
+            held: BTreeMap::new(),
+            clients: vec![Client::default(); setup.clients],
+            store: Store {
+                fencing: setup.fence != Fence::None,
+                ..Store::default()
+            },
+            grants: 0,
+            start: Instant::now(),
+            ticks: 0,
+            names: Vec::new(),
+            log,
+            witness: Witness::default(),
+        })
+    }
+
+    fn ttl(&self) -> Duration {
+        self.tick * u32::from(self.setup.ttl)
+    }
+
+    fn server_of(&self, node: Id) -> Option<&RedisServer> {
+        match self.setup.cast.get(node)? {
+            Part::Redis(i) => self.servers.get(*i),
+            Part::Counter(_) => self.counter.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// A server as the log names it: `s1 (port 4711)`.
+    fn name(&self, node: Id) -> String {
+        let port = self.server_of(node).map_or(0, RedisServer::port);
+        match self.names.get(node) {
+            Some(n) => format!("{n} (port {port})"),
+            None => format!("port {port}"),
+        }
+    }
+
+    fn index(&self, node: Id) -> Option<usize> {
+        match self.setup.cast.get(node)? {
+            Part::Redis(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// Real time since the run began, for the log.
+    fn at(&self) -> String {
+        format!("{:>6} ms", self.start.elapsed().as_millis())
+    }
+
+    /// Runs step `k` (0-based) of `ops`; `model_holding` is the set of
+    /// clients the model says hold the lock after it, by client index.
+    /// Returns what the step did on the real system, for the log.
+    pub fn step(&mut self, ops: &[Op], k: usize, model_holding: &[bool], does: &str) -> Result<(), String> {
+        let what = self.enact(ops, k)?;
+        let now = Instant::now();
+        // Grants: a client that holds by the real answers for the first
+        // time in this attempt gets the next acquisition number.
+        let holding: Vec<usize> = (0..self.clients.len())
+            .filter(|&c| self.holds(c, model_holding.get(c).copied().unwrap_or(false), now))
+            .collect();
+        for &c in &holding {
+            if self.clients[c].acquisition == 0 {
+                self.grants += 1;
+                self.clients[c].acquisition = self.grants;
+            }
+        }
+        let mut line = format!("{} step {:>2}: {does}\n           real: {what}", self.at(), k + 1);
+        if !holding.is_empty() {
+            let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
+            line.push_str(&format!(
+                "\n           holding by the real answers: {}",
+                names.join(", ")
+            ));
+        }
+        if holding.len() >= 2 && self.witness.two_holders.is_none() {
+            let who: Vec<String> = holding
+                .iter()
+                .map(|&c| format!("c{} (OK from {})", c + 1, self.clients[c].ok_from.join(", ")))
+                .collect();
+            self.witness.two_holders = Some((k + 1, who.join(" and ")));
+        }
+        self.log.push(line);
+        Ok(())
+    }
+
+    /// Whether client `c` believes it holds the lock, by the real answers:
+    /// the trace's client logic says it holds (`model`), and the real
+    /// servers gave it the answers that logic needs, within the validity a
+    /// validity client measures on its real clock.
+    fn holds(&self, c: usize, model: bool, now: Instant) -> bool {
+        let cl = &self.clients[c];
+        let within = || {
+            !self.setup.validity
+                || cl.wrote
+                || cl.checked == Some(true)
+                || cl.started.is_some_and(|t| now < t + self.validity_window())
+        };
+        model && !cl.down && cl.oks >= self.setup.need && cl.checked != Some(false) && !cl.skipped_write && within()
+    }
+
+    /// ttl − drift: what a validity client's lock lasts from its request.
+    fn validity_window(&self) -> Duration {
+        self.tick * u32::from(self.setup.ttl.saturating_sub(self.setup.drift))
+    }
+
+    fn enact(&mut self, ops: &[Op], k: usize) -> Result<String, String> {
+        Ok(match &ops[k] {
+            Op::Tick => self.pass_tick(""),
+            Op::Drift => {
+                self.witness.skipped += 1;
+                self.pass_tick(
+                " (clock drift: no real process's clock can be slowed or sped up here, so this tick passes at the normal rate for every node)",
+                )
+            }
+            Op::Acquire(c) => {
+                let cl = &mut self.clients[*c];
+                *cl = Client {
+                    attempt: cl.attempt + 1,
+                    started: Some(Instant::now()),
+                    ..Client::default()
+                };
+                format!("c{} starts attempt {} (its stopwatch starts)", c + 1, cl.attempt)
+            }
+            Op::Check(c) => {
+                if !self.setup.validity {
+                    return Ok(format!("c{} checks nothing (not a validity client)", c + 1));
+                }
+                let left = self.clients[*c]
+                    .started
+                    .map(|t| (t + self.validity_window()).saturating_duration_since(Instant::now()))
+                    .unwrap_or_default();
+                let ok = left > self.tick * u32::from(self.setup.margin);
+                self.clients[*c].checked = Some(ok);
+                format!(
+                    "c{} has {} ms of validity left on its real clock; margin {} ms: {}",
+                    c + 1,
+                    left.as_millis(),
+                    (self.tick * u32::from(self.setup.margin)).as_millis(),
+                    if ok { "goes on" } else { "gives up" }
+                )
+            }
+            Op::Write(c) => {
+                let cl = &mut self.clients[*c];
+                cl.wrote = true;
+                if cl.oks < self.setup.need || cl.checked == Some(false) || cl.down {
+                    cl.skipped_write = true;
+                    format!(
+                        "c{} does not write: the real servers did not give it the lock ({} OK of {} needed)",
+                        c + 1,
+                        cl.oks,
+                        self.setup.need
+                    )
+                } else {
+                    format!("c{} writes to the resource (token {})", c + 1, cl.token)
+                }
+            }
+            Op::ResourceWrite(c) => self.resource_write(k, *c),
+            Op::ResourceAnswer(c) => match self.store.answers.get_mut(c).and_then(VecDeque::pop_front) {
+                Some(true) => format!("c{} learns its write was accepted", c + 1),
+                Some(false) => format!("c{} learns its write was rejected (fencing)", c + 1),
+                None => format!("c{} gets no answer: it made no write", c + 1),
+            },
+            Op::Send { client, node, req } => self.send(ops, k, *client, *node, *req)?,
+            Op::Answer { node, client, model } => self.answer(*node, *client, *model),
+            Op::Automatic(what) => format!("nothing to do: {what}"),
+            Op::Lose { src, dst } => {
+                let dropped = self
+                    .setup
+                    .cast
+                    .get(*dst)
+                    .and_then(|p| match p {
+                        Part::Client(c) => self.held.get_mut(&(*src, *c)).and_then(VecDeque::pop_front),
+                        _ => None,
+                    })
+                    .is_some();
+                if dropped {
+                    "the held reply is dropped, never handed to the client".into()
+                } else {
+                    "the request is never sent".into()
+                }
+            }
+            Op::Crash(node) => self.crash(*node),
+            Op::Restart(node) => self.restart(*node)?,
+            Op::Pause { node, ticks } => match self.index(*node) {
+                Some(i) => {
+                    self.servers[i].pause().map_err(|e| io("SIGSTOP failed", e))?;
+                    self.paused.insert(i, *ticks);
+                    format!("SIGSTOP to the server on port {} for {ticks} tick(s)", self.servers[i].port())
+                }
+                None => format!(
+                    "the client takes no step for {ticks} tick(s): the driver simply does not act for it (its clock runs on)"
+                ),
+            },
+            Op::KeyExpiry(node) => self.key_expiry(*node),
+            Op::DownAfter => self.failover()?,
+            Op::Promote(node) => {
+                let mut msg = String::new();
+                if self.primary == 0 && self.index(*node) != Some(0) {
+                    msg = format!("{}; ", self.failover()?);
+                }
+                let i = self.index(*node).unwrap_or(usize::MAX);
+                let role = self.servers.get(i).and_then(role).unwrap_or_default();
+                if i == self.primary {
+                    format!("{msg}the real Sentinel promoted this replica (ROLE: {role})")
+                } else {
+                    self.witness.differences += 1;
+                    format!("{msg}DIFFERS: the real Sentinel promoted the server on port {} instead", self.servers[self.primary].port())
+                }
+            }
+            Op::NewPrimary { client, .. } => {
+                let port = self.sentinel.as_ref().and_then(master_port);
+                format!(
+                    "c{} asks the Sentinel (SENTINEL get-master-addr-by-name {SENTINEL_MASTER}): port {}",
+                    client + 1,
+                    port.map_or("unknown".into(), |p| p.to_string())
+                )
+            }
+            Op::Replicate(_) => "nothing to do: real Redis streams each write to its replicas by itself".into(),
+            Op::ClientTimer(c, timer) => format!(
+                "c{}'s {timer} timer: client-side only (a validity client's belief ends by its real clock)",
+                c + 1
+            ),
+            Op::ClockJump { node, by } => {
+                self.witness.skipped += 1;
+                format!(
+                "SKIPPED: node {node}'s clock would step by {by} tick(s); Redis 7 expires keys by the host's clock and offers no command to move one server's clock, so this fault is not enacted"
+                )
+            }
+            Op::Unsupported(why) => return Err(why.clone()),
+        })
+    }
+
+    /// One tick: sleep until the trace's time (the run's start plus the
+    /// ticks so far), so the few milliseconds the steps take are absorbed.
+    fn pass_tick(&mut self, note: &str) -> String {
+        self.ticks += 1;
+        let due = self.start + self.tick * self.ticks as u32;
+        let now = Instant::now();
+        let late = now.saturating_duration_since(due);
+        sleep(due.saturating_duration_since(now));
+        let mut resumed = Vec::new();
+        for (i, left) in self.paused.iter_mut() {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                resumed.push(*i);
+            }
+        }
+        let mut out = format!(
+            "tick {} (real time {} ms){note}",
+            self.ticks,
+            (self.tick * self.ticks as u32).as_millis()
+        );
+        if late > self.tick / 2 {
+            out.push_str(&format!("; running {} ms late", late.as_millis()));
+        }
+        for i in resumed {
+            self.paused.remove(&i);
+            let _ = self.servers[i].resume();
+            out.push_str(&format!("; SIGCONT to the server on port {}", self.servers[i].port()));
+        }
+        out
+    }
+
+    fn value(&mut self, c: usize, model: u32) -> String {
+        let cl = &mut self.clients[c];
+        let fresh = format!("c{}-a{}", c + 1, cl.attempt);
+        cl.values.entry(model).or_insert(fresh).clone()
+    }
+
+    /// Whether the trace crashes `node` before its next `Replicate` step:
+    /// then the write at step `k` must not reach the replicas.
+    fn crashes_before_replicating(ops: &[Op], k: usize, node: Id) -> bool {
+        for op in &ops[k + 1..] {
+            match op {
+                Op::Replicate(n) if *n == node => return false,
+                Op::Crash(n) if *n == node => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    fn send(&mut self, ops: &[Op], k: usize, c: usize, node: Id, req: Request) -> Result<String, String> {
+        let Some(_) = self.server_of(node) else {
+            return Err(format!("step {}: node {node} is not a Redis server", k + 1));
+        };
+        let px = self.ttl().as_millis() as u64;
+        let mut notes = Vec::new();
+        let is_primary = self.setup.family == Family::PrimaryReplica && self.index(node) == Some(self.primary);
+        if is_primary
+            && matches!(req, Request::SetNxPx(_))
+            && self.setup.wait.is_none()
+            && Self::crashes_before_replicating(ops, k, node)
+        {
+            notes.push(self.hold_replication()?);
+        }
+        let value = match req {
+            Request::SetNxPx(v)
+            | Request::SetNx(v)
+            | Request::Expire(v)
+            | Request::Del(v)
+            | Request::CompareAndDelete(v)
+            | Request::Renew(v)
+            | Request::Incr(v) => self.value(c, v),
+        };
+        let server = self.server_of(node).expect("checked above");
+        let port = server.port();
+        let mut con = server
+            .connect()
+            .map_err(|e| io(&format!("cannot connect to port {port}"), e))?;
+        let q = |e: redis::RedisError| io(&format!("the server on port {port} failed"), e);
+        let (reply, cmd) = match req {
+            Request::SetNxPx(_) if self.setup.fence == Fence::ServerCounter => {
+                let token: i64 = redis::cmd("EVAL")
+                    .arg(SET_AND_FENCE)
+                    .arg(2)
+                    .arg(KEY)
+                    .arg(FENCE)
+                    .arg(&value)
+                    .arg(px)
+                    .query(&mut con)
+                    .map_err(q)?;
+                let ok = token > 0;
+                (
+                    Reply::Lock {
+                        ok,
+                        token,
+                        text: if ok { format!("token {token}") } else { "nil".into() },
+                    },
+                    format!("EVAL <SET {KEY} {value} NX PX {px}, INCR {FENCE}>"),
+                )
+            }
+            Request::SetNxPx(_) => {
+                let r: Option<String> = redis::cmd("SET")
+                    .arg(KEY)
+                    .arg(&value)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(px)
+                    .query(&mut con)
+                    .map_err(q)?;
+                let mut ok = r.is_some();
+                let mut text = r.unwrap_or_else(|| "nil".into());
+                let mut cmd = format!("SET {KEY} {value} NX PX {px}");
+                if let (true, Some((n, timeout))) = (ok, self.setup.wait) {
+                    let ms = if timeout == 0 {
+                        notes.push("WAIT's timeout 0 (for ever) is capped at 10 s here".into());
+                        10_000
+                    } else {
+                        u64::from(timeout) * self.tick.as_millis() as u64
+                    };
+                    let acked: i64 = redis::cmd("WAIT").arg(n).arg(ms).query(&mut con).map_err(q)?;
+                    cmd.push_str(&format!("; WAIT {n} {ms}"));
+                    text.push_str(&format!(", WAIT → {acked}"));
+                    ok = acked >= i64::from(n);
+                }
+                (Reply::Lock { ok, token: 0, text }, cmd)
+            }
+            Request::SetNx(_) => {
+                let set: i64 = redis::cmd("SETNX").arg(KEY).arg(&value).query(&mut con).map_err(q)?;
+                (
+                    Reply::Lock {
+                        ok: set == 1,
+                        token: 0,
+                        text: set.to_string(),
+                    },
+                    format!("SETNX {KEY} {value}"),
+                )
+            }
+            Request::Expire(_) => {
+                let set: i64 = redis::cmd("PEXPIRE").arg(KEY).arg(px).query(&mut con).map_err(q)?;
+                (Reply::Text(set.to_string()), format!("PEXPIRE {KEY} {px}"))
+            }
+            Request::Renew(_) => {
+                let set: i64 = redis::cmd("EVAL")
+                    .arg(RENEW)
+                    .arg(1)
+                    .arg(KEY)
+                    .arg(&value)
+                    .arg(px)
+                    .query(&mut con)
+                    .map_err(q)?;
+                (
+                    Reply::Text(set.to_string()),
+                    format!("EVAL <if GET {KEY} == {value} then PEXPIRE {KEY} {px}>"),
+                )
+            }
+            Request::Del(_) => {
+                let before: Option<String> = redis::cmd("GET").arg(KEY).query(&mut con).map_err(q)?;
+                let deleted: i64 = redis::cmd("DEL").arg(KEY).query(&mut con).map_err(q)?;
+                if let (1, Some(owner)) = (deleted, &before) {
+                    if *owner != value && self.witness.foreign_release.is_none() {
+                        self.witness.foreign_release = Some((
+                            k + 1,
+                            format!("c{}'s DEL removed the key {owner} that another acquisition set", c + 1),
+                        ));
+                    }
+                }
+                (
+                    Reply::Text(deleted.to_string()),
+                    format!(
+                        "DEL {KEY} (the key held {})",
+                        before.unwrap_or_else(|| "nothing".into())
+                    ),
+                )
+            }
+            Request::CompareAndDelete(_) => {
+                let deleted: i64 = redis::cmd("EVAL")
+                    .arg(COMPARE_AND_DELETE)
+                    .arg(1)
+                    .arg(KEY)
+                    .arg(&value)
+                    .query(&mut con)
+                    .map_err(q)?;
+                (
+                    Reply::Text(deleted.to_string()),
+                    format!("EVAL <if GET {KEY} == {value} then DEL {KEY}>"),
+                )
+            }
+            Request::Incr(_) => {
+                let token: i64 = redis::cmd("INCR").arg(FENCE).query(&mut con).map_err(q)?;
+                (
+                    Reply::Lock {
+                        ok: true,
+                        token,
+                        text: token.to_string(),
+                    },
+                    format!("INCR {FENCE}"),
+                )
+            }
+        };
+        let granted = matches!(reply, Reply::Lock { ok: true, .. }) && !matches!(req, Request::Incr(_));
+        if granted || matches!(req, Request::Expire(_) | Request::Renew(_)) {
+            let until = Instant::now() + self.ttl();
+            if let Some(i) = self.index(node) {
+                self.expiry.insert(i, until);
+                // An asynchronous write reaches the replicas that follow
+                // this primary (unless the driver holds it back).
+                if is_primary && self.held_replicas.is_empty() {
+                    for r in 0..self.servers.len() {
+                        if r != i && !self.down_since.contains_key(&r) {
+                            self.expiry.insert(r, until);
+                        }
+                    }
+                }
+            }
+        }
+        let text = match &reply {
+            Reply::Lock { text, .. } | Reply::Text(text) => text.clone(),
+        };
+        self.held.entry((node, c)).or_default().push_back(reply);
+        let mut out = format!(
+            "c{} → {}: {cmd}; the server answers {text} (held until the trace delivers it)",
+            c + 1,
+            self.name(node)
+        );
+        for n in notes {
+            out.push_str("; ");
+            out.push_str(&n);
+        }
+        Ok(out)
+    }
+
+    /// Holds the primary's replication stream back: `SIGSTOP` to every
+    /// replica, then `CLIENT KILL TYPE replica` on the primary, so the next
+    /// write stays on the primary alone until it is killed (a stopped
+    /// replica cannot reconnect and fetch it from the backlog).
+    fn hold_replication(&mut self) -> Result<String, String> {
+        let p = self.primary;
+        for r in 0..self.servers.len() {
+            if r != p && !self.down_since.contains_key(&r) && !self.held_replicas.contains(&r) {
+                self.servers[r]
+                    .pause()
+                    .map_err(|e| io("SIGSTOP to a replica failed", e))?;
+                self.held_replicas.push(r);
+            }
+        }
+        let mut con = self.servers[p]
+            .connect()
+            .map_err(|e| io("cannot connect to the primary", e))?;
+        let killed: i64 = redis::cmd("CLIENT")
+            .arg("KILL")
+            .arg("TYPE")
+            .arg("replica")
+            .query(&mut con)
+            .map_err(|e| io("CLIENT KILL TYPE replica failed", e))?;
+        Ok(format!(
+            "the trace crashes the primary before it replicates this write, so the driver holds the replication stream back: SIGSTOP to the replica(s) and CLIENT KILL TYPE replica on the primary ({killed} link(s) cut); the replica(s) get SIGCONT when the primary is killed"
+        ))
+    }
+
+    fn answer(&mut self, node: Id, c: usize, model: Answer) -> String {
+        let Some(reply) = self.held.get_mut(&(node, c)).and_then(VecDeque::pop_front) else {
+            self.witness.differences += 1;
+            return format!("DIFFERS: no real reply is held for c{}", c + 1);
+        };
+        let from = self.names.get(node).cloned().unwrap_or_default();
+        let cl = &mut self.clients[c];
+        if cl.down {
+            return format!("c{} is down: the reply is dropped", c + 1);
+        }
+        match (reply, model) {
+            (Reply::Lock { ok, token, text }, Answer::Lock(expected)) => {
+                if ok {
+                    cl.oks += 1;
+                    cl.ok_from.push(from);
+                    cl.token = match self.setup.fence {
+                        Fence::LockValue => -i64::from(cl.attempt),
+                        _ => token,
+                    };
+                }
+                let same = if ok == expected {
+                    "as the trace says".to_string()
+                } else {
+                    self.witness.differences += 1;
+                    format!("DIFFERS: the trace says {}", if expected { "OK" } else { "nil" })
+                };
+                format!(
+                    "c{} receives {text} ({same}); it has {} OK(s)",
+                    c + 1,
+                    self.clients[c].oks
+                )
+            }
+            (Reply::Lock { token, .. }, Answer::Other) => {
+                cl.token = token;
+                format!("c{} receives token {token}", c + 1)
+            }
+            (Reply::Text(text), _) => format!("c{} receives {text}", c + 1),
+        }
+    }
+
+    fn resource_write(&mut self, k: usize, c: usize) -> String {
+        let cl = &self.clients[c];
+        if cl.skipped_write || cl.down {
+            return format!("c{} made no write", c + 1);
+        }
+        let (token, acq) = (cl.token, cl.acquisition);
+        let s = &mut self.store;
+        if s.fencing && s.max_token.is_some_and(|m| token < m) {
+            s.answers.entry(c).or_default().push_back(false);
+            return format!(
+                "the resource rejects c{}'s write: token {token} is lower than {:?}",
+                c + 1,
+                s.max_token
+            );
+        }
+        let stale = acq < s.max_acquisition;
+        let note = if stale {
+            format!(
+                "; STALE: acquisition #{acq} is older than #{} already written",
+                s.max_acquisition
+            )
+        } else {
+            String::new()
+        };
+        s.max_token = Some(s.max_token.map_or(token, |m| m.max(token)));
+        s.max_acquisition = s.max_acquisition.max(acq);
+        s.answers.entry(c).or_default().push_back(true);
+        if stale && self.witness.stale_write.is_none() {
+            self.witness.stale_write = Some((k + 1, format!("c{}'s write under acquisition #{acq}", c + 1)));
+        }
+        format!(
+            "the resource accepts c{}'s write (acquisition #{acq}, token {token}){note}",
+            c + 1
+        )
+    }
+
+    fn crash(&mut self, node: Id) -> String {
+        match self.setup.cast.get(node) {
+            Some(Part::Redis(i)) => {
+                let i = *i;
+                self.servers[i].kill();
+                self.down_since.insert(i, Instant::now());
+                self.paused.remove(&i);
+                if self.setup.keep != Keep::Fsync {
+                    self.expiry.remove(&i);
+                }
+                let mut out = format!("SIGKILL to the server on port {}", self.servers[i].port());
+                if i == self.primary {
+                    for r in std::mem::take(&mut self.held_replicas) {
+                        let _ = self.servers[r].resume();
+                        out.push_str(&format!("; SIGCONT to the replica on port {}", self.servers[r].port()));
+                    }
+                }
+                out
+            }
+            Some(Part::Client(c)) => {
+                let c = *c;
+                self.clients[c].down = true;
+                self.held.retain(|(_, to), _| *to != c);
+                format!("c{} stops (its held replies are dropped)", c + 1)
+            }
+            _ => "nothing to crash".into(),
+        }
+    }
+
+    fn restart(&mut self, node: Id) -> Result<String, String> {
+        match self.setup.cast.get(node) {
+            Some(Part::Redis(i)) => {
+                let i = *i;
+                let mut out = String::new();
+                if self.setup.keep == Keep::Delayed {
+                    let since = self.down_since.get(&i).copied().unwrap_or_else(Instant::now);
+                    let until = since + self.ttl();
+                    out.push_str(&format!(
+                        "delayed restart: waits {} ms, until one TTL has passed since the crash; ",
+                        until.saturating_duration_since(Instant::now()).as_millis()
+                    ));
+                    sleep(until.saturating_duration_since(Instant::now()));
+                }
+                let (persistence, how) = match self.setup.keep {
+                    Keep::Fsync => (Persistence::AofAlways, "with its AOF (appendfsync always)"),
+                    _ => (Persistence::None, "without persistence (empty)"),
+                };
+                self.servers[i]
+                    .restart_with(persistence)
+                    .map_err(|e| io("the server did not restart", e))?;
+                self.down_since.remove(&i);
+                let keys: i64 = self.servers[i]
+                    .connect()
+                    .ok()
+                    .and_then(|mut c| redis::cmd("DBSIZE").query(&mut c).ok())
+                    .unwrap_or(-1);
+                out.push_str(&format!(
+                    "redis-server restarted on port {} {how}; DBSIZE {keys}",
+                    self.servers[i].port()
+                ));
+                Ok(out)
+            }
+            Some(Part::Client(c)) => {
+                let c = *c;
+                let attempt = self.clients[c].attempt;
+                self.clients[c] = Client {
+                    attempt,
+                    ..Client::default()
+                };
+                Ok(format!("c{} starts again, remembering nothing", c + 1))
+            }
+            _ => Ok("nothing to restart".into()),
+        }
+    }
+
+    /// Waits until the server's lock key has surely expired on its own
+    /// clock: the model's expiry is a timer, the real one Redis's.
+    fn key_expiry(&mut self, node: Id) -> String {
+        let Some(i) = self.index(node) else {
+            return "not a Redis server".into();
+        };
+        match self.expiry.remove(&i) {
+            Some(until) => {
+                let due = until + EXPIRY_SLACK;
+                let wait = due.saturating_duration_since(Instant::now());
+                sleep(wait);
+                format!(
+                    "the key expires by the real server's own clock: waited {} ms for its PX to run out",
+                    wait.as_millis()
+                )
+            }
+            None => "no key set by this run is known on this server; nothing to wait for".into(),
+        }
+    }
+
+    /// The Sentinel's failover, by the real Sentinel: the driver waits
+    /// until it names a new primary.
+    fn failover(&mut self) -> Result<String, String> {
+        let Some(sentinel) = &self.sentinel else {
+            return Err("the trace has a Sentinel step but no Sentinel runs".into());
+        };
+        let old = self.servers[self.primary].port();
+        let began = Instant::now();
+        let port = wait_for(FAILOVER_WAIT, || master_port(sentinel).filter(|p| *p != old)).ok_or_else(|| {
+            format!(
+                "the real Sentinel did not fail over within {} s",
+                FAILOVER_WAIT.as_secs()
+            )
+        })?;
+        let Some(i) = self.servers.iter().position(|s| s.port() == port) else {
+            return Err(format!(
+                "the real Sentinel named port {port}, which this run did not start"
+            ));
+        };
+        self.primary = i;
+        Ok(format!(
+            "the real Sentinel (down-after-milliseconds {} ms) detected the crash and promoted the replica on port {port} by itself, {} ms after this step began (SENTINEL get-master-addr-by-name)",
+            u64::from(self.setup.down_after) * self.tick.as_millis() as u64,
+            began.elapsed().as_millis()
+        ))
+    }
+
+    /// Stops every process (also done by `Drop`) and resumes stopped ones
+    /// first, so that none is left behind.
+    pub fn stop(mut self) {
+        for r in std::mem::take(&mut self.held_replicas) {
+            let _ = self.servers[r].resume();
+        }
+        for (i, _) in std::mem::take(&mut self.paused) {
+            let _ = self.servers[i].resume();
+        }
+    }
+}
+
+/// Polls `f` every 20 ms until it gives a value or `limit` passes.
+fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() > end {
+            return None;
+        }
+        sleep(Duration::from_millis(20));
+    }
+}
+
+fn info(s: &RedisServer, section: &str) -> Option<String> {
+    let mut con = s.connect().ok()?;
+    redis::cmd("INFO").arg(section).query(&mut con).ok()
+}
+
+fn role(s: &RedisServer) -> Option<String> {
+    let mut con = s.connect().ok()?;
+    let v: redis::Value = redis::cmd("ROLE").query(&mut con).ok()?;
+    match v {
+        redis::Value::Array(items) => items
+            .first()
+            .and_then(|r| redis::from_redis_value::<String>(r.clone()).ok()),
+        _ => None,
+    }
+}
+
+/// How many replicas the Sentinel knows and sees up.
+fn sentinel_replicas(s: &RedisServer) -> Option<usize> {
+    let mut con = s.connect().ok()?;
+    let replicas: Vec<Vec<String>> = redis::cmd("SENTINEL")
+        .arg("REPLICAS")
+        .arg(SENTINEL_MASTER)
+        .query(&mut con)
+        .ok()?;
+    let up = replicas
+        .iter()
+        .filter(|r| {
+            r.chunks(2)
+                .any(|kv| kv.len() == 2 && kv[0] == "flags" && kv[1] == "slave")
+        })
+        .count();
+    Some(up)
+}
+
+/// The primary's port as the Sentinel names it.
+fn master_port(s: &RedisServer) -> Option<u16> {
+    let mut con = s.connect().ok()?;
+    let addr: Vec<String> = redis::cmd("SENTINEL")
+        .arg("GET-MASTER-ADDR-BY-NAME")
+        .arg(SENTINEL_MASTER)
+        .query(&mut con)
+        .ok()?;
+    addr.get(1)?.parse().ok()
+}

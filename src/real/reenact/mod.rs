@@ -1,0 +1,279 @@
+//! `locksmith reenact TRACE`: a counterexample of the single-redis,
+//! primary-replica or Redlock family, executed on real `redis-server`
+//! processes (issue 14 item 2). The model found the bug exhaustively; this
+//! shows it on the real thing, or says that the real servers do not
+//! reproduce it.
+//!
+//! How a step becomes real is in [`plan`] (which operation) and [`driver`]
+//! (how it runs). Whether the violation happened is judged from the real
+//! servers' answers, never from the model: a client holds the lock when the
+//! trace's client logic says it does *and* the real servers gave it the
+//! answers that logic needs (Redlock: a real majority of `OK`s), within the
+//! validity a validity client measures on its real clock. The model only
+//! contributes the client's own decisions (when it writes, when it
+//! releases), which do not depend on the servers.
+//!
+//! The log (`reenact.log` beside the trace) holds real ports and
+//! milliseconds, so it differs between runs: it is git-ignored, and a
+//! run leaves the repository unchanged.
+
+pub mod driver;
+pub mod plan;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::algorithms::{dispatch, Job};
+use crate::properties::{view, Lock, Prop};
+use crate::scenario::{self, Scenario};
+use crate::trace::{read_trace, Replay, TraceFile};
+use crate::world::{Action, World};
+
+use driver::{Driver, Witness};
+use plan::{Op, Part, Setup};
+
+/// The default length of one tick in real time.
+pub const DEFAULT_TICK_MS: u64 = 100;
+
+/// How to reenact.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Real milliseconds per model tick (TTLs in `PX` are ticks × this).
+    pub tick_ms: u64,
+    /// Run the real servers with another scenario's configuration (same
+    /// algorithm and nodes), e.g. `redlock-fsync` for a `redlock-no-fsync`
+    /// trace: the same steps against the safe configuration.
+    pub scenario: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tick_ms: DEFAULT_TICK_MS,
+            scenario: None,
+        }
+    }
+}
+
+/// The model's view along the trace: which clients hold the lock after
+/// each step, by the client logic alone.
+struct Shadow<'a> {
+    trace: &'a TraceFile,
+}
+
+impl Job for Shadow<'_> {
+    type Output = Result<(Vec<u64>, Vec<String>), String>;
+    fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Self::Output {
+        let mut s = world.init();
+        let mut holding = Vec::new();
+        for (i, step) in self.trace.steps.iter().enumerate() {
+            let a: Action<A> = serde_json::from_value(step.action.clone())
+                .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))?;
+            s = world
+                .is_enabled(&s, &a)
+                .then(|| world.after(&s, &a))
+                .flatten()
+                .ok_or_else(|| format!("step {} ({}) is not enabled in the model", i + 1, world.describe(&a)))?;
+            holding.push(view(&world, &s).holding);
+        }
+        Ok((holding, world.names.clone()))
+    }
+}
+
+/// Where the log goes: `reenact.log` beside `trace.json`,
+/// `no_stale_write.reenact.log` beside `no_stale_write.trace.json`, and
+/// `reenact.SCENARIO.log` when run with another scenario's configuration.
+pub fn log_path(trace: &Path, scenario: Option<&str>) -> PathBuf {
+    let name = trace.file_name().and_then(|n| n.to_str()).unwrap_or("trace.json");
+    let stem = name
+        .strip_suffix("trace.json")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{}.", name.strip_suffix(".json").unwrap_or(name)));
+    let file = match scenario {
+        Some(s) => format!("{stem}reenact.{s}.log"),
+        None => format!("{stem}reenact.log"),
+    };
+    trace.with_file_name(file)
+}
+
+/// Reenacts a trace file; see the module's documentation.
+pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
+    let shown = path.display().to_string();
+    let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
+    if !(10..=10_000).contains(&opts.tick_ms) {
+        return Replay::Invalid(format!(
+            "--tick-ms {} is out of range; allowed: 10 to 10000 (milliseconds per tick)",
+            opts.tick_ms
+        ));
+    }
+    let (trace, prop, sc) = match read_trace(path) {
+        Ok(t) => t,
+        Err(e) => return Replay::Invalid(e),
+    };
+    if !prop.is_safety() || trace.loop_start.is_some() {
+        return invalid(format!(
+            "{} is a liveness property, whose counterexample is an infinite run, which no finite real run can show; reenact takes safety traces",
+            prop.name()
+        ));
+    }
+    if !matches!(
+        prop,
+        Prop::MutualExclusion | Prop::NoStaleWrite | Prop::NoForeignRelease
+    ) {
+        return invalid(format!("{} is not judged on real servers here", prop.name()));
+    }
+    let model_setup = match Setup::of(&sc) {
+        Ok(s) => s,
+        Err(e) => return invalid(e),
+    };
+    let (real_sc, setup) = match &opts.scenario {
+        None => (sc.clone(), model_setup.clone()),
+        Some(name) => {
+            let other = match scenario::find(name).and_then(|p| scenario::load(&p)) {
+                Ok(o) => o,
+                Err(e) => return Replay::Invalid(format!("--scenario {name}: {e}")),
+            };
+            if other.algorithm != sc.algorithm {
+                return Replay::Invalid(format!(
+                    "--scenario {name}: its algorithm \"{}\" is not the trace's \"{}\"; allowed: a scenario of the same algorithm",
+                    other.algorithm, sc.algorithm
+                ));
+            }
+            let s = match Setup::of(&other) {
+                Ok(s) => s,
+                Err(e) => return invalid(e),
+            };
+            if s.cast != model_setup.cast {
+                return Replay::Invalid(format!(
+                    "--scenario {name}: its nodes differ from the trace's scenario {}; allowed: a scenario with the same servers and clients",
+                    sc.name
+                ));
+            }
+            (other, s)
+        }
+    };
+    let ops: Vec<Op> = trace.steps.iter().map(|s| plan::op(&setup, &s.action)).collect();
+    if let Some((i, Op::Unsupported(why))) = ops.iter().enumerate().find(|(_, o)| matches!(o, Op::Unsupported(_))) {
+        return invalid(format!("step {} ({}): {why}", i + 1, trace.steps[i].does));
+    }
+    let (holding, names) = match dispatch(&sc, Shadow { trace: &trace }) {
+        Ok(Ok(h)) => h,
+        Ok(Err(e)) | Err(crate::scenario::ScenarioError(e)) => return invalid(e),
+    };
+    let Some(bin) = crate::real::find_redis() else {
+        return invalid("redis-server is not installed (Debian's redis-server package; or set REDIS_SERVER)".into());
+    };
+    let client_node: Vec<usize> = (0..setup.clients)
+        .map(|c| setup.cast.iter().position(|p| *p == Part::Client(c)).unwrap_or(0))
+        .collect();
+
+    let tick = Duration::from_millis(opts.tick_ms);
+    let mut log = String::new();
+    let _ = writeln!(log, "locksmith reenact {shown}");
+    let _ = writeln!(
+        log,
+        "trace: scenario {}, property {}, {} steps; real configuration from scenario {}; 1 tick = {} ms",
+        trace.scenario,
+        prop.name(),
+        trace.steps.len(),
+        real_sc.name,
+        opts.tick_ms
+    );
+    let _ = writeln!(
+        log,
+        "how: one driver plays every client in the trace's order (a request is sent at its delivery step and its reply held until the trace delivers it; a paused client takes no step); servers are real redis-server processes; ticks are real sleeps; the resource is an in-process store"
+    );
+    let mut driver = match Driver::start(&setup, &bin, tick) {
+        Ok(d) => d,
+        Err(e) => return invalid(e),
+    };
+    driver.names = names;
+    let mut failed = None;
+    for (k, held) in holding.iter().enumerate() {
+        let model: Vec<bool> = client_node.iter().map(|&n| held & (1 << n) != 0).collect();
+        if let Err(e) = driver.step(&ops, k, &model, &trace.steps[k].does) {
+            failed = Some(format!("step {} ({}): {e}", k + 1, trace.steps[k].does));
+            break;
+        }
+    }
+    for line in &driver.log {
+        let _ = writeln!(log, "{line}");
+    }
+    let witness = std::mem::take(&mut driver.witness);
+    driver.stop();
+    let outcome = match failed {
+        Some(e) => invalid(e),
+        None => verdict(&shown, prop, &witness, &real_sc),
+    };
+    let _ = writeln!(log, "verdict: {outcome}");
+    let log_file = log_path(path, opts.scenario.as_deref());
+    let tmp = log_file.with_extension("log.part");
+    let written = std::fs::write(&tmp, &log).and_then(|()| std::fs::rename(&tmp, &log_file));
+    match (written, outcome) {
+        (Err(e), _) => Replay::Invalid(format!("{}: cannot be written: {e}", log_file.display())),
+        (Ok(()), Replay::Reproduced(s)) => Replay::Reproduced(format!("{s}; log: {}", log_file.display())),
+        (Ok(()), Replay::NotReproduced(s)) => Replay::NotReproduced(format!("{s}; log: {}", log_file.display())),
+        (Ok(()), invalid) => invalid,
+    }
+}
+
+fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario) -> Replay {
+    let seen = match prop {
+        Prop::MutualExclusion => w
+            .two_holders
+            .as_ref()
+            .map(|(k, who)| format!("at step {k} two clients held the lock by the real servers' answers: {who}")),
+        Prop::NoStaleWrite => w
+            .stale_write
+            .as_ref()
+            .map(|(k, what)| format!("at step {k} the resource accepted a stale write: {what}")),
+        _ => w
+            .foreign_release
+            .as_ref()
+            .map(|(k, what)| format!("at step {k} a release removed another client's lock: {what}")),
+    };
+    let mut differences = match w.differences {
+        0 => "every real answer was the trace's".to_string(),
+        n => format!("{n} real answer(s) differed from the trace's"),
+    };
+    if w.skipped > 0 {
+        differences.push_str(&format!(
+            "; {} fault step(s) were skipped (clock jumps or drift, which Redis offers no way to make)",
+            w.skipped
+        ));
+    }
+    match seen {
+        Some(s) => Replay::Reproduced(format!(
+            "{shown}: {} is violated on real Redis ({} configuration): {s}; {differences}",
+            prop.name(),
+            real.name
+        )),
+        None => Replay::NotReproduced(format!(
+            "{shown}: {} is not violated on real Redis ({} configuration); {differences}",
+            prop.name(),
+            real.name
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_path;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_log_goes_beside_the_trace_named_after_it() {
+        let p = |t: &str, s: Option<&str>| log_path(Path::new(t), s);
+        assert_eq!(p("r/x/trace.json", None), PathBuf::from("r/x/reenact.log"));
+        assert_eq!(
+            p("r/x/no_stale_write.trace.json", None),
+            PathBuf::from("r/x/no_stale_write.reenact.log")
+        );
+        assert_eq!(
+            p("r/x/trace.json", Some("redlock-fsync")),
+            PathBuf::from("r/x/reenact.redlock-fsync.log")
+        );
+        assert_eq!(p("mine.json", None), PathBuf::from("mine.reenact.log"));
+    }
+}
