@@ -6,7 +6,8 @@
 //! - its `vars` are exactly the VARIABLES its spec declares, World.tla's
 //!   included, read from the `.tla` files;
 //! - trace validation: with TLC (`TLA2TOOLS_JAR`, as tests/specs.rs), one
-//!   small committed trace per family is a behaviour of its spec: a module
+//!   small committed trace per family is a behaviour of its spec (with its
+//!   scenario's constants, as tests/specs.rs writes them): a module
 //!   that EXTENDS the spec walks the trace, its first state satisfying
 //!   `Init` and every step `Next`, and TLC must reach its last state.
 
@@ -17,7 +18,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use locksmith::scenario::{self, Scenario};
+
 mod common;
+use common::tla_constants::expected_constants;
 use common::TempDir;
 
 fn root() -> &'static Path {
@@ -50,31 +54,41 @@ fn itf_files(dir: &Path) -> Vec<PathBuf> {
 fn bad_value(v: &Value, at: &str) -> Option<String> {
     match v {
         Value::Null => Some(format!("{at}: null is no ITF value")),
-        Value::Number(_) => Some(format!("{at}: a plain JSON number; ITF writes integers as {{\"#bigint\": \"n\"}}")),
+        Value::Number(_) => Some(format!(
+            "{at}: a plain JSON number; ITF writes integers as {{\"#bigint\": \"n\"}}"
+        )),
         Value::Bool(_) | Value::String(_) => None,
-        Value::Array(xs) => xs.iter().enumerate().find_map(|(i, x)| bad_value(x, &format!("{at}[{i}]"))),
+        Value::Array(xs) => xs
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| bad_value(x, &format!("{at}[{i}]"))),
         Value::Object(o) => {
             let tagged: Vec<&String> = o.keys().filter(|k| k.starts_with('#')).collect();
             if tagged.is_empty() {
                 return o.iter().find_map(|(k, x)| bad_value(x, &format!("{at}.{k}")));
             }
             if o.len() != 1 {
-                return Some(format!("{at}: a tagged value has one key, not {:?}", o.keys().collect::<Vec<_>>()));
+                return Some(format!(
+                    "{at}: a tagged value has one key, not {:?}",
+                    o.keys().collect::<Vec<_>>()
+                ));
             }
             let (tag, x) = o.iter().next().expect("one key");
             match (tag.as_str(), x) {
                 ("#bigint", Value::String(s)) => {
                     let digits = s.strip_prefix('-').unwrap_or(s);
-                    (digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0')))
-                        .then(|| format!("{at}: #bigint {s:?} is not a decimal integer"))
+                    (digits.is_empty()
+                        || !digits.bytes().all(|b| b.is_ascii_digit())
+                        || (digits.len() > 1 && digits.starts_with('0')))
+                    .then(|| format!("{at}: #bigint {s:?} is not a decimal integer"))
                 }
-                ("#set" | "#tup", Value::Array(xs)) => {
-                    xs.iter().enumerate().find_map(|(i, x)| bad_value(x, &format!("{at}{tag}[{i}]")))
-                }
+                ("#set" | "#tup", Value::Array(xs)) => xs
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, x)| bad_value(x, &format!("{at}{tag}[{i}]"))),
                 ("#map", Value::Array(pairs)) => pairs.iter().enumerate().find_map(|(i, p)| match p {
-                    Value::Array(kv) if kv.len() == 2 => {
-                        bad_value(&kv[0], &format!("{at}#map[{i}].key")).or_else(|| bad_value(&kv[1], &format!("{at}#map[{i}].value")))
-                    }
+                    Value::Array(kv) if kv.len() == 2 => bad_value(&kv[0], &format!("{at}#map[{i}].key"))
+                        .or_else(|| bad_value(&kv[1], &format!("{at}#map[{i}].value"))),
                     _ => Some(format!("{at}#map[{i}]: not a [key, value] pair")),
                 }),
                 ("#unserializable", Value::String(_)) => None,
@@ -120,7 +134,11 @@ fn adr015_violation(t: &Value) -> Option<String> {
         if keys != vars {
             return Some(format!("state {i}: its variables {keys:?} are not vars {vars:?}"));
         }
-        if let Some(bad) = s.iter().filter(|(k, _)| *k != "#meta").find_map(|(k, v)| bad_value(v, &format!("state {i}: {k}"))) {
+        if let Some(bad) = s
+            .iter()
+            .filter(|(k, _)| *k != "#meta")
+            .find_map(|(k, v)| bad_value(v, &format!("state {i}: {k}")))
+        {
             return Some(bad);
         }
     }
@@ -164,7 +182,10 @@ fn the_adr_015_check_rejects_broken_traces() {
         f(&mut t);
         adr015_violation(&t)
     };
-    assert!(broken(&|t| t["states"][0]["x"] = serde_json::json!(1)).is_some(), "a plain number");
+    assert!(
+        broken(&|t| t["states"][0]["x"] = serde_json::json!(1)).is_some(),
+        "a plain number"
+    );
     assert!(broken(&|t| t["states"][1]["x"] = serde_json::json!({"#bigint": "2.5"})).is_some());
     assert!(broken(&|t| t["states"][1]["s"] = serde_json::json!({"#map": [[1]]})).is_some());
     assert!(broken(&|t| t["states"][1]["s"] = serde_json::json!({"#set": 3})).is_some());
@@ -258,7 +279,9 @@ fn the_variable_parser_reads_declarations() {
 
 /// `source` in an ITF trace's `#meta`: `specs/<Module>.tla`.
 fn module_of(t: &Value, f: &Path) -> String {
-    let source = t["#meta"]["source"].as_str().unwrap_or_else(|| panic!("{}: no #meta.source", f.display()));
+    let source = t["#meta"]["source"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: no #meta.source", f.display()));
     source
         .strip_prefix("specs/")
         .and_then(|s| s.strip_suffix(".tla"))
@@ -279,7 +302,12 @@ fn every_itf_trace_has_exactly_its_specs_variables() {
             .filter_map(|v| v.as_str().map(String::from))
             .collect();
         let spec = spec_variables(&module);
-        assert_eq!(vars, spec, "{}: vars are not specs/{module}.tla's VARIABLES", f.display());
+        assert_eq!(
+            vars,
+            spec,
+            "{}: vars are not specs/{module}.tla's VARIABLES",
+            f.display()
+        );
         families.insert(module);
     }
     eprintln!("ITF traces checked against the VARIABLES of: {families:?}");
@@ -357,7 +385,12 @@ fn tla_expr(v: &Value) -> String {
 
 /// The trace-validation module: the spec, walked along the trace.
 fn validation_module(module: &str, t: &Value) -> String {
-    let vars: Vec<&str> = t["vars"].as_array().expect("vars").iter().filter_map(Value::as_str).collect();
+    let vars: Vec<&str> = t["vars"]
+        .as_array()
+        .expect("vars")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     let states: Vec<String> = t["states"]
         .as_array()
         .expect("states")
@@ -384,46 +417,42 @@ fn validation_module(module: &str, t: &Value) -> String {
     )
 }
 
-/// The CONSTANTS section of a `.cfg`.
-fn cfg_constants(cfg: &str) -> String {
-    let clean = strip_comments(cfg);
-    let mut out = String::from("CONSTANTS\n");
-    let mut inside = false;
-    for line in clean.lines() {
-        let word = line.split_whitespace().next().unwrap_or("");
-        if word == "CONSTANTS" || word == "CONSTANT" {
-            inside = true;
-            continue;
-        }
-        if word.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !word.is_empty() {
-            inside = false;
-        }
-        if inside && line.contains('=') {
-            out.push_str(line.trim());
-            out.push('\n');
-        }
-    }
-    out
+/// The scenario a committed trace was found in: the one its sibling
+/// `trace.json` embeds (`x.trace.itf.json` beside `x.trace.json`).
+fn scenario_of(itf: &Path) -> Scenario {
+    let name = itf
+        .file_name()
+        .expect("a file")
+        .to_string_lossy()
+        .replace(".itf.json", ".json");
+    let json = read_json(&itf.with_file_name(name));
+    let source = json["scenario_source"]
+        .as_str()
+        .expect("trace.json embeds its scenario");
+    let file = format!("{}.toml", json["scenario"].as_str().expect("its scenario's name"));
+    scenario::parse(Path::new(&file), source).unwrap_or_else(|e| panic!("{}: {e}", itf.display()))
 }
 
-/// (module, cfg, scenario name) for every row of specs/README.md's table
-/// whose scenario is bundled (`scenarios/<name>.toml`).
-fn table_rows() -> Vec<(String, String, String)> {
-    let text = fs::read_to_string(root().join("specs/README.md")).expect("specs/README.md");
-    text.lines()
-        .filter_map(|l| {
-            let c: Vec<String> = l.split('|').map(|c| c.trim().trim_matches('`').to_string()).collect();
-            let module = c.get(1)?.strip_suffix(".tla")?.to_string();
-            let cfg = c.get(2).filter(|x| x.ends_with(".cfg"))?.clone();
-            let scenario = c.get(3)?.strip_prefix("scenarios/")?.strip_suffix(".toml")?.to_string();
-            Some((module, cfg, scenario))
-        })
-        .collect()
+/// The `.cfg` of trace validation: the scenario's constants, then the
+/// walk along the trace.
+fn validation_cfg(constants: &BTreeMap<String, String>) -> String {
+    let mut cfg = String::from("CONSTANTS\n");
+    for (k, v) in constants {
+        cfg.push_str(&format!("    {k} = {v}\n"));
+    }
+    cfg.push_str("INIT ItfInit\nNEXT ItfNext\nINVARIANT ItfNotDone\n");
+    cfg
 }
 
 /// Runs TLC on the validation of trace `f`; `Err` with TLC's words when
 /// the trace is not a behaviour of the spec.
-fn validate(jar: &Path, module: &str, cfg: &str, f: &Path, work: &Path) -> Result<(), String> {
+fn validate(
+    jar: &Path,
+    module: &str,
+    constants: &BTreeMap<String, String>,
+    f: &Path,
+    work: &Path,
+) -> Result<(), String> {
     let t = read_json(f);
     for e in fs::read_dir(root().join("specs")).expect("specs/").flatten() {
         if e.path().extension().is_some_and(|x| x == "tla") {
@@ -431,12 +460,7 @@ fn validate(jar: &Path, module: &str, cfg: &str, f: &Path, work: &Path) -> Resul
         }
     }
     fs::write(work.join("ItfValidation.tla"), validation_module(module, &t)).expect("write the module");
-    let constants = cfg_constants(&fs::read_to_string(root().join("specs").join(cfg)).expect("the .cfg"));
-    fs::write(
-        work.join("ItfValidation.cfg"),
-        format!("{constants}INIT ItfInit\nNEXT ItfNext\nINVARIANT ItfNotDone\n"),
-    )
-    .expect("write the cfg");
+    fs::write(work.join("ItfValidation.cfg"), validation_cfg(constants)).expect("write the cfg");
     let out = Command::new("java")
         .args(["-XX:+UseParallelGC", "-Xss16m", "-cp"])
         .arg(jar)
@@ -459,7 +483,7 @@ fn validate(jar: &Path, module: &str, cfg: &str, f: &Path, work: &Path) -> Resul
             .collect();
         let tail: Vec<&str> = text.lines().rev().take(60).collect();
         Err(format!(
-            "{}: TLC does not accept it as a behaviour of specs/{module}.tla with {cfg}'s constants \
+            "{}: TLC does not accept it as a behaviour of specs/{module}.tla with its scenario's constants \
              (it should reach itf_i = {len}):\n{}\n...\n{}",
             f.display(),
             said.join("\n"),
@@ -468,35 +492,77 @@ fn validate(jar: &Path, module: &str, cfg: &str, f: &Path, work: &Path) -> Resul
     }
 }
 
+/// Families whose traces TLC validates: every family.
+const FAMILIES: [&str; 9] = [
+    "Coordinator",
+    "EtcdLease",
+    "LockTable",
+    "PrimaryReplica",
+    "Redlock",
+    "RicartAgrawala",
+    "SingleRedis",
+    "TokenRing",
+    "ZooKeeperLock",
+];
+
+/// A trace to validate: its states, its scenario's constants, its file.
+type Pick = (usize, BTreeMap<String, String>, PathBuf);
+
+/// The trace to validate for each module: its committed trace with the
+/// fewest states whose scenario a `.cfg` can mirror (no fault the spec
+/// leaves out), with that scenario's constants.
+fn picks() -> BTreeMap<String, Pick> {
+    let mut pick: BTreeMap<String, Pick> = BTreeMap::new();
+    for f in itf_files(&root().join("reports")) {
+        if f.components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with("sim-"))
+        {
+            continue;
+        }
+        let t = read_json(&f);
+        let module = module_of(&t, &f);
+        let states = t["states"].as_array().map_or(usize::MAX, Vec::len);
+        if pick.get(&module).is_some_and(|(n, _, _)| *n <= states) {
+            continue;
+        }
+        // Symmetry reduction changes what TLC counts, not the behaviours:
+        // a trace is a concrete run, from the initial state.
+        let mut sc = scenario_of(&f);
+        sc.symmetry = false;
+        let Ok((spec, constants)) = expected_constants(&sc) else {
+            continue;
+        };
+        assert_eq!(
+            spec,
+            format!("{module}.tla"),
+            "{}: #meta.source is not its scenario's spec",
+            f.display()
+        );
+        pick.insert(module, (states, constants, f));
+    }
+    pick
+}
+
 #[test]
 fn tlc_accepts_one_committed_itf_trace_per_family() {
     let Some(jar) = tlc_jar() else { return };
-    // The smallest committed trace of each module whose scenario has a .cfg.
-    let mut pick: BTreeMap<String, (usize, String, PathBuf)> = BTreeMap::new();
-    for (module, cfg, scenario) in table_rows() {
-        for f in itf_files(&root().join("reports").join(&scenario)) {
-            if f.components().any(|c| c.as_os_str().to_string_lossy().starts_with("sim-")) {
-                continue;
-            }
-            let size = fs::metadata(&f).map_or(usize::MAX, |m| m.len() as usize);
-            if pick.get(&module).is_none_or(|(s, _, _)| size < *s) {
-                pick.insert(module.clone(), (size, cfg.clone(), f));
-            }
-        }
-    }
-    assert!(!pick.is_empty(), "no committed ITF trace has a .cfg to validate it with");
     let tmp = TempDir::new("itf-tlc");
+    let pick = picks();
     let mut failures = Vec::new();
-    for (module, (_, cfg, f)) in &pick {
+    for (module, (states, constants, f)) in &pick {
         let work = tmp.join(module);
         fs::create_dir_all(&work).expect("work dir");
-        eprintln!("TLC validates {} against specs/{module}.tla ({cfg})", f.display());
-        if let Err(e) = validate(&jar, module, cfg, f, &work) {
+        eprintln!(
+            "TLC validates {} ({states} states) against specs/{module}.tla",
+            f.display()
+        );
+        if let Err(e) = validate(&jar, module, constants, f, &work) {
             failures.push(e);
         }
     }
-    eprintln!("validated: {:?}", pick.keys().collect::<Vec<_>>());
+    let missing: Vec<&str> = FAMILIES.iter().copied().filter(|m| !pick.contains_key(*m)).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(missing.is_empty(), "no committed ITF trace to validate for {missing:?}");
 }
 
 #[test]
@@ -504,11 +570,7 @@ fn tlc_rejects_a_trace_that_is_no_behaviour() {
     // Guards the validation against one that accepts anything: the first
     // committed single-redis trace with a step taken out.
     let Some(jar) = tlc_jar() else { return };
-    let (module, cfg, scenario) = table_rows()
-        .into_iter()
-        .find(|(m, _, s)| m == "SingleRedis" && !itf_files(&root().join("reports").join(s)).is_empty())
-        .expect("a committed SingleRedis trace with a .cfg");
-    let f = itf_files(&root().join("reports").join(&scenario)).remove(0);
+    let (_, constants, f) = picks().remove("SingleRedis").expect("a committed SingleRedis trace");
     let mut t = read_json(&f);
     let states = t["states"].as_array_mut().expect("states");
     assert!(states.len() > 3, "{}: too short to cut", f.display());
@@ -521,7 +583,8 @@ fn tlc_rejects_a_trace_that_is_no_behaviour() {
     fs::write(&broken, t.to_string()).expect("write");
     let work = tmp.join("work");
     fs::create_dir_all(&work).expect("work dir");
-    let err = validate(&jar, &module, &cfg, &broken, &work).expect_err("TLC accepted a trace with a step missing");
+    let err = validate(&jar, "SingleRedis", &constants, &broken, &work)
+        .expect_err("TLC accepted a trace with a step missing");
     // TLC walked the trace and found no step to its third state: not a
     // module TLC could not read.
     assert!(err.contains("Deadlock reached") && err.contains("itf_i = 2"), "{err}");

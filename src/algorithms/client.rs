@@ -251,11 +251,7 @@ pub mod tla {
     /// The first node state `f` maps (a server's, the resource's), or
     /// `None` when there is none.
     pub fn the<A: Actor>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
-        state
-            .nodes
-            .iter()
-            .find_map(|n| f(&n.state))
-            .unwrap_or_else(Tla::none)
+        state.nodes.iter().find_map(|n| f(&n.state)).unwrap_or_else(Tla::none)
     }
 
     /// A phase as the specs name it (`"Want"`, `"Holding"` ...).

@@ -118,9 +118,7 @@ impl Tla {
                         Tla::rec(r)
                     }
                     Value::String(_) => Tla::message(inner),
-                    _ => {
-                        Tla::rec([("type", Tla::str(name.clone())), ("value", Tla::from_serde(inner))])
-                    }
+                    _ => Tla::rec([("type", Tla::str(name.clone())), ("value", Tla::from_serde(inner))]),
                 }
             }
             other => Tla::from_serde(other),
@@ -189,7 +187,10 @@ impl<A: Actor> World<A> {
                         ])
                     })
                     .collect();
-                (Tla::Tup(vec![Tla::int(src as i64), Tla::int(dst as i64)]), Tla::Seq(queue))
+                (
+                    Tla::Tup(vec![Tla::int(src as i64), Tla::int(dst as i64)]),
+                    Tla::Seq(queue),
+                )
             })),
         );
         put("cut", Tla::set(s.cut.iter().map(|&(a, b)| Tla::ids([a, b]))));
