@@ -462,6 +462,9 @@ fn validate(
     fs::write(work.join("ItfValidation.tla"), validation_module(module, &t)).expect("write the module");
     fs::write(work.join("ItfValidation.cfg"), validation_cfg(constants)).expect("write the cfg");
     let out = Command::new("java")
+        // TLC unpacks its standard modules into java.io.tmpdir: one per
+        // run, or two TLCs at once may read each other's half-written files.
+        .arg(format!("-Djava.io.tmpdir={}", work.display()))
         .args(["-XX:+UseParallelGC", "-Xss16m", "-cp"])
         .arg(jar)
         .args(["tlc2.TLC", "-workers", "1", "-metadir"])
@@ -476,6 +479,11 @@ fn validate(
     if text.contains("Invariant ItfNotDone is violated") && text.contains(&format!("itf_i = {len}")) {
         Ok(())
     } else {
+        // TLC's whole output, for a closer look.
+        let log = std::env::temp_dir().join(format!("locksmith-itf-{module}.log"));
+        let _ = fs::write(&log, &text);
+        let _ = fs::copy(work.join("ItfValidation.tla"), log.with_extension("tla"));
+        let _ = fs::copy(work.join("ItfValidation.cfg"), log.with_extension("cfg"));
         // What TLC said went wrong, then the last state it reached.
         let said: Vec<&str> = text
             .lines()
@@ -484,8 +492,9 @@ fn validate(
         let tail: Vec<&str> = text.lines().rev().take(60).collect();
         Err(format!(
             "{}: TLC does not accept it as a behaviour of specs/{module}.tla with its scenario's constants \
-             (it should reach itf_i = {len}):\n{}\n...\n{}",
+             (it should reach itf_i = {len}; TLC's output is in {}):\n{}\n...\n{}",
             f.display(),
+            log.display(),
             said.join("\n"),
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         ))
