@@ -596,14 +596,22 @@ impl Actor for Node {
             (
                 "leases",
                 Tla::fun((0..slots).map(|slot| {
-                    let id = sv.leases.iter().find(|l| usize::from(l.slot) == slot).map_or(0, |l| l.id);
+                    let id = sv
+                        .leases
+                        .iter()
+                        .find(|l| usize::from(l.slot) == slot)
+                        .map_or(0, |l| l.id);
                     (Tla::int(slot as i64), int(id))
                 })),
             ),
             (
                 "keys",
                 Tla::set(sv.keys.iter().map(|k| {
-                    Tla::rec([("create", int(k.create)), ("lease", int(k.lease)), ("ghost", int(k.ghost))])
+                    Tla::rec([
+                        ("create", int(k.create)),
+                        ("lease", int(k.lease)),
+                        ("ghost", int(k.ghost)),
+                    ])
                 })),
             ),
             (

@@ -713,7 +713,12 @@ impl Actor for Node {
             ("zxid", int(e.zxid)),
             (
                 "sessions",
-                Tla::fun(e.sessions.iter().enumerate().map(|(slot, v)| (Tla::int(slot as i64), int(*v)))),
+                Tla::fun(
+                    e.sessions
+                        .iter()
+                        .enumerate()
+                        .map(|(slot, v)| (Tla::int(slot as i64), int(*v))),
+                ),
             ),
             (
                 "children",
