@@ -456,6 +456,10 @@ impl Actor for Node {
     /// `None`, the queue a sequence of records.
     fn tla_msg(&self, msg: &Msg) -> Tla {
         match msg {
+            // The spec's write carries no token: this family has none.
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
             Msg::Replicate { holder, queue } => Tla::rec([
                 ("type", Tla::str("Replicate")),
                 ("holder", tla_holder(*holder)),

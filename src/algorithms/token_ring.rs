@@ -342,6 +342,17 @@ impl Actor for Node {
         ])
     }
 
+    /// As the spec writes messages: a write carries no token (this family
+    /// has none).
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
+    }
+
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::Token => "TOKEN".into(),
