@@ -257,3 +257,35 @@ fn every_bundled_scenario_meets_its_expectations_pins_and_committed_reports() {
         stale.join("\n")
     );
 }
+
+/// Every committed counterexample has its trace in the Informal Trace
+/// Format beside it (`x.trace.json` and `x.trace.itf.json`), and no ITF
+/// file is left without its trace; the run above checks their bytes.
+#[test]
+fn every_committed_counterexample_has_its_itf_trace() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut missing = Vec::new();
+    let mut traces = 0;
+    for dir in fs::read_dir(&root).into_iter().flatten().flatten() {
+        for f in fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let shown = format!("reports/{}/{name}", dir.file_name().to_string_lossy());
+            if let Some(stem) = name.strip_suffix(".itf.json") {
+                if !dir.path().join(format!("{stem}.json")).is_file() {
+                    missing.push(format!("{shown} has no {stem}.json"));
+                }
+            } else if let Some(stem) = name.strip_suffix(".json").filter(|s| s.ends_with("trace")) {
+                traces += 1;
+                if !dir.path().join(format!("{stem}.itf.json")).is_file() {
+                    missing.push(format!("{shown} has no {stem}.itf.json"));
+                }
+            }
+        }
+    }
+    assert!(traces > 0, "reports/ holds no trace.json");
+    assert!(
+        missing.is_empty(),
+        "run `cargo run --release -- check --all`:\n{}",
+        missing.join("\n")
+    );
+}

@@ -229,3 +229,38 @@ mod tests {
         );
     }
 }
+
+/// The spec's values (`trace.itf.json`), shared by the families'
+/// `Actor::tla_vars` hooks.
+pub mod tla {
+    use super::{Phase, Script};
+    use crate::world::{Actor, Tla, WorldState};
+
+    /// `[n \in N |-> f(n)]` over the nodes whose state `f` maps (the
+    /// spec's functions over client ids, server ids ...).
+    pub fn per_node<A: Actor>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
+        Tla::by_id(
+            state
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(id, n)| f(&n.state).map(|v| (id, v))),
+        )
+    }
+
+    /// The first node state `f` maps (a server's, the resource's), or
+    /// `None` when there is none.
+    pub fn the<A: Actor>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
+        state.nodes.iter().find_map(|n| f(&n.state)).unwrap_or_else(Tla::none)
+    }
+
+    /// A phase as the specs name it (`"Want"`, `"Holding"` ...).
+    pub fn phase(p: Phase) -> Tla {
+        Tla::Str(format!("{p:?}"))
+    }
+
+    /// The script's two variables, `phase` and `left`.
+    pub fn script(s: &Script) -> (Tla, Tla) {
+        (phase(s.phase), Tla::int(s.left))
+    }
+}

@@ -23,12 +23,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{show, validity_left, PauseWindow, Phase, Script};
+use super::client::{show, tla, validity_left, PauseWindow, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Seq, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Seq, Tla, World, WorldState};
 
 /// How a client decides it may use the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -388,6 +388,46 @@ impl Actor for Node {
             }
             Msg::Resource(m) => m.numbers(false, visit),
         }
+    }
+
+    /// specs/LockTable.tla's variables: the lock's row, the clients'
+    /// attempts, the resource's maxima.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let row = tla::the(s, |st| match st {
+            State::Database(d) => Some(Tla::or_none(d.row, |r| {
+                Tla::rec([
+                    ("owner", Tla::int(r.owner)),
+                    ("expired", Tla::Bool(r.expired)),
+                    ("holder", Tla::int(r.holder as i64)),
+                    ("ghost", Tla::int(r.ghost)),
+                ])
+            })),
+            _ => None,
+        });
+        let r = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Some(vec![
+            ("row", row),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_token", Tla::int(r.max_token)),
+            ("max_ghost", Tla::int(r.max_ghost)),
+        ])
     }
 
     fn persistence(&self) -> &'static str {

@@ -63,11 +63,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
+use super::client::{scripts_view, tla, Phase, Script};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -249,6 +249,20 @@ impl Actor for Node {
         if let Msg::Request { ts } = msg {
             visit(Seq::Clock, ts);
         }
+    }
+
+    /// specs/RicartAgrawala.tla's variables: each node's script and the
+    /// paper's variables (the deferred replies as a set of node ids).
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let node = |f: fn(&State) -> Tla| tla::per_node(s, move |st| Some(f(st)));
+        Some(vec![
+            ("phase", node(|n| tla::phase(n.script.phase))),
+            ("left", node(|n| Tla::int(n.script.left))),
+            ("highest", node(|n| Tla::int(n.highest))),
+            ("request", node(|n| Tla::or_none(n.request, Tla::int))),
+            ("outstanding", node(|n| Tla::int(n.outstanding))),
+            ("deferred", node(|n| Tla::mask(n.deferred))),
+        ])
     }
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {

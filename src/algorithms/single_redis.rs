@@ -29,12 +29,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{show, validity_left, Phase, Script};
+use super::client::{show, tla, validity_left, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
 
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -548,6 +548,45 @@ impl Actor for Node {
             | Msg::Released { value } => visit(Seq::Value, value),
             Msg::Resource(m) => m.numbers(tokens, visit),
         }
+    }
+
+    /// specs/SingleRedis.tla's variables: the server's `key` and `fence`,
+    /// the clients' script and attempt, the resource's maxima.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let server = |st: &State| match st {
+            State::Server(sv) => Some(*sv),
+            _ => None,
+        };
+        let resource = |st: &State| match st {
+            State::Resource(r) => Some(*r),
+            _ => None,
+        };
+        let sv = s.nodes.iter().find_map(|n| server(&n.state)).unwrap_or_default();
+        let r = s.nodes.iter().find_map(|n| resource(&n.state)).unwrap_or_default();
+        Some(vec![
+            (
+                "key",
+                Tla::or_none(sv.key, |k| {
+                    Tla::rec([("value", Tla::int(k.value)), ("ghost", Tla::int(k.ghost))])
+                }),
+            ),
+            ("fence", Tla::int(sv.fence)),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("expire", client(|c| Tla::str(format!("{:?}", c.expire)))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("token", client(|c| Tla::int(c.token))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_token", Tla::int(r.max_token)),
+            ("max_ghost", Tla::int(r.max_ghost)),
+        ])
     }
 
     fn persistence(&self) -> &'static str {

@@ -41,13 +41,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
+use super::client::{scripts_view, tla, Phase, Script};
 use super::coordinator::{show_phase, show_resource};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
 
 /// What a node does when it thinks the token is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -313,6 +313,43 @@ impl Actor for Node {
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
         if let Msg::Resource(m) = msg {
             m.numbers(false, visit);
+        }
+    }
+
+    /// specs/TokenRing.tla's variables: each ring node's script, token
+    /// and ghost number, the resource's maximum.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let ring = |f: fn(&RingNode) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Node(n) => Some(f(n)),
+                _ => None,
+            })
+        };
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Some(vec![
+            ("phase", ring(|n| tla::phase(n.script.phase))),
+            ("left", ring(|n| Tla::int(n.script.left))),
+            ("token", ring(|n| Tla::Bool(n.token))),
+            ("acquired", ring(|n| Tla::int(n.ghost))),
+            ("max_ghost", Tla::int(max_ghost)),
+        ])
+    }
+
+    /// As the spec writes messages: a write carries no token (this family
+    /// has none).
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
         }
     }
 

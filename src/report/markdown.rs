@@ -41,6 +41,15 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         }
     );
     let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
+    if let Some(module) = super::itf::spec_module(&sc.algorithm).filter(|_| A::tla_vars(world, &states[0]).is_some()) {
+        let itf = json.with_extension("itf.json");
+        let _ = writeln!(
+            md,
+            "For TLA+ tools: [{}]({}), this trace as a behaviour of `specs/{module}.tla` in the Informal Trace Format.\n",
+            itf.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            itf.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
+    }
     let _ = writeln!(md, "{}\n", verdict_line(world, prop, states, loop_at));
     let debug_shown = (0..world.actors.len()).any(|i| fields(world, i, &states[0].nodes[i].state).1);
     if debug_shown {

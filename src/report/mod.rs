@@ -4,6 +4,7 @@
 //! `trace.json` / `trace.md`; any other is `<property>.trace.json` / `.md`.
 
 pub mod diff;
+pub mod itf;
 pub(crate) mod markdown;
 pub mod sim;
 pub mod story;
@@ -223,6 +224,9 @@ fn write_files<A: Lock>(
         write_synced(&into.join(format!("{name}.json")), &json)?;
         let md = markdown::trace_md(sc, world, p.prop, cx, &dir.join(format!("{name}.json")));
         write_synced(&into.join(format!("{name}.md")), &md)?;
+        if let Some(itf) = itf::trace_itf(sc, world, p.prop, cx) {
+            write_synced(&into.join(format!("{name}.itf.json")), &itf)?;
+        }
     }
     let committed = Summary {
         seconds: None,
@@ -263,7 +267,7 @@ fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::File::create(path)?;
     f.write_all(text.as_bytes())?;
     f.sync_all()

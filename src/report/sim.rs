@@ -227,6 +227,9 @@ pub fn write<A: Lock>(
             write_synced(&partial.join(format!("{name}.json")), &json)?;
             let md = markdown::trace_md(sc, world, f.prop, &f.shrunk, &dir.join(format!("{name}.json")));
             write_synced(&partial.join(format!("{name}.md")), &md)?;
+            if let Some(itf) = super::itf::trace_itf(sc, world, f.prop, &f.shrunk) {
+                write_synced(&partial.join(format!("{name}.itf.json")), &itf)?;
+            }
         }
         let committed = SimSummary {
             seconds: None,

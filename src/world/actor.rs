@@ -12,6 +12,9 @@ use std::hash::Hash;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::tla::{all_links, Tla};
+use super::{World, WorldState};
+
 /// Index of a node in the world: servers, clients and the resource alike.
 pub type Id = usize;
 
@@ -135,6 +138,45 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// of the `Debug` text.
     fn show_state(&self, _state: &Self::State, _names: &[String]) -> Option<Vec<(String, String)>> {
         None
+    }
+
+    /// The paired TLA+ spec's own VARIABLES (not World.tla's) in `state`,
+    /// as `(name, value)`, each valued as the spec writes it (functions
+    /// over node ids, records, the model value `None`), for
+    /// `trace.itf.json`. `None`: this family has no mapping yet.
+    fn tla_vars(_world: &World<Self>, _state: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
+    /// The links the spec's `net` has a queue for (`DOMAIN net`): by
+    /// default every ordered pair of nodes.
+    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)>
+    where
+        Self: Sized,
+    {
+        all_links(world.actors.len())
+    }
+
+    /// A message sent to this node, as the spec writes it: by default the
+    /// variant's name as `type` and its fields ([`Tla::message`]).
+    fn tla_msg(&self, msg: &Self::Msg) -> Tla {
+        Tla::message(&serde_json::to_value(msg).unwrap_or(serde_json::Value::Null))
+    }
+
+    /// A timer's name as the spec writes it: by default the variant's name.
+    fn tla_timer(&self, timer: &Self::Timer) -> Tla {
+        match serde_json::to_value(timer) {
+            Ok(serde_json::Value::String(s)) => Tla::Str(s),
+            _ => Tla::Str(format!("{timer:?}")),
+        }
+    }
+
+    /// A stopwatch's name as the spec writes it: by default its `Debug`.
+    fn tla_watch(&self, watch: &Self::Watch) -> Tla {
+        Tla::Str(format!("{watch:?}"))
     }
 }
 

@@ -11,12 +11,14 @@ mod faults;
 mod ranks;
 mod state;
 mod symmetry;
+mod tla;
 
 pub use action::{Action, EVENT_KINDS};
 pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
 pub use state::{Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
+pub use tla::{all_links, FlagNames, Tla};
 
 use std::hash::{BuildHasher, Hash};
 

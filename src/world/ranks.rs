@@ -41,6 +41,13 @@ impl<A: Actor> World<A> {
         });
     }
 
+    /// `s` renumbered as every state the checker stores is.
+    pub fn renumbered(&self, s: &WorldState<A>) -> WorldState<A> {
+        let mut t = s.clone();
+        self.renumber(&mut t);
+        t
+    }
+
     /// Shifts every [`Seq::Clock`] value in `s` down by the smallest one
     /// present, so the smallest becomes 0: every comparison and every
     /// increment keeps its outcome, and clocks that run forever revisit

@@ -146,3 +146,4 @@ pub fn bundled() -> Vec<String> {
     names.sort();
     names
 }
+pub mod tla_constants;
