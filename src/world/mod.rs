@@ -15,7 +15,7 @@ mod symmetry;
 pub use action::{Action, EVENT_KINDS};
 pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
-pub use state::{Envelope, Node, Spent, Status, WorldState};
+pub use state::{Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
 
 use std::hash::{BuildHasher, Hash};
@@ -75,8 +75,8 @@ impl<A: Actor> World<A> {
             s.nodes.push(Node {
                 status: Status::Up,
                 state,
-                timers: Vec::new(),
-                watches: Vec::new(),
+                timers: Clocks::new(),
+                watches: Clocks::new(),
                 skew: 0,
             });
             pending.push((id, out.cmds));
