@@ -36,6 +36,7 @@ macro_rules! say {
 }
 
 mod explore;
+mod bench;
 mod simulate;
 
 #[derive(Parser)]
@@ -129,6 +130,11 @@ the memory bound stopped a check before a verdict.")]
         /// bounds the whole process.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+        /// Threads that expand the states of one breadth-first search, 1 to
+        /// 256 (--dfs uses one). Counts, verdicts and traces are the same
+        /// bytes whatever T.
+        #[arg(long, value_name = "T", default_value_t = 1)]
+        threads: usize,
     },
     /// Check every bundled scenario (or the ones named) and write the
     /// algorithms-by-faults table reports/MATRIX.md from their verdicts.
@@ -230,6 +236,30 @@ seeds); 3 an expected violation no job found.")]
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },
+    /// Benchmark the exhaustive checker on a fixed set of configurations
+    /// (each in a process of its own) and print a table of its figures.
+    #[command(after_help = "Examples:
+  locksmith bench                       # every configuration once
+  locksmith bench --repeat 5            # medians of five runs
+  locksmith bench --only redlock-fsync --repeat 3
+
+Run it from the repository (bench-only scenarios live in bench/). Peak
+resident memory is Linux's VmHWM; bytes per state count what the check
+added to the process's resident memory at its peak. Exit codes: 0 done;
+2 bad usage or a configuration that could not be run.")]
+    Bench {
+        /// Run every configuration N times and print the medians.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        repeat: usize,
+        /// Only this configuration (repeatable), by its label in the table.
+        #[arg(long, value_name = "LABEL")]
+        only: Vec<String>,
+        /// Threads for each check's breadth-first search (1 to 256).
+        #[arg(long, value_name = "T", default_value_t = 1)]
+        threads: usize,
+        #[arg(long, hide = true)]
+        child: Option<String>,
+    },
     /// Re-run a saved trace and confirm its violation (exit 0), or say that
     /// it no longer occurs (1) or that the trace is not valid (2).
     #[command(after_help = "Example:
@@ -327,9 +357,16 @@ pub fn main() -> i32 {
             no_reports,
             no_symmetry,
             jobs,
+            threads,
         } => {
             if let Err(e) = progress::interval() {
                 eprintln!("locksmith: {e}");
+                return 2;
+            }
+            if !(1..=256).contains(&threads) {
+                eprintln!(
+                    "locksmith: --threads {threads} is not allowed; allowed: a whole number of threads from 1 to 256"
+                );
                 return 2;
             }
             if jobs == Some(0) {
@@ -366,6 +403,7 @@ pub fn main() -> i32 {
                 timeout,
                 max_memory: Some(max_memory),
                 progress: Some(Progress::search("check")),
+                threads,
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
@@ -390,6 +428,7 @@ pub fn main() -> i32 {
                 timeout: None,
                 max_memory: Some(memory::total().map_or(DEFAULT_MEMORY, |t| t / 4 * 3)),
                 progress: Some(Progress::search("matrix")),
+                threads: 1,
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             matrix_cmd(&scenarios, &opts, &reports, jobs)
@@ -421,6 +460,17 @@ pub fn main() -> i32 {
             };
             simulate::simulate_cmd(&scenario, job)
         }
+        Command::Bench {
+            repeat,
+            only,
+            threads,
+            child,
+        } => bench::bench_cmd(bench::BenchArgs {
+            repeat,
+            only,
+            threads,
+            child,
+        }),
         Command::Merge { dirs } => simulate::merge_cmd(&dirs),
         Command::Explore {
             scenario,

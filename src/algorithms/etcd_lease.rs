@@ -504,7 +504,7 @@ impl Actor for Node {
         }
     }
 
-    fn crash(&self, _state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+    fn crash(&self, _state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         timers.clear();
     }
 

@@ -329,7 +329,7 @@ impl Actor for Node {
 
     /// A database is durable: committed rows survive, and `expires_at` is a
     /// stored absolute time, so it keeps running while the database is down.
-    fn crash(&self, _state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+    fn crash(&self, _state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         timers.retain(|(t, _)| *t == Timer::RowExpiry && matches!(self, Node::Database(_)));
     }
 

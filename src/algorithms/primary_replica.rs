@@ -846,7 +846,7 @@ impl Actor for Node {
         }
     }
 
-    fn crash(&self, state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+    fn crash(&self, state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         // Redis runs without persistence: only its configuration file
         // survives, with the `replicaof` line Sentinel rewrote. The
         // Sentinel keeps its own configuration file; clients start their

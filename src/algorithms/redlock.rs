@@ -384,7 +384,7 @@ impl Actor for Node {
         }
     }
 
-    fn crash(&self, state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+    fn crash(&self, state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         match (self, state) {
             // fsync: the key survives, and its expiry is an absolute time on
             // disk that keeps running while the master is down.

@@ -468,7 +468,7 @@ impl Actor for Node {
         }
     }
 
-    fn crash(&self, state: &mut State, timers: &mut Vec<(Timer, u8)>) {
+    fn crash(&self, state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         match (self, state) {
             // An fsynced server keeps its keys, and the key's expiry is an
             // absolute time on disk: it keeps running while the server is down.

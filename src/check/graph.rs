@@ -72,6 +72,15 @@ impl Graph {
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
+        // Breadth-first search expands states in the order it numbers
+        // them, so its edges come sorted: they are then moved into place
+        // in their own allocation (an in-place collect), not copied into a
+        // second one, which would hold every edge twice at the peak.
+        if self.raw.is_sorted_by_key(|(from, _)| *from) {
+            self.offsets = counts;
+            self.edges = std::mem::take(&mut self.raw).into_iter().map(|(_, e)| e).collect();
+            return;
+        }
         self.offsets = counts.clone();
         let mut slots = counts;
         let placeholder = Edge {

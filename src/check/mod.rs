@@ -35,6 +35,10 @@ pub struct Options {
     pub max_memory: Option<u64>,
     /// Where to report the search's progress (stderr only); `None`: silent.
     pub progress: Option<Progress>,
+    /// Threads that expand states (0 or 1: one). Breadth-first search
+    /// only; verdicts, counts, state numbers and traces are the same bytes
+    /// whatever the number.
+    pub threads: usize,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -91,6 +95,112 @@ impl<A: Actor> Outcome<A> {
     }
 }
 
+/// A successor as a worker computed it: everything the merge needs, and
+/// the state itself only when it may be new.
+struct Succ<A: Actor> {
+    /// The action's position in the source state's enabled list.
+    ordinal: u16,
+    kind: Option<&'static str>,
+    /// The action's fingerprint, or `None` for a fault.
+    class: Option<u64>,
+    /// The fingerprint of the state under its own names.
+    raw: u64,
+    /// The canonical state's fingerprint (equal to `raw` without symmetry).
+    fp: u64,
+    /// The canonical state, its lock view and its failed safety
+    /// properties (bit `i` for `safety[i]`), when the worker did not find
+    /// it among the states known before the batch.
+    fresh: Option<(WorldState<A>, Facts, u64)>,
+}
+
+/// States popped and expanded together. Expansion (successors, renumbering,
+/// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
+/// over the threads; the merge then numbers states in exactly the order a
+/// single thread does.
+const BATCH: usize = 2048;
+
+/// The read-only part of the search the workers share.
+struct Expand<'a, A: Lock> {
+    world: &'a World<A>,
+    seen: &'a FingerprintMap<u32>,
+    raw_seen: &'a FingerprintMap<u32>,
+    symmetric: bool,
+    safety: &'a [Prop],
+}
+
+impl<A: Lock> Expand<'_, A> {
+    fn state(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>, out: &mut Vec<Succ<A>>) {
+        let world = self.world;
+        actions.clear();
+        world.enabled(s, actions);
+        out.reserve_exact(actions.len());
+        for (k, a) in actions.drain(..).enumerate() {
+            let Some(t) = world.after(s, &a) else { continue };
+            let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
+            let raw = fingerprint(&t);
+            // Under symmetry, a state met before under its own names needs
+            // no second canonicalisation: most successors are repeats.
+            let (fp, t) = if self.symmetric && self.raw_seen.contains_key(&raw) {
+                (0, None)
+            } else if self.symmetric {
+                let t = world.canonical(t).0;
+                (fingerprint(&t), Some(t))
+            } else {
+                (raw, Some(t))
+            };
+            let fresh = t.filter(|_| !self.seen.contains_key(&fp)).map(|t| {
+                let v = view(world, &t);
+                let facts = Facts {
+                    holding: v.holding,
+                    wanting: v.wanting,
+                    depth: 0,
+                };
+                let bad = self
+                    .safety
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &p)| !safe(p, world, &t))
+                    .fold(0u64, |m, (i, _)| m | 1 << i);
+                (t, facts, bad)
+            });
+            out.push(Succ {
+                ordinal: k as u16,
+                kind: a.event_kind(),
+                class,
+                raw,
+                fp,
+                fresh,
+            });
+        }
+    }
+
+    /// Every state's successors, in order, on up to `threads` threads.
+    fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ<A>>> {
+        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ<A>>> {
+            let mut actions = Vec::new();
+            chunk
+                .iter()
+                .map(|(s, _)| {
+                    let mut out = Vec::new();
+                    self.state(s, &mut actions, &mut out);
+                    out
+                })
+                .collect()
+        };
+        if threads <= 1 || states.len() < 2 {
+            return part(states);
+        }
+        let size = states.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = states.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    }
+}
+
 /// Model-checks every property of `world`.
 pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let start = Instant::now();
@@ -105,110 +215,130 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut generated = 0usize;
     let mut expanded = 0usize;
     let mut stopped = None;
+    // Depth-first search pops one state at a time: its next state depends
+    // on what the last one discovered.
+    let threads = if opts.dfs { 1 } else { opts.threads.max(1) };
+    let batch_size = if opts.dfs { 1 } else { BATCH * threads };
 
     let checked = Prop::checked(world);
     let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
     let init = world.canonical(world.init()).0;
     let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
-    let discover = |s: &WorldState<A>, idx: u32, depth: u32, g: &mut Graph, first_bad: &mut BTreeMap<Prop, u32>| {
-        let v = view(world, s);
+    {
+        let v = view(world, &init);
         g.facts.push(Facts {
             holding: v.holding,
             wanting: v.wanting,
-            depth,
+            depth: 0,
         });
         for &p in &safety {
-            if !first_bad.contains_key(&p) && !safe(p, world, s) {
-                first_bad.insert(p, idx);
+            if !safe(p, world, &init) {
+                first_bad.insert(p, 0);
             }
         }
-    };
+    }
     seen.insert(fingerprint(&init), 0);
     g.parent.push((0, 0));
-    discover(&init, 0, 0, &mut g, &mut first_bad);
     frontier.push_back((init, 0));
 
-    let mut actions = Vec::new();
-    'search: while let Some((s, i)) = if opts.dfs {
-        frontier.pop_back()
-    } else {
-        frontier.pop_front()
-    } {
-        if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
-            stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
-            break;
-        }
-        if let Some(m) = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY)) {
-            if memory::resident().is_some_and(|r| r > m) {
-                stopped = Some(format!("the memory bound of {} was reached", memory::human(m)));
-                break;
-            }
-        }
-        expanded += 1;
-        if let Some(p) = opts
-            .progress
-            .as_ref()
-            .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
-        {
-            p.search_at(seen.len(), g.facts[i as usize].depth, frontier.len());
-        }
-        actions.clear();
-        world.enabled(&s, &mut actions);
-        let depth = g.facts[i as usize].depth + 1;
-        for (k, a) in actions.drain(..).enumerate() {
-            let Some(t) = world.after(&s, &a) else { continue };
-            generated += 1;
-            if let Some(kind) = a.event_kind() {
-                *events.entry(kind).or_default() += 1;
-            }
-            let class = if world.is_fault(&a) {
-                FAULT
+    let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
+    'search: while !frontier.is_empty() {
+        batch.clear();
+        while batch.len() < batch_size {
+            let Some(next) = (if opts.dfs {
+                frontier.pop_back()
             } else {
-                let next = classes.len() as u32;
-                *classes.entry(fingerprint(&a)).or_insert(next)
+                frontier.pop_front()
+            }) else {
+                break;
             };
-            // Under symmetry, a state met before under its own names needs
-            // no second canonicalisation: most successors are repeats.
-            let raw = fingerprint(&t);
-            let to = match raw_seen.get(&raw) {
-                Some(&to) => to,
-                None => {
-                    let (t, fp) = if symmetric {
-                        let t = world.canonical(t).0;
-                        let fp = fingerprint(&t);
-                        (t, fp)
-                    } else {
-                        (t, raw)
-                    };
-                    let to = match seen.get(&fp) {
-                        Some(&to) => to,
-                        None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
-                            stopped = Some(format!("the state bound of {} was reached", seen.len()));
-                            break 'search;
-                        }
-                        None => {
-                            let to = seen.len() as u32;
-                            seen.insert(fp, to);
-                            g.parent.push((i, k as u16));
-                            discover(&t, to, depth, &mut g, &mut first_bad);
-                            frontier.push_back((t, to));
-                            to
-                        }
-                    };
-                    if symmetric {
-                        raw_seen.insert(raw, to);
-                    }
-                    to
+            batch.push(next);
+        }
+        let expand = Expand {
+            world,
+            seen: &seen,
+            raw_seen: &raw_seen,
+            symmetric,
+            safety: &safety,
+        };
+        let successors = expand.batch(&batch, threads);
+        for (&(_, i), succs) in batch.iter().zip(successors) {
+            if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
+                stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
+                break 'search;
+            }
+            if let Some(m) = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY)) {
+                if memory::resident().is_some_and(|r| r > m) {
+                    stopped = Some(format!("the memory bound of {} was reached", memory::human(m)));
+                    break 'search;
                 }
-            };
-            g.raw.push((
-                i,
-                Edge {
-                    to,
-                    class,
-                    ordinal: k as u16,
-                },
-            ));
+            }
+            expanded += 1;
+            if let Some(p) = opts
+                .progress
+                .as_ref()
+                .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
+            {
+                p.search_at(seen.len(), g.facts[i as usize].depth, frontier.len());
+            }
+            let depth = g.facts[i as usize].depth + 1;
+            for succ in succs {
+                generated += 1;
+                if let Some(kind) = succ.kind {
+                    *events.entry(kind).or_default() += 1;
+                }
+                let class = match succ.class {
+                    None => FAULT,
+                    Some(fp) => {
+                        let next = classes.len() as u32;
+                        *classes.entry(fp).or_insert(next)
+                    }
+                };
+                let known = if symmetric { raw_seen.get(&succ.raw) } else { None };
+                let to = match known {
+                    Some(&to) => to,
+                    None => {
+                        let to = match seen.get(&succ.fp) {
+                            Some(&to) => to,
+                            None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
+                                stopped = Some(format!("the state bound of {} was reached", seen.len()));
+                                break 'search;
+                            }
+                            None => {
+                                // Not known before the batch either, so the
+                                // worker kept the state.
+                                let Some((t, mut facts, bad)) = succ.fresh else {
+                                    unreachable!("a state unknown to the merge was unknown to its worker")
+                                };
+                                let to = seen.len() as u32;
+                                seen.insert(succ.fp, to);
+                                g.parent.push((i, succ.ordinal));
+                                facts.depth = depth;
+                                g.facts.push(facts);
+                                for (b, &p) in safety.iter().enumerate() {
+                                    if bad & (1 << b) != 0 {
+                                        first_bad.entry(p).or_insert(to);
+                                    }
+                                }
+                                frontier.push_back((t, to));
+                                to
+                            }
+                        };
+                        if symmetric {
+                            raw_seen.insert(succ.raw, to);
+                        }
+                        to
+                    }
+                };
+                g.raw.push((
+                    i,
+                    Edge {
+                        to,
+                        class,
+                        ordinal: succ.ordinal,
+                    },
+                ));
+            }
         }
     }
     drop(frontier);

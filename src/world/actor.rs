@@ -62,7 +62,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// only the timers that survive (a persisted key's expiry is an absolute
     /// deadline on disk, so it keeps running while the node is down). The
     /// default keeps the state for [`Actor::restart`] and drops every timer.
-    fn crash(&self, _state: &mut Self::State, timers: &mut Vec<(Self::Timer, u8)>) {
+    fn crash(&self, _state: &mut Self::State, timers: &mut crate::world::Clocks<Self::Timer>) {
         timers.clear();
     }
 

@@ -16,7 +16,7 @@ mod tla;
 pub use action::{Action, EVENT_KINDS};
 pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
-pub use state::{Envelope, Node, Spent, Status, WorldState};
+pub use state::{Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
 pub use tla::{all_links, FlagNames, Tla};
 
@@ -77,8 +77,8 @@ impl<A: Actor> World<A> {
             s.nodes.push(Node {
                 status: Status::Up,
                 state,
-                timers: Vec::new(),
-                watches: Vec::new(),
+                timers: Clocks::new(),
+                watches: Clocks::new(),
                 skew: 0,
             });
             pending.push((id, out.cmds));

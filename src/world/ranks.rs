@@ -7,37 +7,53 @@
 //! Logical clocks ([`Seq::Clock`]) are incremented as well as compared, so
 //! they are shifted down by the smallest present instead.
 
+use std::cell::RefCell;
+
 use super::{Actor, Seq, World, WorldState};
+
+thread_local! {
+    /// The values of each sequence present in the state being renumbered.
+    static PRESENT: RefCell<[Vec<u32>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
+}
 
 impl<A: Actor> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {
         self.shift_clocks(s);
-        let mut present: [Vec<u32>; 3] = [vec![0, s.ghost], vec![0], vec![0, s.value]];
-        self.visit_numbers(s, &mut |seq, v| {
-            if seq != Seq::Clock {
-                present[seq as usize].push(*v)
+        // Called for every successor: the value lists are kept per thread
+        // and reused, so renumbering allocates nothing.
+        PRESENT.with_borrow_mut(|present| {
+            present[0].clear();
+            present[0].extend([0, s.ghost]);
+            present[1].clear();
+            present[1].push(0);
+            present[2].clear();
+            present[2].extend([0, s.value]);
+            self.visit_numbers(s, &mut |seq, v| {
+                if seq != Seq::Clock {
+                    present[seq as usize].push(*v)
+                }
+            });
+            let mut dense = true;
+            for values in present.iter_mut() {
+                values.sort_unstable();
+                values.dedup();
+                dense &= *values.last().unwrap_or(&0) as usize == values.len() - 1;
             }
-        });
-        let mut dense = true;
-        for values in present.iter_mut() {
-            values.sort_unstable();
-            values.dedup();
-            dense &= *values.last().unwrap_or(&0) as usize == values.len() - 1;
-        }
-        // Usually the new value is the next rank already: nothing to do.
-        if dense {
-            return;
-        }
-        // Every value visited is in `present`, so the search finds it.
-        let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
-        rank(Seq::Ghost, &mut s.ghost);
-        rank(Seq::Value, &mut s.value);
-        self.visit_numbers(s, &mut |seq, v| {
-            if seq != Seq::Clock {
-                rank(seq, v)
+            // Usually the new value is the next rank already: nothing to do.
+            if dense {
+                return;
             }
+            // Every value visited is in `present`, so the search finds it.
+            let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
+            rank(Seq::Ghost, &mut s.ghost);
+            rank(Seq::Value, &mut s.value);
+            self.visit_numbers(s, &mut |seq, v| {
+                if seq != Seq::Clock {
+                    rank(seq, v)
+                }
+            });
         });
     }
 

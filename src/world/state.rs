@@ -2,7 +2,15 @@
 //! and the fault budget spent. No field holds an absolute time, so states
 //! repeat and the state space is finite without a horizon (DESIGN.md §2).
 
+use smallvec::SmallVec;
+
 use super::actor::{Actor, Id};
+
+/// A node's timers or stopwatches with their readings, sorted by name.
+/// Inline up to four (no algorithm sets more at once), so that cloning a
+/// state, once per successor, allocates nothing for them; it hashes,
+/// compares and prints as the `Vec` it replaces.
+pub type Clocks<T> = SmallVec<[(T, u8); 4]>;
 
 /// Whether a node runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,9 +28,9 @@ pub struct Node<A: Actor> {
     pub status: Status,
     pub state: A::State,
     /// Timers set, with local ticks left, sorted by name.
-    pub timers: Vec<(A::Timer, u8)>,
+    pub timers: Clocks<A::Timer>,
     /// Running stopwatches, with local ticks counted, sorted by name.
-    pub watches: Vec<(A::Watch, u8)>,
+    pub watches: Clocks<A::Watch>,
     /// Accumulated clock skew against real time, in ticks.
     pub skew: i8,
 }

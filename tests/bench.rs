@@ -1,0 +1,47 @@
+//! `locksmith bench` (issue 13): each configuration runs in a child
+//! process and its row carries the checker's own counts.
+
+mod common;
+use common::locksmith;
+
+/// The two small configurations give their known counts (the same as
+/// `check` finds), in a Markdown table with one row each.
+#[test]
+fn bench_prints_the_counts_of_each_configuration() {
+    let run = locksmith([
+        "bench",
+        "--only",
+        "token-ring-3",
+        "--only",
+        "coordinator-3",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let rows: Vec<Vec<&str>> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| token-ring-3 ") || l.starts_with("| coordinator-3 "))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", run.stdout);
+    // Label, unique states, generated, depth: as tests/bundled.rs pins
+    // token-ring-no-faults, and as `check bench/coordinator-3.toml` finds.
+    assert_eq!(rows[0][1..5], ["token-ring-3", "18", "18", "17"]);
+    assert_eq!(rows[1][1..5], ["coordinator-3", "1331", "2883", "15"]);
+    assert!(run.stdout.contains("2 thread(s)"), "{}", run.stdout);
+}
+
+#[test]
+fn bench_rejects_an_unknown_configuration_and_zero_repeats() {
+    let run = locksmith(["bench", "--only", "nope"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("--only \"nope\" is not a bench configuration"),
+        "{}",
+        run.stderr
+    );
+    let run = locksmith(["bench", "--repeat", "0"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--repeat 0 is not allowed"), "{}", run.stderr);
+}
