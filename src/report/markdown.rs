@@ -41,6 +41,8 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         }
     );
     let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
+    let svg = super::svg::file_name(json);
+    let _ = writeln!(md, "Timeline: [{svg}]({svg})\n");
     let _ = writeln!(md, "{}\n", verdict_line(world, prop, states, loop_at));
     let debug_shown = (0..world.actors.len()).any(|i| fields(world, i, &states[0].nodes[i].state).1);
     if debug_shown {
@@ -98,7 +100,12 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     md
 }
 
-fn verdict_line<A: Lock>(world: &World<A>, prop: Prop, states: &[WorldState<A>], loop_at: Option<usize>) -> String {
+pub(super) fn verdict_line<A: Lock>(
+    world: &World<A>,
+    prop: Prop,
+    states: &[WorldState<A>],
+    loop_at: Option<usize>,
+) -> String {
     let last = &states[states.len() - 1];
     let names = |mask: u64| -> String {
         let v: Vec<&str> = (0..world.names.len())
@@ -326,7 +333,7 @@ fn ids(mask: u64, n: usize) -> Vec<usize> {
 
 /// The nodes a diagram shows: those that act, send or receive, come to hold
 /// the lock, or take part in the violation.
-fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+pub(super) fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
     let n = world.names.len();
     let mut used = vec![false; n];
     for a in &story.actions {
@@ -357,7 +364,7 @@ fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<
 
 /// Who the violation is about: the holders at the last step, the client
 /// that waits for ever, or the node of the last step.
-fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+pub(super) fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
     let n = world.names.len();
     let last = &story.states[story.states.len() - 1];
     let who = match prop {

@@ -227,6 +227,8 @@ pub fn write<A: Lock>(
             write_synced(&partial.join(format!("{name}.json")), &json)?;
             let md = markdown::trace_md(sc, world, f.prop, &f.shrunk, &dir.join(format!("{name}.json")));
             write_synced(&partial.join(format!("{name}.md")), &md)?;
+            let svg = super::svg::trace_svg(sc, world, f.prop, &f.shrunk);
+            write_synced(&partial.join(format!("{name}.svg")), &svg)?;
         }
         let committed = SimSummary {
             seconds: None,
