@@ -428,9 +428,10 @@ fn check_cmd(
     let (mut differ, mut unknown, mut agree) = (0, 0, 0);
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
     let mut failed = false;
+    let mut summaries = Vec::new();
     in_order(&scenarios, jobs, opts, format, reports, |text, result| {
         let _ = std::io::stdout().write_all(text.as_bytes());
-        match result {
+        match &result {
             // A definite verdict against the expectation outweighs any
             // verdict a bound left open (DESIGN.md §9).
             Ok(summary) if summary.differs() => differ += 1,
@@ -441,10 +442,22 @@ fn check_cmd(
                 failed = true;
             }
         }
+        summaries.extend(result.ok());
         !failed
     });
     if failed {
         return 2;
+    }
+    // Every bundled scenario was checked: index them beside their reports.
+    if let (true, Some(root)) = (all, reports) {
+        if let Err(e) = report::index::write(root, &summaries) {
+            eprintln!(
+                "locksmith: cannot write {} under {}: {e}",
+                report::index::FILE,
+                root.display()
+            );
+            return 2;
+        }
     }
     if format == Format::Text && scenarios.len() > 1 {
         say!(

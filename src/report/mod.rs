@@ -6,6 +6,7 @@
 //! `.md` / `.svg`.
 
 pub mod diff;
+pub mod index;
 mod markdown;
 pub mod sim;
 pub mod story;

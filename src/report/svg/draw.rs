@@ -148,7 +148,7 @@ pub fn render(t: &Timeline) -> String {
         end: 0,
         start,
     };
-    let mut y = start + 6;
+    let mut y = start + 10;
     for r in &t.rows {
         let h = if r.text.is_none() { TICK_H } else { STEP_H };
         rows.top.push(y);
@@ -254,17 +254,6 @@ pub fn render(t: &Timeline) -> String {
             );
         }
     }
-    for bel in &t.beliefs {
-        let x = lane_x(bel.lane) + 9;
-        let y0 = bel.from.map_or(lanes_top, |r| rows.mid(r));
-        let y1 = bel.to.map_or(rows.end, |r| rows.mid(r));
-        let _ = writeln!(
-            b,
-            r#"<rect x="{x}" y="{y0}" width="6" height="{}" rx="2" fill="{BELIEF}" class="belief"><title>{} believes it holds the lock</title></rect>"#,
-            (y1 - y0).max(2),
-            esc(&t.lanes[bel.lane].name)
-        );
-    }
     for (i, r) in t.rows.iter().enumerate() {
         if let Some(l) = r.dot {
             let _ = writeln!(
@@ -301,8 +290,10 @@ pub fn render(t: &Timeline) -> String {
                     r#"<line x1="{x0}" y1="{y0}" x2="{}" y2="{y1}" stroke="{MSG}" stroke-width="1.5" marker-end="url(#head)" class="msg"><title>{title}</title></line>"#,
                     x1 - 3 * dir
                 );
+                // Clear of the receiver's belief bar, on its right.
+                let x = if dir > 0 { x1 - 12 } else { x1 + 20 };
                 let text = clip(&a.label, fits(dx.abs() - 28, MONO_11));
-                label(&mut labels, &text, x1 - 12 * dir, y1 - 5, dir, "msgl");
+                label(&mut labels, &text, x, y1 - 5, dir, "msgl");
             }
             End::Lost(r) | End::Dropped(r) => {
                 let lost = matches!(a.end, End::Lost(_));
@@ -344,6 +335,19 @@ pub fn render(t: &Timeline) -> String {
     }
 
     b.push_str(&labels);
+
+    // Beliefs last, so that no label's backing hides one.
+    for bel in &t.beliefs {
+        let x = lane_x(bel.lane) + 9;
+        let y0 = bel.from.map_or(lanes_top, |r| rows.mid(r));
+        let y1 = bel.to.map_or(rows.end, |r| rows.mid(r));
+        let _ = writeln!(
+            b,
+            r#"<rect x="{x}" y="{y0}" width="6" height="{}" rx="2" fill="{BELIEF}" class="belief"><title>{} believes it holds the lock</title></rect>"#,
+            (y1 - y0).max(2),
+            esc(&t.lanes[bel.lane].name)
+        );
+    }
 
     // The step's words.
     for (i, r) in t.rows.iter().enumerate() {
