@@ -129,16 +129,7 @@ mod tests {
         let t = Timeline {
             title: "x & <y>: mutual_exclusion violated".into(),
             subtitle: "\"quoted\" and 'single'".into(),
-            lanes: vec![
-                Lane {
-                    name: "a<b&c".into(),
-                    client: true,
-                },
-                Lane {
-                    name: "srv".into(),
-                    client: false,
-                },
-            ],
+            lanes: vec![Lane { name: "a<b&c".into() }, Lane { name: "srv".into() }],
             rows: vec![
                 Row {
                     text: Some("a<b&c sends <script>alert('x')</script>".into()),
@@ -185,16 +176,7 @@ mod tests {
     fn long_labels_are_cut_to_their_room() {
         let long = "SET lock v1 NX PX 8 ".repeat(10);
         let t = Timeline {
-            lanes: vec![
-                Lane {
-                    name: "c1".into(),
-                    client: true,
-                },
-                Lane {
-                    name: "s1".into(),
-                    client: false,
-                },
-            ],
+            lanes: vec![Lane { name: "c1".into() }, Lane { name: "s1".into() }],
             rows: vec![
                 Row {
                     text: Some(long.clone()),

@@ -8,7 +8,7 @@ use super::super::story::Story;
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
 use crate::scenario::Scenario;
-use crate::world::{Action, Envelope, Role, Status, World};
+use crate::world::{Action, Envelope, Status, World};
 
 /// A whole timeline. Rows are indexed from 0: row `i` is trace step `i + 1`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -30,7 +30,6 @@ pub struct Timeline {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lane {
     pub name: String,
-    pub client: bool,
 }
 
 /// One step of the trace.
@@ -141,7 +140,6 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
         .iter()
         .map(|&id| Lane {
             name: world.name(id).to_string(),
-            client: world.roles[id] == Role::Client,
         })
         .collect();
     let arrows = arrows_by_id
