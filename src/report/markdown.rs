@@ -274,13 +274,7 @@ fn changed<A: Lock>(
             world.name(e.dst)
         ));
     }
-    let raised = after.history & !before.history;
-    if raised & FOREIGN_RELEASE != 0 {
-        out.push("**a lock another client acquired is released**".into());
-    }
-    if raised & STALE_WRITE != 0 {
-        out.push("**the resource accepts a stale write**".into());
-    }
+    out.extend(alarms(before, after).into_iter().map(|a| format!("**{a}**")));
     if ticking {
         let running: Vec<String> = after
             .nodes
@@ -296,17 +290,43 @@ fn changed<A: Lock>(
             out.push(format!("timers: {}", running.join(", ")));
         }
     }
-    let (vb, va) = (view(world, ranked.0), view(world, ranked.1));
-    for i in 0..world.names.len() {
-        let bit = 1u64 << i;
-        if va.holding & bit != 0 && vb.holding & bit == 0 {
+    for (i, holds) in belief_changes(world, ranked.0, ranked.1) {
+        if holds {
             out.push(format!("**{} now believes it holds the lock**", world.name(i)));
-        }
-        if vb.holding & bit != 0 && va.holding & bit == 0 {
+        } else {
             out.push(format!("{} no longer believes it holds the lock", world.name(i)));
         }
     }
     out.join("; ")
+}
+
+/// What a step raised that the safety properties forbid, in words.
+pub(super) fn alarms<A: Lock>(before: &WorldState<A>, after: &WorldState<A>) -> Vec<&'static str> {
+    let raised = after.history & !before.history;
+    let mut out = Vec::new();
+    if raised & FOREIGN_RELEASE != 0 {
+        out.push("a lock another client acquired is released");
+    }
+    if raised & STALE_WRITE != 0 {
+        out.push("the resource accepts a stale write");
+    }
+    out
+}
+
+/// The clients whose belief that they hold the lock changes between two
+/// states as the world has them (the lock view), in id order, with
+/// whether they now hold it. trace.md's notes and trace.svg's bars both
+/// follow this.
+pub(super) fn belief_changes<A: Lock>(
+    world: &World<A>,
+    before: &WorldState<A>,
+    after: &WorldState<A>,
+) -> Vec<(usize, bool)> {
+    let (vb, va) = (view(world, before), view(world, after));
+    (0..world.names.len())
+        .filter(|i| (va.holding ^ vb.holding) & (1 << i) != 0)
+        .map(|i| (i, va.holding & (1 << i) != 0))
+        .collect()
 }
 
 /// Escapes a table cell.

@@ -3,10 +3,10 @@
 //! the violation and the loop. Built from the same [`Story`] as trace.md,
 //! so values carry the same names (v1, #1) and actions the same words.
 
-use super::super::markdown::{participants, verdict_line, violators};
+use super::super::markdown::{alarms, belief_changes, participants, verdict_line, violators};
 use super::super::story::Story;
 use crate::check::Counterexample;
-use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
+use crate::properties::{view, Lock, Prop};
 use crate::scenario::Scenario;
 use crate::world::{Action, Envelope, Status, World};
 
@@ -168,29 +168,13 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
         if let Action::Partition { a, b } = a {
             cuts.push((lane(*a), lane(*b), i));
         }
-        let mut notes = Vec::new();
-        let raised = after.history & !before.history;
-        if raised & FOREIGN_RELEASE != 0 {
-            notes.push((Tone::Alarm, "a lock another client acquired is released".to_string()));
-        }
-        if raised & STALE_WRITE != 0 {
-            notes.push((Tone::Alarm, "the resource accepts a stale write".to_string()));
-        }
-        let (vb, va) = (view(world, before), view(world, after));
-        for id in 0..world.names.len() {
-            let bit = 1u64 << id;
-            if va.holding & bit != 0 && vb.holding & bit == 0 {
-                notes.push((
-                    Tone::Belief,
-                    format!("{} now believes it holds the lock", world.name(id)),
-                ));
-            }
-            if vb.holding & bit != 0 && va.holding & bit == 0 {
-                notes.push((
-                    Tone::Belief,
-                    format!("{} no longer believes it holds the lock", world.name(id)),
-                ));
-            }
+        let mut notes: Vec<(Tone, String)> = alarms(before, after)
+            .into_iter()
+            .map(|a| (Tone::Alarm, a.to_string()))
+            .collect();
+        for (id, holds) in belief_changes(world, before, after) {
+            let words = if holds { "now believes" } else { "no longer believes" };
+            notes.push((Tone::Belief, format!("{} {words} it holds the lock", world.name(id))));
         }
         rows.push(Row {
             time,
@@ -232,13 +216,13 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
                     to: None,
                 });
             }
-            let holds = view(world, &story.states[i + 1]).holding & (1 << id) != 0;
-            match (held.take(), holds) {
-                (Some(mut h), false) => {
+            let change = belief_changes(world, &story.states[i], &story.states[i + 1]);
+            match (held.take(), change.iter().find(|(c, _)| *c == id)) {
+                (Some(mut h), Some((_, false))) => {
                     h.to = Some(i);
                     beliefs.push(h);
                 }
-                (None, true) => {
+                (None, Some((_, true))) => {
                     held = Some(Belief {
                         lane: l,
                         from: Some(i),
