@@ -581,7 +581,7 @@ fn check_cmd(
             "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
         )),
     };
-    check_paths(paths, opts, format, reports, no_symmetry, jobs).1
+    check_paths(paths, opts, format, reports, no_symmetry, jobs, all).1
 }
 
 /// `matrix`: checks the named scenarios (every bundled one when none is
@@ -596,7 +596,7 @@ fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usi
     } else {
         names.iter().map(|n| scenario::find(n)).collect()
     };
-    let (checked, code) = check_paths(paths, opts, Format::Text, Some(reports), false, jobs);
+    let (checked, code) = check_paths(paths, opts, Format::Text, Some(reports), false, jobs, names.is_empty());
     if code == 2 {
         return 2;
     }
@@ -617,8 +617,9 @@ fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usi
 
 /// What `check` and `matrix` share: loads every scenario first (bad input
 /// exits 2 with nothing written), checks them side by side, prints each
-/// one's text in order, and returns the scenarios with their summaries and
-/// the exit code (DESIGN.md §9).
+/// one's text in order, writes the index reports/README.md when `index`
+/// (every bundled scenario was checked), and returns the scenarios with
+/// their summaries and the exit code (DESIGN.md §9).
 fn check_paths(
     paths: Result<Vec<PathBuf>, ScenarioError>,
     opts: &Options,
@@ -626,6 +627,7 @@ fn check_paths(
     reports: Option<&Path>,
     no_symmetry: bool,
     jobs: Option<usize>,
+    index: bool,
 ) -> (Vec<(Scenario, Summary)>, i32) {
     // Load and validate everything before checking anything, so bad input
     // exits 2 with nothing written.
@@ -676,6 +678,17 @@ fn check_paths(
     });
     if failed {
         return (Vec::new(), 2);
+    }
+    // Every bundled scenario was checked: index them beside their reports.
+    if let (true, Some(root)) = (index, reports) {
+        if let Err(e) = report::index::write(root, &summaries) {
+            eprintln!(
+                "locksmith: cannot write {} under {}: {e}",
+                report::index::FILE,
+                root.display()
+            );
+            return (Vec::new(), 2);
+        }
     }
     if format == Format::Text && scenarios.len() > 1 {
         say!(

@@ -41,6 +41,8 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         }
     );
     let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
+    let svg = super::svg::file_name(json);
+    let _ = writeln!(md, "Timeline: [{svg}]({svg})\n");
     if let Some(module) = super::itf::spec_module(&sc.algorithm).filter(|_| A::tla_vars(world, &states[0]).is_some()) {
         let itf = json.with_extension("itf.json");
         let _ = writeln!(
@@ -107,7 +109,12 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     md
 }
 
-fn verdict_line<A: Lock>(world: &World<A>, prop: Prop, states: &[WorldState<A>], loop_at: Option<usize>) -> String {
+pub(super) fn verdict_line<A: Lock>(
+    world: &World<A>,
+    prop: Prop,
+    states: &[WorldState<A>],
+    loop_at: Option<usize>,
+) -> String {
     let last = &states[states.len() - 1];
     let names = |mask: u64| -> String {
         let v: Vec<&str> = (0..world.names.len())
@@ -276,13 +283,7 @@ pub(crate) fn changed<A: Lock>(
             world.name(e.dst)
         ));
     }
-    let raised = after.history & !before.history;
-    if raised & FOREIGN_RELEASE != 0 {
-        out.push("**a lock another client acquired is released**".into());
-    }
-    if raised & STALE_WRITE != 0 {
-        out.push("**the resource accepts a stale write**".into());
-    }
+    out.extend(alarms(before, after).into_iter().map(|a| format!("**{a}**")));
     if ticking {
         let running: Vec<String> = after
             .nodes
@@ -298,17 +299,43 @@ pub(crate) fn changed<A: Lock>(
             out.push(format!("timers: {}", running.join(", ")));
         }
     }
-    let (vb, va) = (view(world, ranked.0), view(world, ranked.1));
-    for i in 0..world.names.len() {
-        let bit = 1u64 << i;
-        if va.holding & bit != 0 && vb.holding & bit == 0 {
+    for (i, holds) in belief_changes(world, ranked.0, ranked.1) {
+        if holds {
             out.push(format!("**{} now believes it holds the lock**", world.name(i)));
-        }
-        if vb.holding & bit != 0 && va.holding & bit == 0 {
+        } else {
             out.push(format!("{} no longer believes it holds the lock", world.name(i)));
         }
     }
     out.join("; ")
+}
+
+/// What a step raised that the safety properties forbid, in words.
+pub(super) fn alarms<A: Lock>(before: &WorldState<A>, after: &WorldState<A>) -> Vec<&'static str> {
+    let raised = after.history & !before.history;
+    let mut out = Vec::new();
+    if raised & FOREIGN_RELEASE != 0 {
+        out.push("a lock another client acquired is released");
+    }
+    if raised & STALE_WRITE != 0 {
+        out.push("the resource accepts a stale write");
+    }
+    out
+}
+
+/// The clients whose belief that they hold the lock changes between two
+/// states as the world has them (the lock view), in id order, with
+/// whether they now hold it. trace.md's notes and trace.svg's bars both
+/// follow this.
+pub(super) fn belief_changes<A: Lock>(
+    world: &World<A>,
+    before: &WorldState<A>,
+    after: &WorldState<A>,
+) -> Vec<(usize, bool)> {
+    let (vb, va) = (view(world, before), view(world, after));
+    (0..world.names.len())
+        .filter(|i| (va.holding ^ vb.holding) & (1 << i) != 0)
+        .map(|i| (i, va.holding & (1 << i) != 0))
+        .collect()
 }
 
 /// Escapes a table cell.
@@ -335,7 +362,7 @@ fn ids(mask: u64, n: usize) -> Vec<usize> {
 
 /// The nodes a diagram shows: those that act, send or receive, come to hold
 /// the lock, or take part in the violation.
-fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+pub(super) fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
     let n = world.names.len();
     let mut used = vec![false; n];
     for a in &story.actions {
@@ -366,7 +393,7 @@ fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<
 
 /// Who the violation is about: the holders at the last step, the client
 /// that waits for ever, or the node of the last step.
-fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+pub(super) fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
     let n = world.names.len();
     let last = &story.states[story.states.len() - 1];
     let who = match prop {

@@ -1,13 +1,17 @@
 //! Reports (DESIGN.md §8): `reports/<scenario>/summary.json`, and for each
-//! violated property a `trace.json` to replay and a `trace.md` to read.
+//! violated property a `trace.json` to replay, a `trace.md` to read and a
+//! `trace.svg` to look at.
 //! The headline violation (the first expected one, else the first) is
-//! `trace.json` / `trace.md`; any other is `<property>.trace.json` / `.md`.
+//! `trace.json` / `.md` / `.svg`; any other is `<property>.trace.json` /
+//! `.md` / `.svg`.
 
 pub mod diff;
+pub mod index;
 pub mod itf;
 pub(crate) mod markdown;
 pub mod sim;
 pub mod story;
+pub mod svg;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -227,6 +231,10 @@ fn write_files<A: Lock>(
         if let Some(itf) = itf::trace_itf(sc, world, p.prop, cx) {
             write_synced(&into.join(format!("{name}.itf.json")), &itf)?;
         }
+        write_synced(
+            &into.join(format!("{name}.svg")),
+            &svg::trace_svg(sc, world, p.prop, cx),
+        )?;
     }
     let committed = Summary {
         seconds: None,

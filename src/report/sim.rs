@@ -230,6 +230,8 @@ pub fn write<A: Lock>(
             if let Some(itf) = super::itf::trace_itf(sc, world, f.prop, &f.shrunk) {
                 write_synced(&partial.join(format!("{name}.itf.json")), &itf)?;
             }
+            let svg = super::svg::trace_svg(sc, world, f.prop, &f.shrunk);
+            write_synced(&partial.join(format!("{name}.svg")), &svg)?;
         }
         let committed = SimSummary {
             seconds: None,

@@ -1,0 +1,588 @@
+//! Draws a [`Timeline`] as a self-contained SVG: no script, no external
+//! font, image or link (generic font families only), every text escaped,
+//! integer coordinates only, so the same timeline gives the same bytes and
+//! renders alike in a browser and on GitHub.
+//!
+//! Layout, left to right: the time axis (real time in ticks), step numbers
+//! (as in trace.md's table), one lane per node, the loop bracket, and the
+//! step's words. Top to bottom: title, legend, lane names, one row per step
+//! (a thin band for a step in which only time passes), the verdict.
+
+use std::fmt::Write;
+
+use super::timeline::{BlockKind, End, Lasso, Timeline, Tone};
+
+const MARGIN: i32 = 16;
+/// Right edge of the time labels, and the axis line.
+const TIME_X: i32 = 44;
+const AXIS_X: i32 = 52;
+/// Right edge of the step numbers.
+const STEP_X: i32 = 86;
+/// Centre of the first lane, and the distance between lanes.
+const LANE0: i32 = 160;
+const GAP: i32 = 170;
+/// Row heights: a step, and a step in which only time passes.
+const STEP_H: i32 = 26;
+const TICK_H: i32 = 16;
+/// Width of the loop bracket's column, and of the step words' column.
+const BRACKET_W: i32 = 44;
+const DESC_W: i32 = 460;
+/// Average advance of a character, in tenths of a pixel: 12px sans-serif
+/// text, 11px monospace text, the 15px bold title.
+const SANS_12: i32 = 66;
+const MONO_11: i32 = 67;
+const SANS_10: i32 = 55;
+const TITLE_15: i32 = 90;
+
+const INK: &str = "#222";
+const MSG: &str = "#1f5fa8";
+const LOST: &str = "#c0392b";
+const BELIEF: &str = "#2e9e44";
+const LOOP: &str = "#b26a00";
+
+/// Escapes text for XML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Control characters are not allowed in XML 1.0.
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` cut to at most `max` characters, with an ellipsis when cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end())
+}
+
+/// How many characters of advance `tenths` fit in `px` pixels.
+fn fits(px: i32, tenths: i32) -> usize {
+    (px.max(0) * 10 / tenths).max(1) as usize
+}
+
+/// Words of `s` in lines of at most `max` characters.
+fn wrap(s: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Vertical positions: the top of each row and where the rows end.
+struct Rows {
+    top: Vec<i32>,
+    height: Vec<i32>,
+    /// Below the last row (and the "stuck" row, if any): where lanes end.
+    end: i32,
+    /// Where the first row starts: the initial state.
+    start: i32,
+}
+
+impl Rows {
+    fn mid(&self, row: usize) -> i32 {
+        self.top[row] + self.height[row] / 2
+    }
+
+    /// The row's middle, or the start for `None` (the initial state).
+    fn at(&self, row: Option<usize>) -> i32 {
+        row.map_or(self.start, |r| self.mid(r))
+    }
+}
+
+pub fn render(t: &Timeline) -> String {
+    let lanes = t.lanes.len().max(1) as i32;
+    let lane_x = |l: usize| LANE0 + l as i32 * GAP;
+    let lanes_right = lane_x(lanes as usize - 1);
+    let bracket_x = lanes_right + 30;
+    let looped = matches!(t.lasso, Some(Lasso::Loop { .. }));
+    let desc_x = lanes_right + if looped { BRACKET_W + 36 } else { 40 };
+    let width = desc_x + DESC_W + MARGIN;
+    let inner = width - 2 * MARGIN;
+
+    let mut body = String::new();
+    let b = &mut body;
+
+    // Title, subtitle and legend.
+    let _ = writeln!(
+        b,
+        r#"<text x="{MARGIN}" y="28" class="title">{}</text>"#,
+        esc(&clip(&t.title, fits(inner, TITLE_15)))
+    );
+    let _ = writeln!(
+        b,
+        r#"<text x="{MARGIN}" y="48">{}</text>"#,
+        esc(&clip(&t.subtitle, fits(inner, SANS_12)))
+    );
+    let legend_end = legend(b, t, 70, width);
+
+    // Lane names and rows.
+    let names_y = legend_end + 30;
+    let lanes_top = names_y + 10;
+    let start = lanes_top + 12;
+    let mut rows = Rows {
+        top: Vec::new(),
+        height: Vec::new(),
+        end: 0,
+        start,
+    };
+    let mut y = start + 10;
+    for r in &t.rows {
+        let h = if r.text.is_none() { TICK_H } else { STEP_H };
+        rows.top.push(y);
+        rows.height.push(h);
+        y += h;
+    }
+    let stuck_y = y;
+    if t.lasso == Some(Lasso::Stuck) {
+        y += STEP_H;
+    }
+    rows.end = y + 14;
+
+    // Backgrounds: the loop's rows, then the violation's row.
+    if let Some(Lasso::Loop { from }) = t.lasso {
+        if from < t.rows.len() {
+            let (y0, y1) = (rows.top[from], y);
+            let _ = writeln!(
+                b,
+                r##"<rect x="{MARGIN}" y="{y0}" width="{inner}" height="{}" fill="#fff6e0"/>"##,
+                y1 - y0
+            );
+        }
+    }
+    if let (Some(row), true) = (t.violation.row, t.lasso.is_none()) {
+        let _ = writeln!(
+            b,
+            r##"<rect x="{MARGIN}" y="{}" width="{inner}" height="{}" fill="#fde8e6"/>"##,
+            rows.top[row], rows.height[row]
+        );
+    }
+
+    // The time axis, tick boundaries and step numbers.
+    let _ = writeln!(
+        b,
+        r##"<line x1="{AXIS_X}" y1="{}" x2="{AXIS_X}" y2="{}" stroke="#888"/>"##,
+        lanes_top, rows.end
+    );
+    let _ = writeln!(b, r#"<text x="{TIME_X}" y="{}" class="axis">t=0</text>"#, start + 4);
+    let _ = writeln!(
+        b,
+        r#"<text x="{TIME_X}" y="{}" class="axis">time</text>"#,
+        lanes_top - 10
+    );
+    let _ = writeln!(
+        b,
+        r#"<text x="{STEP_X}" y="{}" class="axis">step</text>"#,
+        lanes_top - 10
+    );
+    for (i, r) in t.rows.iter().enumerate() {
+        let mid = rows.mid(i);
+        if r.tick {
+            let _ = writeln!(
+                b,
+                r##"<line x1="{AXIS_X}" y1="{mid}" x2="{}" y2="{mid}" stroke="#bbb" stroke-dasharray="2 3"/>"##,
+                lanes_right + 20
+            );
+            let _ = writeln!(
+                b,
+                r#"<text x="{TIME_X}" y="{}" class="axis">t={}</text>"#,
+                mid + 4,
+                r.time
+            );
+        }
+        let _ = writeln!(b, r#"<text x="{STEP_X}" y="{}" class="num">{}</text>"#, mid + 4, i + 1);
+    }
+
+    // Lanes.
+    for (l, lane) in t.lanes.iter().enumerate() {
+        let x = lane_x(l);
+        let _ = writeln!(
+            b,
+            r#"<text x="{x}" y="{names_y}" class="lane">{}</text>"#,
+            esc(&clip(&lane.name, fits(GAP - 16, 80)))
+        );
+        let _ = writeln!(
+            b,
+            r##"<line x1="{x}" y1="{lanes_top}" x2="{x}" y2="{}" stroke="#999" stroke-width="1.5"/>"##,
+            rows.end
+        );
+    }
+
+    // Pauses and crashes, beliefs, own steps, cut links.
+    for blk in &t.blocks {
+        let x = lane_x(blk.lane);
+        let (y0, y1) = (rows.mid(blk.from), blk.to.map_or(rows.end, |r| rows.mid(r)));
+        let (fill, word, ink) = match blk.kind {
+            BlockKind::Pause => ("#cfcfcf", "paused", "small"),
+            BlockKind::Crash => ("#3b3b3b", "crashed", "small white"),
+        };
+        let _ = writeln!(
+            b,
+            r##"<rect x="{}" y="{y0}" width="14" height="{}" fill="{fill}" stroke="#777" class="block"><title>{} {word}</title></rect>"##,
+            x - 7,
+            (y1 - y0).max(2),
+            esc(&t.lanes[blk.lane].name)
+        );
+        if y1 - y0 > 64 {
+            let cy = (y0 + y1) / 2;
+            let _ = writeln!(
+                b,
+                r#"<text x="{x}" y="{}" transform="rotate(90 {x} {cy})" class="{ink}" text-anchor="middle">{word}</text>"#,
+                cy + 3
+            );
+        }
+    }
+    for (i, r) in t.rows.iter().enumerate() {
+        if let Some(l) = r.dot {
+            let _ = writeln!(
+                b,
+                r#"<circle cx="{}" cy="{}" r="4" fill="{INK}"/>"#,
+                lane_x(l),
+                rows.mid(i)
+            );
+        }
+    }
+    for &(a, c, row) in &t.cuts {
+        let y = rows.mid(row);
+        let _ = writeln!(
+            b,
+            r#"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="{LOST}" stroke-width="2" stroke-dasharray="5 4" class="cut"/>"#,
+            lane_x(a),
+            lane_x(c)
+        );
+    }
+
+    // Messages: lines first, then their labels over every line.
+    let mut labels = String::new();
+    for a in &t.arrows {
+        let (x0, y0) = (lane_x(a.from), rows.at(a.sent));
+        let x1 = lane_x(a.to);
+        let dx = x1 - x0;
+        let dir = if dx >= 0 { 1 } else { -1 };
+        let title = esc(&a.label);
+        match a.end {
+            End::Delivered(r) => {
+                let y1 = rows.mid(r);
+                let _ = writeln!(
+                    b,
+                    r#"<line x1="{x0}" y1="{y0}" x2="{}" y2="{y1}" stroke="{MSG}" stroke-width="1.5" marker-end="url(#head)" class="msg"><title>{title}</title></line>"#,
+                    x1 - 3 * dir
+                );
+                // Clear of the receiver's belief bar, on its right.
+                let x = if dir > 0 { x1 - 12 } else { x1 + 20 };
+                let text = clip(&a.label, fits(dx.abs() - 28, MONO_11));
+                label(&mut labels, &text, x, y1 - 5, dir, "msgl");
+            }
+            End::Lost(r) | End::Dropped(r) => {
+                let lost = matches!(a.end, End::Lost(_));
+                let (xe, ye) = (x0 + dx * if lost { 55 } else { 80 } / 100, rows.mid(r));
+                let class = if lost { "lost" } else { "dropped" };
+                let _ = writeln!(
+                    b,
+                    r#"<line x1="{x0}" y1="{y0}" x2="{xe}" y2="{ye}" stroke="{LOST}" stroke-width="1.5" class="{class}"><title>{title} ({class})</title></line>"#
+                );
+                let _ = writeln!(
+                    b,
+                    r#"<path d="M{} {} L{} {} M{} {} L{} {}" stroke="{LOST}" stroke-width="2.5"/>"#,
+                    xe - 6,
+                    ye - 6,
+                    xe + 6,
+                    ye + 6,
+                    xe - 6,
+                    ye + 6,
+                    xe + 6,
+                    ye - 6
+                );
+                if lost {
+                    // It may reach over the sender's lane: a lost message
+                    // is rare and worth reading whole.
+                    let room = (dx.abs() * 55 / 100 - 16).max(150);
+                    let text = clip(&format!("{} (lost)", a.label), fits(room, MONO_11));
+                    label(&mut labels, &text, xe - 10 * dir, ye - 6, dir, "lostl");
+                }
+            }
+            End::InFlight => {
+                let _ = writeln!(
+                    b,
+                    r#"<line x1="{x0}" y1="{y0}" x2="{}" y2="{}" stroke="{MSG}" stroke-width="1.2" stroke-dasharray="5 4" opacity="0.7" marker-end="url(#head)" class="flight"><title>{title} (in flight at the end)</title></line>"#,
+                    x1 - 3 * dir,
+                    rows.end
+                );
+            }
+        }
+    }
+
+    b.push_str(&labels);
+
+    // Beliefs last, so that no label's backing hides one.
+    for bel in &t.beliefs {
+        let x = lane_x(bel.lane) + 9;
+        let y0 = bel.from.map_or(lanes_top, |r| rows.mid(r));
+        let y1 = bel.to.map_or(rows.end, |r| rows.mid(r));
+        let _ = writeln!(
+            b,
+            r#"<rect x="{x}" y="{y0}" width="6" height="{}" rx="2" fill="{BELIEF}" class="belief"><title>{} believes it holds the lock</title></rect>"#,
+            (y1 - y0).max(2),
+            esc(&t.lanes[bel.lane].name)
+        );
+    }
+
+    // The step's words.
+    for (i, r) in t.rows.iter().enumerate() {
+        let Some(text) = &r.text else { continue };
+        let budget = fits(DESC_W, SANS_12);
+        let notes: Vec<String> = r.notes.iter().map(|(_, n)| n.clone()).collect();
+        let notes_len: usize = notes.iter().map(|n| n.chars().count() + 3).sum();
+        let room = budget.saturating_sub(notes_len).max(24);
+        let mut line = format!(
+            r#"<text x="{desc_x}" y="{}"><title>{}</title>{}"#,
+            rows.mid(i) + 4,
+            esc(&std::iter::once(text.clone())
+                .chain(notes)
+                .collect::<Vec<_>>()
+                .join("; ")),
+            esc(&clip(text, room))
+        );
+        let mut left = budget.saturating_sub(room.min(text.chars().count()));
+        for (tone, note) in &r.notes {
+            if left < 8 {
+                break;
+            }
+            let fill = match tone {
+                Tone::Belief => BELIEF,
+                Tone::Alarm => LOST,
+            };
+            let shown = clip(note, left - 3);
+            left = left.saturating_sub(shown.chars().count() + 3);
+            let _ = write!(
+                line,
+                r#"<tspan fill="{fill}" font-weight="bold"> — {}</tspan>"#,
+                esc(&shown)
+            );
+        }
+        line.push_str("</text>");
+        let _ = writeln!(b, "{line}");
+    }
+    if t.lasso == Some(Lasso::Stuck) {
+        let mid = stuck_y + STEP_H / 2;
+        let _ = writeln!(
+            b,
+            r#"<text x="{desc_x}" y="{}" class="loop">stuck: no fair action is enabled, forever</text>"#,
+            mid + 4
+        );
+        for l in 0..t.lanes.len() {
+            let x = lane_x(l);
+            let _ = writeln!(
+                b,
+                r#"<line x1="{}" y1="{mid}" x2="{}" y2="{mid}" stroke="{LOOP}" stroke-width="2"/>"#,
+                x - 8,
+                x + 8
+            );
+        }
+    }
+
+    // The loop's bracket.
+    if let Some(Lasso::Loop { from }) = t.lasso {
+        if from < t.rows.len() {
+            let (y0, y1) = (rows.top[from] + 2, stuck_y - 2);
+            let _ = writeln!(
+                b,
+                r#"<path d="M{} {y0} H{bracket_x} V{y1} H{}" fill="none" stroke="{LOOP}" stroke-width="2" class="bracket"/>"#,
+                bracket_x - 8,
+                bracket_x - 8
+            );
+            let word = match y1 - y0 {
+                h if h >= 130 => "loop: repeats forever",
+                h if h >= 40 => "loop",
+                _ => "",
+            };
+            if !word.is_empty() {
+                let (x, cy) = (bracket_x + 12, (y0 + y1) / 2);
+                let _ = writeln!(
+                    b,
+                    r#"<text x="{x}" y="{cy}" transform="rotate(90 {x} {cy})" text-anchor="middle" class="loop">{word}</text>"#
+                );
+            }
+        }
+    }
+
+    // The violation: rings where it happens, the verdict below.
+    let vy = rows.at(t.violation.row);
+    for &l in &t.violation.lanes {
+        let _ = writeln!(
+            b,
+            r#"<circle cx="{}" cy="{vy}" r="10" fill="none" stroke="{LOST}" stroke-width="2.5" class="violation"/>"#,
+            lane_x(l)
+        );
+    }
+    if t.violation.row.is_some() || t.rows.is_empty() {
+        let _ = writeln!(b, r#"<text x="{}" y="{}" class="mark">✗</text>"#, STEP_X + 16, vy + 5);
+    }
+    let mut yb = rows.end + 28;
+    for line in wrap(&format!("✗ {}", t.violation.text), fits(inner, 70)) {
+        let _ = writeln!(
+            b,
+            r#"<text x="{MARGIN}" y="{yb}" class="verdict">{}</text>"#,
+            esc(&line)
+        );
+        yb += 19;
+    }
+    let height = yb + MARGIN;
+
+    let mut svg = String::new();
+    let _ = writeln!(svg, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
+    );
+    let _ = writeln!(svg, "<title>{}</title>", esc(&t.title));
+    svg.push_str(&format!(
+        r##"<style>
+text {{ font-family: sans-serif; font-size: 12px; fill: {INK}; }}
+.title {{ font-size: 15px; font-weight: bold; }}
+.axis {{ font-size: 10px; fill: #666; text-anchor: end; }}
+.num {{ font-size: 10px; fill: #999; text-anchor: end; }}
+.lane {{ font-size: 13px; font-weight: bold; text-anchor: middle; }}
+.small {{ font-size: 10px; }}
+.white {{ fill: #fff; }}
+.msgl {{ font-family: monospace; font-size: 11px; fill: {MSG}; }}
+.lostl {{ font-family: monospace; font-size: 11px; fill: {LOST}; }}
+.loop {{ font-size: 11px; font-style: italic; fill: {LOOP}; }}
+.mark {{ font-size: 14px; font-weight: bold; fill: {LOST}; }}
+.verdict {{ font-size: 13px; font-weight: bold; fill: {LOST}; }}
+</style>
+<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="{MSG}"/></marker></defs>
+<rect width="100%" height="100%" fill="#fff"/>
+"##
+    ));
+    svg.push_str(&body);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// A message label, over a pale backing so that the lines it crosses do
+/// not cut through it: at `(x, y)`, running back toward the sender (`dir`
+/// is the arrow's direction, 1 rightward).
+fn label(b: &mut String, text: &str, x: i32, y: i32, dir: i32, class: &str) {
+    let w = text.chars().count() as i32 * MONO_11 / 10 + 4;
+    let left = if dir > 0 { x - w + 2 } else { x - 2 };
+    let anchor = if dir > 0 { "end" } else { "start" };
+    let _ = writeln!(
+        b,
+        r##"<rect x="{left}" y="{}" width="{w}" height="13" fill="#fff" opacity="0.85"/>"##,
+        y - 10
+    );
+    let _ = writeln!(
+        b,
+        r#"<text x="{x}" y="{y}" text-anchor="{anchor}" class="{class}">{}</text>"#,
+        esc(text)
+    );
+}
+
+/// The legend, in lines that fit `width`, from `y`; returns the last
+/// line's baseline.
+fn legend(b: &mut String, t: &Timeline, y: i32, width: i32) -> i32 {
+    let mut items: Vec<(&str, &str)> = vec![
+        ("msg", "message, labelled with the command"),
+        ("lost", "lost or dropped"),
+        ("flight", "in flight at the end"),
+        ("pause", "paused"),
+        ("crash", "crashed"),
+        ("belief", "believes it holds the lock"),
+        ("violation", "property violated"),
+    ];
+    if matches!(t.lasso, Some(Lasso::Loop { .. })) {
+        items.push(("loop", "repeats forever"));
+    }
+    let (mut x, mut y) = (MARGIN, y);
+    for (kind, words) in items {
+        let w = 28 + (words.chars().count() as i32 * SANS_10) / 10 + 22;
+        if x + w > width - MARGIN && x > MARGIN {
+            x = MARGIN;
+            y += 20;
+        }
+        let (gx, gy) = (x, y - 4);
+        let _ = match kind {
+            "msg" => writeln!(
+                b,
+                r#"<line x1="{gx}" y1="{gy}" x2="{}" y2="{gy}" stroke="{MSG}" stroke-width="1.5" marker-end="url(#head)"/>"#,
+                gx + 22
+            ),
+            "lost" => writeln!(
+                b,
+                r#"<path d="M{gx} {gy} H{} M{} {} L{} {} M{} {} L{} {}" stroke="{LOST}" stroke-width="2"/>"#,
+                gx + 18,
+                gx + 14,
+                gy - 5,
+                gx + 22,
+                gy + 5,
+                gx + 14,
+                gy + 5,
+                gx + 22,
+                gy - 5
+            ),
+            "flight" => writeln!(
+                b,
+                r#"<line x1="{gx}" y1="{gy}" x2="{}" y2="{gy}" stroke="{MSG}" stroke-dasharray="5 4" marker-end="url(#head)"/>"#,
+                gx + 22
+            ),
+            "pause" => writeln!(
+                b,
+                r##"<rect x="{}" y="{}" width="10" height="14" fill="#cfcfcf" stroke="#777"/>"##,
+                gx + 6,
+                gy - 7
+            ),
+            "crash" => writeln!(
+                b,
+                r##"<rect x="{}" y="{}" width="10" height="14" fill="#3b3b3b" stroke="#777"/>"##,
+                gx + 6,
+                gy - 7
+            ),
+            "belief" => writeln!(
+                b,
+                r#"<rect x="{}" y="{}" width="6" height="14" rx="2" fill="{BELIEF}"/>"#,
+                gx + 8,
+                gy - 7
+            ),
+            "violation" => writeln!(
+                b,
+                r#"<circle cx="{}" cy="{gy}" r="7" fill="none" stroke="{LOST}" stroke-width="2.5"/>"#,
+                gx + 11
+            ),
+            _ => writeln!(
+                b,
+                r#"<path d="M{} {} H{} V{} H{}" fill="none" stroke="{LOOP}" stroke-width="2"/>"#,
+                gx + 6,
+                gy - 7,
+                gx + 14,
+                gy + 7,
+                gx + 6
+            ),
+        };
+        let _ = writeln!(b, r#"<text x="{}" y="{y}" class="small">{}</text>"#, x + 28, esc(words));
+        x += w;
+    }
+    y
+}
