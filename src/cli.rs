@@ -35,8 +35,8 @@ macro_rules! say {
     }};
 }
 
-mod explore;
 mod bench;
+mod explore;
 mod simulate;
 
 #[derive(Parser)]

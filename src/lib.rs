@@ -4,8 +4,8 @@
 pub mod algorithms;
 pub mod check;
 pub mod cli;
-pub mod matrix;
 pub mod explore;
+pub mod matrix;
 pub mod progress;
 pub mod properties;
 pub mod real;
