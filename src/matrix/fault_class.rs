@@ -146,6 +146,15 @@ pub fn detail(sc: &Scenario, v: &Variant, class: FaultClass) -> String {
     parts.join(", ")
 }
 
+/// `n ticks`, or `1 tick`.
+fn ticks(n: i64) -> String {
+    if n == 1 {
+        "1 tick".to_string()
+    } else {
+        format!("{n} ticks")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,14 +202,5 @@ mod tests {
             columns("redis-ttl-no-faults"),
             (vec![FaultClass::None], vec![String::new()])
         );
-    }
-}
-
-/// `n ticks`, or `1 tick`.
-fn ticks(n: i64) -> String {
-    if n == 1 {
-        "1 tick".to_string()
-    } else {
-        format!("{n} ticks")
     }
 }
