@@ -29,7 +29,7 @@ fn check_traces(dir: &Path) -> usize {
         .expect("a report folder")
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json") && n != "summary.json")
+        .filter(|n| n.ends_with(".json") && !n.ends_with(".itf.json") && n != "summary.json")
         .collect();
     names.sort();
     for json in names {
