@@ -26,21 +26,9 @@ const FAULT: &str = "#e06c75";
 const PAUSE: &str = "#d19a66";
 const BOX: &str = "#2b5672";
 
-/// `&`, `<`, `>` and quotes as XML entities.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// `&`, `<`, `>` and quotes as XML entities: the same escaping as
+/// trace.svg's.
+pub use crate::report::svg::esc as escape;
 
 /// One row of the diagram: the actions drawn on it (consecutive ticks
 /// share a row) and the index of the state after them.

@@ -11,6 +11,7 @@
 mod draw;
 mod timeline;
 
+pub use draw::esc;
 use std::path::Path;
 
 use crate::check::Counterexample;
