@@ -21,7 +21,7 @@ use serde_json::Value;
 use locksmith::scenario::{self, Scenario};
 
 mod common;
-use common::tla_constants::expected_constants;
+use common::tla_constants::{expected_constants, strip_comments};
 use common::TempDir;
 
 fn root() -> &'static Path {
@@ -199,36 +199,6 @@ fn the_adr_015_check_rejects_broken_traces() {
 // ---------------------------------------------------------------------------
 // The spec's VARIABLES.
 // ---------------------------------------------------------------------------
-
-/// `text` with its comments blanked out (`\*` to the end of the line,
-/// nested `(* *)`).
-fn strip_comments(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut i, mut depth, mut line) = (0, 0usize, false);
-    while i < b.len() {
-        let two = &b[i..(i + 2).min(b.len())];
-        if line {
-            line = b[i] != b'\n';
-        } else if two == b"(*" {
-            depth += 1;
-            out.push_str("  ");
-            i += 2;
-            continue;
-        } else if depth > 0 && two == b"*)" {
-            depth -= 1;
-            out.push_str("  ");
-            i += 2;
-            continue;
-        } else if depth == 0 && two == b"\\*" {
-            line = true;
-        }
-        let ch = text[i..].chars().next().expect("on a char boundary");
-        out.push(if ch == '\n' || (depth == 0 && !line) { ch } else { ' ' });
-        i += ch.len_utf8();
-    }
-    out
-}
 
 /// The names a module's VARIABLE and VARIABLES declarations list.
 fn declared_variables(tla: &str) -> Vec<String> {

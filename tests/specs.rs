@@ -22,7 +22,7 @@ use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
 use locksmith::world::World;
 
-use common::tla_constants::expected_constants;
+use common::tla_constants::{expected_constants, strip_comments};
 use tree_sitter::{Node, Parser};
 
 const TABLE_HEADER: [&str; 6] = [
@@ -376,40 +376,6 @@ const CFG_KEYWORDS: [&str; 18] = [
     "POSTCONDITION",
     "ALIAS",
 ];
-
-/// `text` with its comments (`\*` to the end of the line, nested `(* *)`)
-/// blanked out, newlines kept.
-fn strip_comments(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut i, mut depth, mut line_comment) = (0, 0usize, false);
-    while i < b.len() {
-        let two = &b[i..(i + 2).min(b.len())];
-        if line_comment {
-            line_comment = b[i] != b'\n';
-        } else if two == b"(*" {
-            depth += 1;
-            out.push_str("  ");
-            i += 2;
-            continue;
-        } else if depth > 0 && two == b"*)" {
-            depth -= 1;
-            out.push_str("  ");
-            i += 2;
-            continue;
-        } else if depth == 0 && two == b"\\*" {
-            line_comment = true;
-        }
-        let ch = text[i..].chars().next().expect("i is on a char boundary");
-        if ch == '\n' || (depth == 0 && !line_comment) {
-            out.push(ch);
-        } else {
-            out.push(' ');
-        }
-        i += ch.len_utf8();
-    }
-    out
-}
 
 /// A `.cfg`: the names its INVARIANT(S) and PROPERTY(IES) sections list,
 /// and the rest of it (comments dropped), to write back with fewer names.

@@ -295,3 +295,38 @@ fn recovery(r: Recovery) -> &'static str {
         Recovery::None => "none",
     }
 }
+
+/// `text` with its comments (`\*` to the end of the line, nested `(* *)`)
+/// blanked out, newlines kept.
+#[allow(dead_code)] // each test binary uses its own part of common
+pub fn strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut depth, mut line_comment) = (0, 0usize, false);
+    while i < b.len() {
+        let two = &b[i..(i + 2).min(b.len())];
+        if line_comment {
+            line_comment = b[i] != b'\n';
+        } else if two == b"(*" {
+            depth += 1;
+            out.push_str("  ");
+            i += 2;
+            continue;
+        } else if depth > 0 && two == b"*)" {
+            depth -= 1;
+            out.push_str("  ");
+            i += 2;
+            continue;
+        } else if depth == 0 && two == b"\\*" {
+            line_comment = true;
+        }
+        let ch = text[i..].chars().next().expect("i is on a char boundary");
+        if ch == '\n' || (depth == 0 && !line_comment) {
+            out.push(ch);
+        } else {
+            out.push(' ');
+        }
+        i += ch.len_utf8();
+    }
+    out
+}
