@@ -63,7 +63,7 @@ pub struct Scenario {
     /// Acquisitions per client; 0 loops forever.
     pub acquisitions: u8,
     /// Check the quotient by interchangeable nodes (the algorithm says
-    /// which); liveness is then not checked.
+    /// which); liveness then runs on its lifts (src/check/quotient.rs).
     pub symmetry: bool,
     /// The verdicts the scenario documents.
     pub expect: Vec<(Prop, Verdict)>,

@@ -36,18 +36,41 @@ pub enum Waiting {
 /// Finds the lasso whose loop is reached soonest from the initial state,
 /// or `None` when the property holds. `g` must be sealed.
 pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
+    let depth = |l: &Lasso| g.facts[l.entry as usize].depth;
+    match (stuck(g, who), find_loop(g, who)) {
+        (Some(a), Some(b)) => Some(if depth(&b) < depth(&a) { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Whether state `s` waits for the lock, as `who` means it.
+fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
+    let f = g.facts[s as usize];
+    match who {
+        Waiting::Anyone => f.wanting != 0,
+        Waiting::Client(c) => f.wanting & (1 << c) != 0,
+    }
+}
+
+/// The shallowest stuck state: waiting, and no fair action can change
+/// anything (an empty loop).
+pub fn stuck(g: &Graph, who: Waiting) -> Option<Lasso> {
+    (0..g.facts.len() as u32)
+        .filter(|&s| waits(g, who, s) && g.out(s).iter().all(|e| e.class == FAULT))
+        .min_by_key(|&s| (g.facts[s as usize].depth, s))
+        .map(|entry| Lasso {
+            entry,
+            cycle: Vec::new(),
+        })
+}
+
+/// The fair waiting loop reached soonest, stuck states aside.
+pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
     let n = g.facts.len() as u32;
-    let waits = |s: u32| {
-        let f = g.facts[s as usize];
-        match who {
-            Waiting::Anyone => f.wanting != 0,
-            Waiting::Client(c) => f.wanting & (1 << c) != 0,
-        }
-    };
     // An edge stays inside the subgraph when it is no fault, both ends
     // wait, and nobody (the client, for starvation) is granted the lock.
     let inside = |s: u32, e: &Edge| {
-        if e.class == FAULT || !waits(s) || !waits(e.to) {
+        if e.class == FAULT || !waits(g, who, s) || !waits(g, who, e.to) {
             return false;
         }
         let (a, b) = (g.facts[s as usize], g.facts[e.to as usize]);
@@ -62,16 +85,6 @@ pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
         best.as_ref()
             .is_none_or(|b| g.facts[s as usize].depth < g.facts[b.entry as usize].depth)
     };
-
-    // Stuck: waiting, and no fair action can change anything.
-    for s in 0..n {
-        if waits(s) && g.out(s).iter().all(|e| e.class == FAULT) && better(&best, s) {
-            best = Some(Lasso {
-                entry: s,
-                cycle: Vec::new(),
-            });
-        }
-    }
     for scc in components(g, n, &inside) {
         let members: BTreeSet<u32> = scc.iter().copied().collect();
         let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
@@ -214,7 +227,7 @@ fn detour(
 
 /// Tarjan's strongly connected components over the subgraph, iteratively
 /// (state graphs are deep). Each component lists its states.
-fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
+pub(super) fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
     const NONE: u32 = u32::MAX;
     let mut index = vec![NONE; n as usize];
     let mut low = vec![0u32; n as usize];

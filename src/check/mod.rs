@@ -7,6 +7,7 @@
 
 pub mod graph;
 pub mod liveness;
+pub mod quotient;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -345,11 +346,17 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     g.seal();
 
     let complete = stopped.is_none();
-    // Fairness names actions, and a symmetric quotient renames them from
-    // state to state: weak fairness is not preserved (TLC warns the same).
-    let liveness_skipped = (!world.symmetry.is_empty()).then(|| {
-        "liveness is not checked under symmetry reduction, which does not preserve fairness; check without it (--no-symmetry)".to_string()
+    // Under symmetry, liveness runs on lifts of the quotient's candidate
+    // components back into the full graph (quotient.rs): exact, but it
+    // stores the lifted states, so it has a budget.
+    let lifted = (symmetric && complete).then(|| {
+        let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
+        quotient::lifts(world, &g, &seen, budget)
     });
+    let liveness_skipped = match &lifted {
+        Some(Err(why)) => Some(why.clone()),
+        _ => None,
+    };
     let mut props = Vec::new();
     for prop in checked {
         let found = match prop {
@@ -357,10 +364,13 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                 prefix: replay_ordinals(world, &g.path_to(s)),
                 cycle: None,
             }),
-            // Liveness needs the whole graph, and no symmetry.
+            // Liveness needs the whole graph.
             _ if !complete || liveness_skipped.is_some() => None,
-            Prop::DeadlockFreedom => liveness::find(&g, Waiting::Anyone).map(|l| lasso(world, &g, &l)),
-            _ => starvation(world, &g),
+            _ => match &lifted {
+                Some(Ok(lifts)) => symmetric_lasso(world, &g, lifts, prop == Prop::DeadlockFreedom),
+                _ if prop == Prop::DeadlockFreedom => liveness::find(&g, Waiting::Anyone).map(|l| lasso(world, &g, &l)),
+                _ => starvation(world, &g),
+            },
         };
         let skipped = !prop.is_safety() && liveness_skipped.is_some();
         let verdict = match (&found, complete && !skipped) {
@@ -463,6 +473,82 @@ pub mod memory {
             None => format!("{bytes} bytes"),
         }
     }
+}
+
+/// Full states the liveness pass may lift under symmetry when no state
+/// bound is given: about a gigabyte of states kept whole.
+const LIFT_BUDGET: usize = 2_000_000;
+
+/// Deadlock (`anyone`) or starvation under symmetry: a stuck quotient
+/// state (which does not depend on names) or a fair loop in a lift,
+/// whichever is reached sooner.
+fn symmetric_lasso<A: Lock>(
+    world: &World<A>,
+    g: &Graph,
+    lifts: &[quotient::Lift<A>],
+    anyone: bool,
+) -> Option<Counterexample<A>> {
+    let stuck = liveness::stuck(g, Waiting::Anyone).map(|l| (g.facts[l.entry as usize].depth, lasso(world, g, &l)));
+    let whom: Vec<Waiting> = if anyone {
+        vec![Waiting::Anyone]
+    } else {
+        (0..world.roles.len())
+            .filter(|&i| world.roles[i] == Role::Client)
+            .map(|c| Waiting::Client(c as u32))
+            .collect()
+    };
+    let looped = whom
+        .into_iter()
+        .filter_map(|who| quotient::find(lifts, who))
+        .min_by_key(|(lift, l)| lift.graph.facts[l.entry as usize].depth)
+        .map(|(lift, l)| {
+            (
+                lift.graph.facts[l.entry as usize].depth,
+                lifted_lasso(world, g, lift, &l),
+            )
+        });
+    match (stuck, looped) {
+        (Some(a), Some(b)) => Some(if b.0 < a.0 { b.1 } else { a.1 }),
+        (a, b) => a.or(b).map(|(_, c)| c),
+    }
+}
+
+/// A loop found in a lift, as a run from the initial state: the quotient's
+/// shortest path to the loop's first state, which reaches a renaming of
+/// it, then the loop's actions renamed the same way (so the run returns to
+/// exactly the state where its loop began).
+fn lifted_lasso<A: Lock>(
+    world: &World<A>,
+    g: &Graph,
+    lift: &quotient::Lift<A>,
+    l: &liveness::Lasso,
+) -> Counterexample<A> {
+    let entry = &lift.states[l.entry as usize];
+    let (canon, to_canon) = world.canonical(entry.clone());
+    let (s, back) = start(world);
+    let (prefix, at, back) = walk(world, s, back, &g.path_to(lift.proj[l.entry as usize]));
+    debug_assert!(at == canon, "the quotient path reaches the loop's orbit");
+    let to_run: Vec<usize> = to_canon.iter().map(|&c| back[c]).collect();
+    let mut enabled = Vec::new();
+    let cycle = l
+        .cycle
+        .iter()
+        .map(|(from, e)| {
+            enabled.clear();
+            world.enabled(&lift.states[*from as usize], &mut enabled);
+            world.rename_action(&enabled.swap_remove(e.ordinal as usize), &to_run)
+        })
+        .collect();
+    Counterexample {
+        prefix,
+        cycle: Some(cycle),
+    }
+}
+
+/// The canonical state at the end of a path of action positions.
+fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
+    let (s, back) = start(world);
+    walk(world, s, back, ords).1
 }
 
 /// The earliest starvation lasso over all clients.

@@ -57,8 +57,7 @@ checker's verdicts and, where measured, the messages per acquisition in fault-fr
 
 - **mutex** `mutual_exclusion`, **stale** `no_stale_write`, **deadlock** `deadlock_freedom`
   (and **rw** `rw_exclusion` where readers share the lock): ✓ holds, ✗ violated (the link
-  opens the counterexample's trace.md), ? unknown (a bound stopped the search, or the
-  scenario is checked with symmetry reduction, under which liveness is not checked).
+  opens the counterexample's trace.md), ? unknown (a bound stopped the search).
 - — no scenario: nothing was checked there, so nothing is claimed.
 - **Rows**: the algorithm and the switches that change it, named from the scenario's
   `algorithm` and `[system]` keys (`src/matrix/variant.rs`); sizes and durations (clients,

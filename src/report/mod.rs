@@ -61,7 +61,8 @@ pub struct Summary {
     pub search: String,
     /// Whether the search ran to the end (no bound or timeout stopped it).
     pub complete: bool,
-    /// Whether states were reduced by symmetry (then liveness is unknown).
+    /// Whether states were reduced by symmetry (liveness then runs on lifts
+    /// of the quotient, src/check/quotient.rs).
     pub symmetry: bool,
     /// Anything a reader of the verdicts should know.
     pub notes: Vec<String>,
