@@ -245,7 +245,9 @@ seeds); 3 an expected violation no job found.")]
 
 Run it from the repository (bench-only scenarios live in bench/). Peak
 resident memory is Linux's VmHWM; bytes per state count what the check
-added to the process's resident memory at its peak. Exit codes: 0 done;
+added to the process's resident memory at its peak. With TLA2TOOLS_JAR
+set, a second table gives TLC's figures (2 workers, one run) where a
+configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
 2 bad usage or a configuration that could not be run.")]
     Bench {
         /// Run every configuration N times and print the medians.
@@ -257,6 +259,10 @@ added to the process's resident memory at its peak. Exit codes: 0 done;
         /// Threads for each check's breadth-first search (1 to 256).
         #[arg(long, value_name = "T", default_value_t = 1)]
         threads: usize,
+        /// Do not run TLC on the configurations' TLA+ twins, even where
+        /// TLA2TOOLS_JAR names it.
+        #[arg(long)]
+        no_tlc: bool,
         #[arg(long, hide = true)]
         child: Option<String>,
     },
@@ -464,11 +470,13 @@ pub fn main() -> i32 {
             repeat,
             only,
             threads,
+            no_tlc,
             child,
         } => bench::bench_cmd(bench::BenchArgs {
             repeat,
             only,
             threads,
+            no_tlc,
             child,
         }),
         Command::Merge { dirs } => simulate::merge_cmd(&dirs),

@@ -4,7 +4,10 @@
 //! configuration's alone), and prints per configuration: unique states,
 //! states generated, depth, wall seconds, unique states per second, peak
 //! resident memory and bytes per unique state. With `--repeat N` every
-//! figure is the median of N runs.
+//! figure is the median of N runs. Where `TLA2TOOLS_JAR` names TLC, a
+//! second table gives TLC's distinct states per second (2 workers, one
+//! run) on the configurations whose TLA+ twin in specs/ has the same state
+//! space (`--no-tlc` skips it).
 //!
 //! The configurations are bundled scenarios, plus bench-only files in
 //! `bench/` (larger sizes of the classic families) that `check --all`
@@ -28,6 +31,9 @@ struct Config {
     label: &'static str,
     scenario: &'static str,
     no_symmetry: bool,
+    /// The `.cfg` in specs/ that describes the same state space (TLC finds
+    /// as many distinct states: specs/README.md's table), if one does.
+    twin: Option<&'static str>,
 }
 
 const fn config(label: &'static str, scenario: &'static str, no_symmetry: bool) -> Config {
@@ -35,6 +41,16 @@ const fn config(label: &'static str, scenario: &'static str, no_symmetry: bool) 
         label,
         scenario,
         no_symmetry,
+        twin: None,
+    }
+}
+
+const fn twin(label: &'static str, scenario: &'static str, cfg: &'static str) -> Config {
+    Config {
+        label,
+        scenario,
+        no_symmetry: true,
+        twin: Some(cfg),
     }
 }
 
@@ -42,12 +58,12 @@ const fn config(label: &'static str, scenario: &'static str, no_symmetry: bool) 
 /// single Redis, and the classic families at N = 3 and 4.
 const CONFIGS: &[Config] = &[
     config("redlock-fsync", "redlock-fsync", false),
-    config("redlock-no-faults --no-symmetry", "redlock-no-faults", true),
+    twin("redlock-no-faults --no-symmetry", "redlock-no-faults", "Redlock.cfg"),
     config("redlock-five-masters", "redlock-five-masters", false),
     config("redis-ttl-gc-pause --no-symmetry", "redis-ttl-gc-pause", true),
-    config("ricart-agrawala-3", "ricart-agrawala-no-faults", true),
+    twin("ricart-agrawala-3", "ricart-agrawala-no-faults", "RicartAgrawala.cfg"),
     config("ricart-agrawala-4", "bench/ricart-agrawala-4.toml", true),
-    config("token-ring-3", "token-ring-no-faults", true),
+    twin("token-ring-3", "token-ring-no-faults", "TokenRing.cfg"),
     config("token-ring-4", "bench/token-ring-4.toml", true),
     config("coordinator-3", "bench/coordinator-3.toml", true),
     config("coordinator-4", "bench/coordinator-4.toml", true),
@@ -82,6 +98,8 @@ pub struct BenchArgs {
     pub repeat: usize,
     pub only: Vec<String>,
     pub threads: usize,
+    /// Skip TLC even where `TLA2TOOLS_JAR` names it.
+    pub no_tlc: bool,
     /// Hidden: run this one configuration here and print its figures.
     pub child: Option<String>,
 }
@@ -168,13 +186,96 @@ pub fn bench_cmd(args: BenchArgs) -> i32 {
         println!("{line}");
         let _ = std::io::stdout().flush();
     }
-    {
-        println!(
-            "\nmedians of {} runs, each configuration in a process of its own, {} thread(s)",
-            args.repeat, args.threads
-        );
+    println!(
+        "\nmedians of {} runs, each configuration in a process of its own, {} thread(s)",
+        args.repeat, args.threads
+    );
+    let twins: Vec<&Config> = CONFIGS
+        .iter()
+        .filter(|c| c.twin.is_some() && (args.only.is_empty() || args.only.iter().any(|o| o == c.label)))
+        .collect();
+    if args.no_tlc || twins.is_empty() {
+        return 0;
     }
+    let Some(jar) = std::env::var_os("TLA2TOOLS_JAR").filter(|j| !j.is_empty()) else {
+        println!("\nTLC: not measured (set TLA2TOOLS_JAR to tla2tools.jar; specs/README.md, \"Running TLC\")");
+        return 0;
+    };
+    println!("\n| configuration | TLC on | TLC distinct states | TLC wall s | TLC distinct states/s |");
+    println!("|---|---|---:|---:|---:|");
+    for c in twins {
+        let cfg = c.twin.unwrap_or_default();
+        match tlc::run(&PathBuf::from(&jar), cfg) {
+            Ok((distinct, seconds)) => println!(
+                "| {} | specs/{cfg} | {distinct} | {seconds:.2} | {:.0} |",
+                c.label,
+                distinct as f64 / seconds.max(1e-9)
+            ),
+            Err(e) => {
+                eprintln!("locksmith: bench {}: TLC on specs/{cfg}: {e}", c.label);
+                return 2;
+            }
+        }
+        let _ = std::io::stdout().flush();
+    }
+    println!(
+        "\nTLC: one run each, {} workers, wall time from start to exit (the JVM's start included)",
+        tlc::WORKERS
+    );
     0
+}
+
+/// TLC on a configuration's twin, for the second table.
+mod tlc {
+    use std::path::Path;
+    use std::process::Command;
+    use std::time::Instant;
+
+    /// TLC's workers: one per core of the machine the figures are for.
+    pub const WORKERS: usize = 2;
+
+    /// Runs TLC on `specs/<cfg>` (its module is the `.cfg`'s stem) with
+    /// the options tests/e2e/specs.rs uses, in a temporary directory of its
+    /// own, and returns the distinct states of the complete search and the
+    /// wall seconds.
+    pub fn run(jar: &Path, cfg: &str) -> Result<(u64, f64), String> {
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let module = cfg.trim_end_matches(".cfg");
+        let work = std::env::temp_dir().join(format!("locksmith-bench-tlc-{}-{module}", std::process::id()));
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let start = Instant::now();
+        let out = Command::new("java")
+            .arg(format!("-Djava.io.tmpdir={}", work.display()))
+            .args(["-XX:+UseParallelGC", "-cp"])
+            .arg(jar)
+            .args(["tlc2.TLC", "-tool", "-deadlock", "-lncheck", "final", "-workers"])
+            .arg(WORKERS.to_string())
+            .arg("-metadir")
+            .arg(work.join("meta"))
+            .args(["-config", cfg, module])
+            .current_dir(&specs)
+            .output()
+            .map_err(|e| format!("java does not run: {e}"));
+        let seconds = start.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&work);
+        let out = out?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        // Message 2199: "N states generated, M distinct states found, ...".
+        let distinct = text
+            .lines()
+            .rev()
+            .filter_map(|l| l.find(" distinct states found").map(|at| &l[..at]))
+            .find_map(|head| head.rsplit(' ').next()?.replace(',', "").parse::<u64>().ok())
+            .ok_or_else(|| {
+                let tail: Vec<&str> = text.lines().rev().take(5).collect();
+                format!(
+                    "no distinct-state count in TLC's output (exit {:?}): {}",
+                    out.status.code(),
+                    tail.join(" / ")
+                )
+            })?;
+        Ok((distinct, seconds))
+    }
 }
 
 /// The median of each figure on its own (counts are the same every run).
