@@ -182,7 +182,7 @@ fn lift<A: Lock>(
 
 /// The violating loop reached soonest over all lifts, with the lift it is
 /// in. Stuck states are not looked for here (see the module comment).
-pub fn find<'a, A: Lock>(lifts: &'a [Lift<A>], who: Waiting) -> Option<(&'a Lift<A>, Lasso)> {
+pub fn find<A: Lock>(lifts: &[Lift<A>], who: Waiting) -> Option<(&Lift<A>, Lasso)> {
     lifts
         .iter()
         .filter_map(|l| liveness::find_loop(&l.graph, who).map(|lasso| (l, lasso)))

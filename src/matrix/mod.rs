@@ -50,7 +50,7 @@ pub fn render(checked: &[(Scenario, Summary)]) -> Result<String, ScenarioError> 
         out,
         "# The matrix: lock algorithms × faults
 
-Written by `locksmith matrix` from one check of {n} scenario{s}; do not edit it (`tests/bundled.rs`
+Written by `locksmith matrix` from one check of {n} scenario{s}; do not edit it (`tests/e2e/bundled.rs`
 fails when it is stale). Rows are algorithm variants, columns the faults the adversary may
 inject. Each cell lists the scenarios that put that variant under that fault, each with the
 checker's verdicts and, where measured, the messages per acquisition in fault-free runs.

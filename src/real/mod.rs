@@ -1,6 +1,6 @@
 //! Real Redis processes for the tests and for `locksmith reenact`: a model
 //! is only as good as its match with the system it stands for, so the
-//! conformance suite (tests/redis_conformance.rs) and the reenactments run
+//! conformance suite (tests/e2e/redis_conformance.rs) and the reenactments run
 //! the same commands on real `redis-server` processes (Debian's package).
 //!
 //! [`server::RedisServer`] starts one process on a free loopback port with

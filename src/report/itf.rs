@@ -2,7 +2,7 @@
 //! (Apalache ADR-015, apalache-mc.org/docs/adr/015adr-trace.html), with the
 //! variable names and values of the paired TLA+ spec in `specs/`, so that
 //! TLA+ tools can load it, and TLC can check that it is a behaviour of the
-//! spec (tests/itf.rs does).
+//! spec (tests/e2e/itf.rs does).
 //!
 //! The states are the spec's, not the checker's: the checker renumbers
 //! growing values (ghost numbers, lock values, tokens, Lamport clocks) by

@@ -11,8 +11,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use toml::{Table, Value};
 
-mod common;
-use common::{locksmith, TempDir};
+use crate::common::{locksmith, TempDir};
 
 /// A valid single-redis scenario that the cases below break one key at a
 /// time.

@@ -25,8 +25,7 @@ use locksmith::report::Summary;
 use locksmith::scenario::{self, Scenario};
 use serde_json::Value;
 
-mod common;
-use common::{bundled, locksmith, TempDir};
+use crate::common::{bundled, locksmith, TempDir};
 
 /// (scenario, unique states, mutual_exclusion steps, deadlock_freedom
 /// steps): every bundled scenario is pinned.

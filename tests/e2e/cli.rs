@@ -9,8 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-mod common;
-use common::{bundled, locksmith, Run, TempDir};
+use crate::common::{bundled, locksmith, Run, TempDir};
 
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
@@ -62,7 +61,7 @@ fn checked_trace(tmp: &TempDir, scenario: &str, property: &str) -> PathBuf {
 }
 
 /// A few scenarios of every family, for the tests that need not check all
-/// of them (`check --all` runs once, in tests/bundled.rs).
+/// of them (`check --all` runs once, in tests/e2e/bundled.rs).
 const SOME: [&str; 3] = ["redis-setnx-crash", "lock-table-expiry", "redlock-no-fsync"];
 
 #[test]

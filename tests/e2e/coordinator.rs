@@ -3,12 +3,10 @@
 //! runs, adversarial scenarios of its own in `tests/coordinator/`, and
 //! replayable traces, the deadlock lasso included.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, scenario, TempDir};
+use crate::common::{run, scenario, TempDir};
 use locksmith::algorithms::coordinator::{self, Msg};
 use locksmith::check::Options;
 use locksmith::properties::Prop;

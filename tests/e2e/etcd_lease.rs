@@ -3,11 +3,9 @@
 //! timeouts, and verdicts that harmless parameter changes must not flip.
 //! The small adversarial scenarios are in `tests/etcd_lease/`.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::etcd_lease::{self, Msg, Node, Stage, State, Step, Timer};
 use locksmith::check::Options;
@@ -49,7 +47,7 @@ fn assert_expected(sc: &Scenario, what: &str) {
 /// Every scenario in tests/etcd_lease/ meets its expectations.
 #[test]
 fn every_local_scenario_meets_its_expectations() {
-    for path in common::toml_files("tests/etcd_lease") {
+    for path in crate::common::toml_files("tests/etcd_lease") {
         let sc = load(&path).expect("a valid scenario");
         assert_expected(&sc, "");
     }

@@ -3,11 +3,9 @@
 //! `tests/fidelity/`, that a defect of the world once turned into a wrong
 //! verdict; each fails on the world that had the defect.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{run, scenario, Result};
+use crate::common::{run, scenario, Result};
 use locksmith::algorithms::{redlock, single_redis, validate};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
@@ -36,7 +34,7 @@ fn meets_expectations(sc: &Scenario) -> Result {
 /// documents (in its description) the wrong verdict the old world gave.
 #[test]
 fn every_fidelity_scenario_meets_its_expectations() {
-    let files = common::toml_files("tests/fidelity");
+    let files = crate::common::toml_files("tests/fidelity");
     assert!(files.len() >= 8, "the fidelity scenarios are there");
     for path in files {
         let sc = load(&path).expect("a valid scenario");
@@ -80,12 +78,33 @@ const HEAVY: &[&str] = &[
 /// client's pause).
 const SMALL_REPLICA: [&str; 2] = ["specs/replica-small.toml", "specs/replica-validity-pause.toml"];
 
+/// The one place a back-off changes a verdict, and it is a liveness
+/// verdict, which a shorter back-off may rightly change: it allows more
+/// runs. A Redlock back-off of one tick is shorter than a round trip, and
+/// once a crash has put the two clients out of step, the network can keep
+/// them splitting the masters' votes forever (a 97-step lasso, found since
+/// liveness is checked under symmetry). Redlock's description asks for a
+/// random retry delay for exactly this; the model's back-off is fixed.
+const SPLIT_VOTES: &[(&str, u8)] = &[("redlock-fsync", 1), ("redlock-no-fsync", 1)];
+
 /// Checks `sc` with every back-off in `retries` and asserts the verdicts
-/// `check --all` expects: the scenario's own, and no other violation.
+/// `check --all` expects: the scenario's own, and no other violation
+/// (but the split votes above, which must be found).
 fn same_verdicts_for(sc: &Scenario, retries: impl IntoIterator<Item = u8>) {
     for retry in retries {
         let r = run(&with_retry(sc, retry), Options::default());
         for p in Prop::ALL {
+            if !p.is_safety() && SPLIT_VOTES.contains(&(sc.name.as_str(), retry)) {
+                assert_eq!(
+                    r.verdict(p),
+                    Verdict::Violated,
+                    "{}: retry = {retry}: {}",
+                    sc.name,
+                    p.name()
+                );
+                assert_eq!(r.steps(p), Some(97), "{}: retry = {retry}: {}", sc.name, p.name());
+                continue;
+            }
             match sc.expected(p) {
                 Some(v) => assert_eq!(r.verdict(p), v, "{}: retry = {retry}: {}", sc.name, p.name()),
                 None => assert_ne!(
@@ -132,7 +151,7 @@ fn no_bundled_verdict_depends_on_the_back_off() {
 
 /// The full sweep of item 1's test: every bundled scenario, every retry
 /// from 1 to 10 (most of an hour on one core):
-/// `cargo test --release --test fidelity -- --ignored`.
+/// `cargo test --release --test e2e fidelity:: -- --ignored`.
 #[test]
 #[ignore]
 fn retry_sweep_of_every_bundled_scenario() {

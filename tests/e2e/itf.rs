@@ -5,9 +5,9 @@
 //!   `#set`, `#map` and `#tup`, a loop index in range);
 //! - its `vars` are exactly the VARIABLES its spec declares, World.tla's
 //!   included, read from the `.tla` files;
-//! - trace validation: with TLC (`TLA2TOOLS_JAR`, as tests/specs.rs), one
+//! - trace validation: with TLC (`TLA2TOOLS_JAR`, as tests/e2e/specs.rs), one
 //!   small committed trace per family is a behaviour of its spec (with its
-//!   scenario's constants, as tests/specs.rs writes them): a module
+//!   scenario's constants, as tests/e2e/specs.rs writes them): a module
 //!   that EXTENDS the spec walks the trace, its first state satisfying
 //!   `Init` and every step `Next`, and TLC must reach its last state.
 
@@ -20,9 +20,8 @@ use serde_json::Value;
 
 use locksmith::scenario::{self, Scenario};
 
-mod common;
-use common::tla_constants::{expected_constants, strip_comments};
-use common::TempDir;
+use crate::common::tla_constants::{expected_constants, strip_comments};
+use crate::common::TempDir;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -435,7 +434,7 @@ fn validate(
         // TLC unpacks its standard modules into java.io.tmpdir: one per
         // run, or two TLCs at once may read each other's half-written files.
         .arg(format!("-Djava.io.tmpdir={}", work.display()))
-        .args(["-XX:+UseParallelGC", "-Xss16m", "-cp"])
+        .args(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss16m", "-cp"])
         .arg(jar)
         .args(["tlc2.TLC", "-workers", "1", "-metadir"])
         .arg(work.join("meta"))

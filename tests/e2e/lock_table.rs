@@ -2,11 +2,9 @@
 //! lock values, and the naive and validity clients' pause boundaries.
 //! Scenarios of their own are in `tests/lock_table/`.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::lock_table::{self, Msg, Node, Step, Timer};
 use locksmith::check::{check, Options};
 use locksmith::properties::{safe, Prop};
@@ -286,7 +284,7 @@ fn a_database_crash_needs_the_expiry_column() {
     assert_eq!(r.verdict(Prop::DeadlockFreedom), Verdict::Holds);
 }
 
-fn meets_expectations(sc: &Scenario) -> common::Result {
+fn meets_expectations(sc: &Scenario) -> crate::common::Result {
     let r = run(sc, Options::default());
     for p in Prop::ALL {
         if let Some(expected) = sc.expected(p) {

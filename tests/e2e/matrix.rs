@@ -1,13 +1,12 @@
 //! `locksmith matrix` end to end, on a few small scenarios (the full
-//! matrix's staleness is checked in tests/bundled.rs, from its one run of
+//! matrix's staleness is checked in tests/e2e/bundled.rs, from its one run of
 //! every scenario): the table's cells come from the check, a violation
 //! links to a trace that exists, an empty cell says so, the output is the
 //! same bytes on a rerun, and bad input writes nothing.
 
 use std::fs;
 
-mod common;
-use common::{locksmith, TempDir};
+use crate::common::{locksmith, TempDir};
 
 const SCENARIOS: [&str; 4] = [
     "token-ring-crash",
@@ -16,7 +15,7 @@ const SCENARIOS: [&str; 4] = [
     "redis-crash-fsync",
 ];
 
-fn matrix(dir: &TempDir, extra: &[&str]) -> common::Run {
+fn matrix(dir: &TempDir, extra: &[&str]) -> crate::common::Run {
     let mut args = vec![
         "matrix".to_string(),
         "--reports".into(),

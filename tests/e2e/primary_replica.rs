@@ -1,16 +1,14 @@
 //! primary-replica regression scenarios, kept in `tests/primary_replica/`:
 //! each documents in its description what it pins and why.
 
-mod common;
-
-use common::run;
+use crate::common::run;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
 use locksmith::scenario::load;
 
 #[test]
 fn every_primary_replica_scenario_meets_its_expectations() {
-    for path in common::toml_files("tests/primary_replica") {
+    for path in crate::common::toml_files("tests/primary_replica") {
         let sc = load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {

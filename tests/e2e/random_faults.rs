@@ -3,9 +3,7 @@
 //! more acquisitions per client than the exhaustive checks use, assert
 //! every safety property a scenario expects to hold, in every state.
 
-mod common;
-
-use common::scenario;
+use crate::common::scenario;
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::properties::{safe, Lock, Prop};
 use locksmith::scenario::{Scenario, Verdict};

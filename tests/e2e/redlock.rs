@@ -3,11 +3,9 @@
 //! answer to an earlier attempt is no vote and a restarted client cannot
 //! delete the keys of its previous life. Scenarios in `tests/redlock/`.
 
-mod common;
-
 use std::path::Path;
 
-use common::run;
+use crate::common::run;
 use locksmith::algorithms::redlock::{self, Msg, State, Step, Timer};
 use locksmith::check::Options;
 use locksmith::properties::Prop;

@@ -6,13 +6,11 @@
 //! entry costs 2(N − 1) messages, a lost REPLY alone deadlocks, and
 //! renaming nodes is no symmetry.
 
-mod common;
-
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::ricart_agrawala::{self, Msg, Node, Step};
 use locksmith::algorithms::validate;
@@ -33,7 +31,7 @@ fn world(sc: &Scenario) -> World<Node> {
 }
 
 /// Checks `sc` and asserts every verdict its `[expect]` table states.
-fn meets_expectations(sc: &Scenario) -> common::Result {
+fn meets_expectations(sc: &Scenario) -> crate::common::Result {
     let r = run(sc, Options::default());
     for p in Prop::ALL {
         if let Some(expected) = sc.expected(p) {
@@ -62,7 +60,7 @@ fn the_bundled_scenarios_give_the_issues_verdicts() {
 /// network, a duplicating one, a crash with a restart.
 #[test]
 fn every_regression_scenario_meets_its_expectations() {
-    let files = common::toml_files("tests/ricart_agrawala");
+    let files = crate::common::toml_files("tests/ricart_agrawala");
     assert!(files.len() >= 5);
     for path in files {
         let sc = load(&path).expect("a valid scenario");

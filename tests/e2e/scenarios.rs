@@ -1,10 +1,8 @@
 //! Checks of single bundled scenarios: BFS and DFS agree, and the exact
 //! pause boundaries. Every scenario's verdicts, pinned counts and reports
-//! are checked by the one full run in tests/bundled.rs.
+//! are checked by the one full run in tests/e2e/bundled.rs.
 
-mod common;
-
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
 use locksmith::scenario::Verdict;

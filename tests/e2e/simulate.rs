@@ -8,8 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-mod common;
-use common::{locksmith, TempDir};
+use crate::common::{locksmith, TempDir};
 
 /// The report folder's files, with the reports root written as `reports`.
 fn files(dir: &Path, root: &Path) -> Vec<(String, String)> {
@@ -28,7 +27,7 @@ fn files(dir: &Path, root: &Path) -> Vec<(String, String)> {
     out
 }
 
-fn simulate(args: &[&str], reports: &Path) -> common::Run {
+fn simulate(args: &[&str], reports: &Path) -> crate::common::Run {
     let mut all = vec!["simulate"];
     all.extend_from_slice(args);
     let mut all: Vec<std::ffi::OsString> = all.into_iter().map(Into::into).collect();
@@ -37,7 +36,7 @@ fn simulate(args: &[&str], reports: &Path) -> common::Run {
     locksmith(all)
 }
 
-fn json_line(run: &common::Run) -> Value {
+fn json_line(run: &crate::common::Run) -> Value {
     serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("not one JSON line ({e}): {}", run.stdout))
 }
 

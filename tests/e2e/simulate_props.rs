@@ -8,13 +8,12 @@
 //! on arbitrary bytes and answer them with exit 2 and a message.
 //!
 //! The case counts are small so that the file runs in a few seconds;
-//! `PROPTEST_CASES=1000 cargo test --release --test simulate_props` runs
+//! `PROPTEST_CASES=1000 cargo test --release --test e2e simulate_props::` runs
 //! more (proptest reads the variable; it overrides every count here).
 
 use std::fs;
 
-mod common;
-use common::{locksmith, TempDir};
+use crate::common::{locksmith, TempDir};
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};

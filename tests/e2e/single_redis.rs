@@ -2,11 +2,9 @@
 //! fresh lock value per attempt, and the validity client. The small
 //! adversarial scenarios are in `tests/single_redis/`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::single_redis::{self, Msg, State, Step, Timer};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
@@ -42,7 +40,7 @@ fn mutual_exclusion(sc: &Scenario) -> Verdict {
 /// Every scenario in tests/single_redis/ meets its expectations.
 #[test]
 fn every_local_scenario_meets_its_expectations() {
-    for path in common::toml_files("tests/single_redis") {
+    for path in crate::common::toml_files("tests/single_redis") {
         let sc = load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {

@@ -9,8 +9,6 @@
 //! well. Without TLC these tests say loudly that TLC was not run, and fail
 //! under `CI=true`.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,7 +20,7 @@ use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
 use locksmith::world::World;
 
-use common::tla_constants::{expected_constants, strip_comments};
+use crate::common::tla_constants::{expected_constants, strip_comments};
 use tree_sitter::{Node, Parser};
 
 const TABLE_HEADER: [&str; 6] = [
@@ -632,7 +630,11 @@ impl Tlc {
         fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
         let output = Command::new("java")
             .arg(format!("-Djava.io.tmpdir={}", tmp.display()))
-            .args(["-XX:+UseParallelGC", "-cp"])
+            // The CI rows are small (seconds of search), so the JIT's
+            // optimising tier costs more than it wins: C1 only and the
+            // serial collector halve each run (10 s to 4-5 s on
+            // SingleRedisCrashEmpty.cfg, one run, same machine).
+            .args(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp"])
             .arg(&self.jar)
             .args([
                 "tlc2.TLC",
@@ -786,7 +788,7 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
 
 /// Where TLC's verdicts on `cfg` differ from the Rust checker's on the
 /// row's scenario: one line per disagreement.
-fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &common::Result) -> Vec<String> {
+fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &crate::common::Result) -> Vec<String> {
     let mut out = Vec::new();
     let word = |violated: bool| if violated { "violated" } else { "holds" };
     for p in Prop::ALL {
@@ -832,8 +834,8 @@ fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &common::Result) -> Vec<Str
 /// says loudly what TLC found; the disagreements.
 fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
     let started = std::time::Instant::now();
-    let rust = common::run(&load(row), Options::default());
-    let work = common::TempDir::new(&format!("tlc-{}", row.cfg.trim_end_matches(".cfg")));
+    let rust = crate::common::run(&load(row), Options::default());
+    let work = crate::common::TempDir::new(&format!("tlc-{}", row.cfg.trim_end_matches(".cfg")));
     let cfg_text = read(&specs_dir().join(&row.cfg));
     match tlc_verdicts(tlc, &specs_dir(), &row.spec, &cfg_text, work.path()) {
         Err(e) => vec![format!("specs/{}: {e}", row.cfg)],
@@ -1063,7 +1065,7 @@ fn the_tlc_harness_finds_every_violation() {
     let Some(tlc) = Tlc::for_test("the harness's own test spec") else {
         return;
     };
-    let dir = common::TempDir::new("tlc-harness");
+    let dir = crate::common::TempDir::new("tlc-harness");
     fs::write(dir.join("Counter.tla"), COUNTER_TLA).expect("write Counter.tla");
     let v =
         tlc_verdicts(&tlc, dir.path(), "Counter.tla", COUNTER_CFG, &dir.join("work")).unwrap_or_else(|e| panic!("{e}"));
@@ -1119,7 +1121,7 @@ fn the_tlc_harness_finds_every_violation() {
 
 #[test]
 fn a_disagreement_is_reported_per_property() {
-    let rust = common::Result {
+    let rust = crate::common::Result {
         verdicts: Prop::ALL
             .iter()
             .map(|&p| {

@@ -9,9 +9,7 @@
 //! guard for `Always`), so with several properties its path need not be the
 //! shortest. locksmith keeps the first, which is.
 
-mod common;
-
-use common::scenario;
+use crate::common::scenario;
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::check::{check, Options};
 use locksmith::properties::{Lock, Prop};

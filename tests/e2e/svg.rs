@@ -6,8 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-mod common;
-use common::{locksmith, TempDir};
+use crate::common::{locksmith, TempDir};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 

@@ -3,9 +3,7 @@
 //! the same safety verdicts, with counterexamples of the same (shortest)
 //! length, as checking every state.
 
-mod common;
-
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::check::Options;
 use locksmith::properties::{Lock, Prop};
@@ -106,14 +104,17 @@ fn the_representative_does_not_depend_on_names() {
 
 #[test]
 fn the_quotient_keeps_safety_verdicts_and_shortest_lengths() {
-    for name in ["redlock-no-faults", "redlock-no-fsync"] {
+    // Three masters and two clients reduce about tenfold; one master and
+    // two clients (a violation at 19 steps) twofold. (redlock-no-fsync's
+    // full graph, 1.9 M states, is the README's and `bench`'s.)
+    for (name, ratio) in [("redlock-no-faults", 3), ("redlock-drift-beyond-allowance", 1)] {
         let mut sc = scenario(name);
         sc.symmetry = true;
         let reduced = run(&sc, Options::default());
         sc.symmetry = false;
         let full = run(&sc, Options::default());
         assert!(
-            reduced.unique_states * 3 < full.unique_states,
+            reduced.unique_states * ratio < full.unique_states,
             "{name}: {} vs {}",
             reduced.unique_states,
             full.unique_states

@@ -3,12 +3,10 @@
 //! one to N messages per entry measured on fault-free runs, adversarial
 //! scenarios of its own in `tests/token_ring/`, and replayable traces.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, scenario, TempDir};
+use crate::common::{run, scenario, TempDir};
 use locksmith::algorithms::token_ring::{self, Msg, Step};
 use locksmith::check::Options;
 use locksmith::properties::Prop;

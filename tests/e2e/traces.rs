@@ -6,13 +6,11 @@
 //! `every_trace_speaks_the_systems_language` scans `reports/`, or the folder
 //! named by `LOCKSMITH_TRACES_DIR` (to check freshly written reports:
 //! `locksmith check --all --reports DIR`, then
-//! `LOCKSMITH_TRACES_DIR=DIR cargo test --release --test traces`).
-
-mod common;
+//! `LOCKSMITH_TRACES_DIR=DIR cargo test --release --test e2e traces::`).
 
 use std::path::{Path, PathBuf};
 
-use common::scenario;
+use crate::common::scenario;
 use locksmith::algorithms::resource::ResourceMsg;
 use locksmith::algorithms::{lock_table, primary_replica, redlock, single_redis};
 use locksmith::check::Counterexample;

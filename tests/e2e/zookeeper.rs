@@ -2,12 +2,10 @@
 //! watches, the Curator client, czxid fencing, the read-write recipe.
 //! The small adversarial scenarios are in `tests/zookeeper/`.
 
-mod common;
-
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 
-use common::{run, scenario};
+use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::zookeeper::{self, Msg, State, Step};
 use locksmith::check::{check, Options};
@@ -41,7 +39,7 @@ fn verdicts(sc: &Scenario) -> Vec<(Prop, Verdict)> {
 /// session timeout is safe.
 #[test]
 fn every_local_scenario_meets_its_expectations() {
-    for path in common::toml_files("tests/zookeeper") {
+    for path in crate::common::toml_files("tests/zookeeper") {
         let sc = locksmith::scenario::load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {
