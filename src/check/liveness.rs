@@ -85,17 +85,8 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
         best.as_ref()
             .is_none_or(|b| g.facts[s as usize].depth < g.facts[b.entry as usize].depth)
     };
-    for scc in components(g, n, &inside) {
-        let members: BTreeSet<u32> = scc.iter().copied().collect();
+    for Looping { scc, members, entry } in looping(g, n, &inside) {
         let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
-        let has_edge = scc.iter().any(|&s| g.out(s).iter().any(|e| internal(s, e)));
-        if !has_edge {
-            continue;
-        }
-        let entry = *scc
-            .iter()
-            .min_by_key(|&&s| (g.facts[s as usize].depth, s))
-            .unwrap_or(&scc[0]);
         if !better(&best, entry) || !fair_somewhere(g, &scc, &internal) {
             continue;
         }
@@ -105,6 +96,37 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
         });
     }
     best
+}
+
+/// A strongly connected component of a subgraph with an edge inside it
+/// (a loop can stay in it), and its state nearest the initial state.
+pub(super) struct Looping {
+    pub scc: Vec<u32>,
+    pub members: BTreeSet<u32>,
+    pub entry: u32,
+}
+
+/// The components of the subgraph `inside` that hold a loop. Most
+/// components are single states without a self-loop, skipped before any
+/// set is built.
+pub(super) fn looping<'g>(
+    g: &'g Graph,
+    n: u32,
+    inside: &'g impl Fn(u32, &Edge) -> bool,
+) -> impl Iterator<Item = Looping> + 'g {
+    components(g, n, inside).into_iter().filter_map(move |scc| {
+        if let [s] = scc[..] {
+            if !g.out(s).iter().any(|e| e.to == s && inside(s, e)) {
+                return None;
+            }
+        }
+        let members: BTreeSet<u32> = scc.iter().copied().collect();
+        let has_edge = scc
+            .iter()
+            .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&e.to)));
+        let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
+        has_edge.then_some(Looping { scc, members, entry })
+    })
 }
 
 /// Fair classes enabled in state `s`.
@@ -227,7 +249,7 @@ fn detour(
 
 /// Tarjan's strongly connected components over the subgraph, iteratively
 /// (state graphs are deep). Each component lists its states.
-pub(super) fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
+fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
     const NONE: u32 = u32::MAX;
     let mut index = vec![NONE; n as usize];
     let mut low = vec![0u32; n as usize];

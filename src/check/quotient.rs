@@ -53,19 +53,8 @@ pub fn lifts<A: Lock>(
     let inside = |s: u32, e: &Edge| e.class != FAULT && waits(s) && waits(e.to);
     let mut out = Vec::new();
     let mut total = 0usize;
-    for scc in liveness::components(g, n, &inside) {
-        let members: BTreeSet<u32> = scc.iter().copied().collect();
-        let looped = scc
-            .iter()
-            .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&e.to)));
-        if !looped {
-            continue;
-        }
-        let root = *scc
-            .iter()
-            .min_by_key(|&&s| (g.facts[s as usize].depth, s))
-            .unwrap_or(&scc[0]);
-        let lift = lift(world, g, seen, &members, root, budget - total)?;
+    for looping in liveness::looping(g, n, &inside) {
+        let lift = lift(world, g, seen, &looping.members, looping.entry, budget - total)?;
         total += lift.states.len();
         out.push(lift);
     }
