@@ -122,7 +122,7 @@ the memory bound stopped a check before a verdict.")]
         #[arg(long, conflicts_with = "reports")]
         no_reports: bool,
         /// Explore without symmetry reduction even where a scenario asks
-        /// for it (to measure it, or to check liveness).
+        /// for it (to measure the reduction, or to compare its verdicts).
         #[arg(long)]
         no_symmetry: bool,
         /// Check up to N scenarios at once, N at least 1 [default: the
