@@ -3,7 +3,7 @@
 //! the same safety verdicts, with counterexamples of the same (shortest)
 //! length, as checking every state.
 
-use crate::common::{run, scenario};
+use crate::common::{locksmith, run, scenario};
 use locksmith::algorithms::{dispatch, Job};
 use locksmith::check::Options;
 use locksmith::properties::{Lock, Prop};
@@ -187,4 +187,40 @@ fn the_quotient_keeps_liveness_verdicts_and_lasso_lengths() {
     }
     // The cases cover both verdicts of both properties.
     assert_eq!(verdicts.len(), 4, "{verdicts:?}");
+}
+
+/// Clients that loop forever make the waiting loops most of the graph, so
+/// a lift is nearly the full graph: over its budget (`--max-states`) the
+/// pass says so in a note and leaves liveness `unknown` (exit 3); within
+/// it, the verdicts are `--no-symmetry`'s.
+#[test]
+fn a_lift_over_its_budget_leaves_liveness_unknown_with_a_note() {
+    let file = "tests/redlock/redlock-forever-two-clients.toml";
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", file, "--no-reports"];
+        args.extend(extra);
+        locksmith(args)
+    };
+    let line = |out: &str, p: &str| -> Vec<String> {
+        let l = out.lines().find(|l| l.trim_start().starts_with(p)).unwrap_or_default();
+        l.split_whitespace().take(2).map(String::from).collect()
+    };
+    let over = check(&["--max-states", "1500"]);
+    assert_eq!(over.code, 3, "{}{}", over.stdout, over.stderr);
+    assert!(
+        over.stdout
+            .contains("liveness under symmetry lifts more than 1500 full states"),
+        "{}",
+        over.stdout
+    );
+    assert_eq!(line(&over.stdout, "deadlock_freedom"), ["deadlock_freedom", "unknown"]);
+    for extra in [&["--max-states", "3000"][..], &["--no-symmetry"]] {
+        let run = check(extra);
+        assert_eq!(run.code, 0, "{extra:?}: {}{}", run.stdout, run.stderr);
+        assert_eq!(line(&run.stdout, "deadlock_freedom"), ["deadlock_freedom", "holds"]);
+        assert_eq!(
+            line(&run.stdout, "starvation_freedom"),
+            ["starvation_freedom", "violated"]
+        );
+    }
 }
