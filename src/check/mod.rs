@@ -150,12 +150,7 @@ impl<A: Lock> Expand<'_, A> {
                 (raw, Some(t))
             };
             let fresh = t.filter(|_| !self.seen.contains_key(&fp)).map(|t| {
-                let v = view(world, &t);
-                let facts = Facts {
-                    holding: v.holding,
-                    wanting: v.wanting,
-                    depth: 0,
-                };
+                let facts = facts(world, &t, 0);
                 let bad = self
                     .safety
                     .iter()
@@ -226,12 +221,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let init = world.canonical(world.init()).0;
     let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
     {
-        let v = view(world, &init);
-        g.facts.push(Facts {
-            holding: v.holding,
-            wanting: v.wanting,
-            depth: 0,
-        });
+        g.facts.push(facts(world, &init, 0));
         for &p in &safety {
             if !safe(p, world, &init) {
                 first_bad.insert(p, 0);
@@ -394,6 +384,16 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         events,
         stopped,
         liveness_skipped,
+    }
+}
+
+/// What the liveness pass keeps of a state: its lock view and its depth.
+fn facts<A: Lock>(world: &World<A>, s: &WorldState<A>, depth: u32) -> Facts {
+    let v = view(world, s);
+    Facts {
+        holding: v.holding,
+        wanting: v.wanting,
+        depth,
     }
 }
 

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Lasso, Waiting};
-use crate::properties::{view, Lock};
+use crate::properties::Lock;
 use crate::world::{Action, World, WorldState};
 
 /// One quotient component lifted into the full graph: `graph` numbers the
@@ -82,14 +82,7 @@ fn lift<A: Lock>(
     let mut proj: Vec<u32> = vec![root];
     let mut index: FingerprintMap<u32> = FingerprintMap::default();
     let mut classes: BTreeMap<u64, u32> = BTreeMap::new();
-    let facts = |s: &WorldState<A>, q: u32| {
-        let v = view(world, s);
-        Facts {
-            holding: v.holding,
-            wanting: v.wanting,
-            depth: g.facts[q as usize].depth,
-        }
-    };
+    let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts[q as usize].depth);
     index.insert(fingerprint(&start), 0);
     graph.facts.push(facts(&start, root));
     graph.parent.push((0, 0));
