@@ -4,9 +4,10 @@
 //! constants. With `TLA2TOOLS_JAR` set to a `tla2tools.jar` (and `java` on
 //! the path), TLC runs on every `.cfg` too: its verdict on every invariant
 //! and temporal property the `.cfg` lists must be the Rust checker's on the
-//! row's scenario, and its distinct-state count the Rust count; on every row
-//! but those the table marks as slow, which need `LOCKSMITH_TLC_SLOW=1` as
-//! well. Without TLC these tests say loudly that TLC was not run, and fail
+//! row's scenario (verdict parity, DESIGN.md §10); its distinct-state count
+//! is printed beside the Rust count as information, since a spec may take
+//! coarser or finer steps. On every row but those the table marks as slow,
+//! which need `LOCKSMITH_TLC_SLOW=1` as well. Without TLC these tests say loudly that TLC was not run, and fail
 //! under `CI=true`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -229,13 +230,6 @@ fn readme_counts_are_the_rust_models() {
             "specs/README.md says {} has {} unique states; the Rust model now finds {rust}: update the table (and rerun TLC on {})",
             row.scenario, row.rust, row.cfg
         );
-        if let Ok(tlc) = row.tlc.replace(',', "").parse::<usize>() {
-            assert_eq!(
-                tlc, row.rust,
-                "specs/README.md: TLC's count for {} differs from the Rust model's",
-                row.cfg
-            );
-        }
     }
 }
 
@@ -821,12 +815,6 @@ fn disagreements(cfg: &str, tlc: &TlcVerdicts, rust: &crate::common::Result) -> 
             },
         }
     }
-    if tlc.distinct != rust.unique_states {
-        out.push(format!(
-            "specs/{cfg}: TLC finds {} distinct states, the Rust model {}",
-            tlc.distinct, rust.unique_states
-        ));
-    }
     out
 }
 
@@ -843,10 +831,11 @@ fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
             let wrong = disagreements(&row.cfg, &v, &rust);
             let violated: Vec<&str> = v.violated.iter().map(String::as_str).collect();
             loud(&format!(
-                "TLC on specs/{} ({:.0} s): {} distinct states, violated: [{}]; {}\n    {}",
+                "TLC on specs/{} ({:.0} s): {} distinct states (Rust: {} unique), violated: [{}]; {}\n    {}",
                 row.cfg,
                 started.elapsed().as_secs_f64(),
                 v.distinct,
+                rust.unique_states,
                 violated.join(", "),
                 if wrong.is_empty() {
                     "agrees with the Rust model"
