@@ -126,8 +126,6 @@ struct Row {
     /// The scenario file, relative to the crate root.
     scenario: String,
     rust: usize,
-    /// A number when TLC ran, else why not.
-    tlc: String,
     /// TLC takes minutes on it: `tlc_agrees_with_the_rust_model` skips it
     /// unless `LOCKSMITH_TLC_SLOW` is set.
     slow: bool,
@@ -176,7 +174,6 @@ fn table() -> Vec<Row> {
             cfg: c[1].clone(),
             scenario: c[2].clone(),
             rust,
-            tlc: c[4].clone(),
             slow: c[5].starts_with("slow"),
         });
     }
