@@ -142,6 +142,7 @@ the memory bound stopped a check before a verdict.")]
   locksmith matrix                        # every bundled scenario; read reports/MATRIX.md
   locksmith matrix --jobs 1
   locksmith matrix token-ring-crash token-ring-no-faults --reports /tmp/reports
+  locksmith matrix --full                 # and a generated scenario for every empty cell
 
 Each scenario is checked as `check` checks it, and its reports are written
 too, so the table's links lead to its traces. Exit codes as `check`'s: 0
@@ -152,6 +153,18 @@ written); 3 a bound stopped a check before a verdict.")]
         /// Bundled scenario names, names of files in ./scenarios/, or paths
         /// to scenario files [default: every bundled scenario].
         scenarios: Vec<String>,
+        /// Fill every cell: for each one no bundled scenario fills, write a
+        /// scenario from the row's plainest bundled one with the column's
+        /// standard budget under DIR/generated/, check it (bounded by
+        /// --max-states) and show it, marked generated; a cell that cannot
+        /// exist says why in a footnote. With scenarios named, only their
+        /// rows (the bundled ones among them).
+        #[arg(long)]
+        full: bool,
+        /// With --full: stop each generated check after N unique states, N
+        /// at least 1 (its open verdicts show ?).
+        #[arg(long, value_name = "N", requires = "full", default_value_t = matrix::DEFAULT_MAX_STATES)]
+        max_states: usize,
         /// Where to write MATRIX.md and the reports [default: reports].
         #[arg(long, value_name = "DIR")]
         reports: Option<PathBuf>,
@@ -417,9 +430,17 @@ pub fn main() -> i32 {
         }
         Command::Matrix {
             scenarios,
+            full,
+            max_states,
             reports,
             jobs,
         } => {
+            if max_states == 0 {
+                eprintln!(
+                    "locksmith: --max-states 0 is not allowed; allowed: a whole number of unique states, at least 1"
+                );
+                return 2;
+            }
             if let Err(e) = progress::interval() {
                 eprintln!("locksmith: {e}");
                 return 2;
@@ -437,7 +458,7 @@ pub fn main() -> i32 {
                 threads: 1,
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
-            matrix_cmd(&scenarios, &opts, &reports, jobs)
+            matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states))
         }
         Command::Simulate {
             scenario,
@@ -598,7 +619,7 @@ fn check_cmd(
 /// The matrix is written even when a verdict differs from its scenario's
 /// expectation (it shows what the checker found; the exit code is 1), but
 /// not when a scenario could not be checked at all (exit 2).
-fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usize>) -> i32 {
+fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usize>, full: Option<usize>) -> i32 {
     let paths = if names.is_empty() {
         Ok(scenario::all())
     } else {
@@ -608,9 +629,43 @@ fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usi
     if code == 2 {
         return 2;
     }
-    let written = matrix::render(&checked).map_err(|e| e.to_string()).and_then(|text| {
-        matrix::write(reports, &text).map_err(|e| format!("cannot write {}: {e}", reports.join(matrix::FILE).display()))
-    });
+    let bundled: Vec<&Scenario> = checked.iter().map(|(sc, _)| sc).filter(|sc| sc.bundled).collect();
+    let full = match full {
+        // Every bundled scenario was checked: the generated cells of the
+        // last `--full` run whose scenarios are still what it would write.
+        None if names.is_empty() => matrix::full_from_disk(reports, &bundled),
+        None => None,
+        Some(max_states) => {
+            let (generated, absent) = match matrix::write_generated(reports, &bundled, max_states) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("locksmith: {e}");
+                    return 2;
+                }
+            };
+            let mut bounded = opts.clone();
+            bounded.max_states = Some(max_states);
+            say!(
+                "checking {} generated scenarios (at most {max_states} states each)",
+                generated.len()
+            );
+            let (checked, gcode) = check_loaded(generated, &bounded, Format::Text, Some(reports), jobs, false);
+            if gcode == 2 {
+                return 2;
+            }
+            Some(matrix::Full {
+                generated: checked,
+                absent,
+                max_states,
+            })
+        }
+    };
+    let written = matrix::render(&checked, full.as_ref())
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            matrix::write(reports, &text)
+                .map_err(|e| format!("cannot write {}: {e}", reports.join(matrix::FILE).display()))
+        });
     match written {
         Ok(()) => {
             say!("wrote {}", reports.join(matrix::FILE).display());
@@ -658,6 +713,18 @@ fn check_paths(
             return (Vec::new(), 2);
         }
     };
+    check_loaded(scenarios, opts, format, reports, jobs, index)
+}
+
+/// [`check_paths`] on scenarios already loaded.
+fn check_loaded(
+    scenarios: Vec<Scenario>,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    jobs: Option<usize>,
+    index: bool,
+) -> (Vec<(Scenario, Summary)>, i32) {
     let (mut differ, mut unknown, mut agree) = (0, 0, 0);
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
     let mut failed = false;

@@ -50,6 +50,9 @@ pub struct Scenario {
     /// Whether this is a bundled scenario's exact text (its reports are
     /// `reports/NAME/`; an own scenario's are keyed by its path).
     pub bundled: bool,
+    /// Whether `matrix --full` generated it for a cell no bundled scenario
+    /// fills (its reports are `reports/generated/NAME/`).
+    pub generated: bool,
     pub path: PathBuf,
     /// The file's text, kept so a trace can be replayed on its own.
     pub source: String,
@@ -83,6 +86,9 @@ impl Scenario {
     pub fn report_key(&self) -> PathBuf {
         if self.bundled {
             return PathBuf::from(&self.name);
+        }
+        if self.generated {
+            return Path::new(crate::matrix::generate::DIR).join(&self.name);
         }
         let full = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
         // FNV-1a: stable across runs and machines, unlike std's hasher.
@@ -261,6 +267,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let bundled = bundled_text(&name) == Some(source);
     let scenario = Scenario {
         bundled,
+        generated: false,
         name,
         path: path.to_path_buf(),
         source: source.to_string(),

@@ -15,6 +15,7 @@ mod determinism;
 mod etcd_lease;
 mod explore;
 mod fidelity;
+mod harmless;
 mod itf;
 mod liveness;
 mod lock_table;
