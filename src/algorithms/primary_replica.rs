@@ -1,6 +1,6 @@
 //! `primary-replica`: the single-instance Redis lock (`SET lock me NX PX
 //! ttl`, released by the compare-and-delete script) on a Redis primary with
-//! `replicas` replicas, watched by a Sentinel that promotes a replica when
+//! `replicas` replicas, watched by Sentinels that promote a replica when
 //! the primary is down, as often as the faults make it; after the Redis
 //! documentation on replication, on `WAIT` and on Sentinel.
 //!
@@ -150,11 +150,47 @@
 //!   system of `replica-failover-wait`, ttl 7, with a validity client:
 //!   deadlock freedom violated).
 //!
+//! - *Several Sentinels* (`sentinels`, default 3; `quorum`, default a
+//!   majority; sentinel.c): the primary pings each. A Sentinel whose
+//!   down-after timer fires sees the primary subjectively down (`+sdown`)
+//!   and tells the others (`SDown`, the answer Sentinel reads with
+//!   `SENTINEL is-master-down-by-addr`); once it and `quorum - 1` others
+//!   see it down (`+odown`) it starts a failover in a new epoch, votes for
+//!   itself and asks the others for their votes (`VoteRequest`). A
+//!   Sentinel votes once per epoch, for the first to ask, whether or not
+//!   it sees the primary down (`sentinelVoteLeader`). With a majority of
+//!   the Sentinels' votes, and at least `quorum`, it leads the failover
+//!   (`Electing`, then as above); otherwise it gives up after down-after
+//!   (the failover timeout) and tries again in a newer epoch while the
+//!   primary is still down. After the switch the leader sends the new
+//!   configuration to the others (`Config`, Sentinel's hello messages),
+//!   which adopt a newer configuration epoch than theirs. Only the leader
+//!   sends clients `+switch-master`. With one Sentinel nobody's agreement
+//!   is needed and the failover starts when down-after fires, as before.
+//! - *Partitions* cut links: what crosses a cut link is dropped. The old
+//!   primary cut off from the Sentinels keeps serving the clients that
+//!   reach it, while the majority's leader promotes a replica: the split
+//!   brain (`replica-split-brain`). Once the link heals its pings carry an
+//!   older epoch and it is reconfigured as a replica, losing its key.
+//! - *`min-replicas-to-write`* (`min_replicas`, `max_lag`; server.c's
+//!   `checkGoodReplicasStatus`): each replica sends its primary a
+//!   `REPLCONF ACK` every `ping` ticks (`Heartbeat`), and the primary
+//!   answers a `SET` (or a compare-and-delete that would delete) with
+//!   `-NOREPLICAS` while fewer than `min_replicas` replicas acknowledged
+//!   within `max_lag`. A cut-off primary stops granting `max_lag` ticks
+//!   after its replicas' last acknowledgement: the window is bounded, not
+//!   closed.
+//! - *Replication lag* (`lag`, default true): `Replicate` is not urgent,
+//!   so time may pass before the primary ships a write (weakly fair: it
+//!   ships it eventually).
+//!
 //! Node names are the nodes' initial roles: after a failover, a `replica`
 //! is the primary. The replication stream and the Sentinel's links are TCP
 //! connections, so [`Params::read`] rejects lost, duplicated and reordered
-//! messages, and partitions (a broken link would resynchronise, which this
-//! model does not do). Not modelled either: a replica that is down when
+//! messages. Not modelled: a replication link cut by a partition
+//! resynchronising when it heals (Redis's `PSYNC`); the replica simply
+//! misses what the primary shipped meanwhile, until the next write or
+//! resynchronisation. Not modelled either: a replica that is down when
 //! Sentinel reconfigures it comes back following its old primary (Sentinel
 //! would fix it from `INFO`, `+fix-slave-config`), so it stays out of the
 //! replication until a later switch reconfigures it.
@@ -1524,10 +1560,8 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             }
         }
         // REPLCONF ACK from an attached replica: it is good for max_lag.
-        (Standing::Primary, Msg::Heartbeat) => {
-            if r.replicas.iter().any(|a| a.id == src) {
-                out.set_timer(Timer::Lag { replica: src }, p.max_lag);
-            }
+        (Standing::Primary, Msg::Heartbeat) if r.replicas.iter().any(|a| a.id == src) => {
+            out.set_timer(Timer::Lag { replica: src }, p.max_lag);
         }
         (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
             apply(ctx, r, key, px, out);
@@ -1957,6 +1991,58 @@ mod tests {
             out.push(s);
         }
         out
+    }
+
+    /// Three Sentinels with a quorum of 2, the primary cut off from two of
+    /// them and nothing else failing: a breadth-first search of the runs
+    /// that start with those two cuts (and never heal) reaches two
+    /// holders, one granted by the old primary and one by the replica that
+    /// the majority's leader promoted. (The whole space of two partitions
+    /// anywhere is too large for a test.)
+    #[test]
+    fn three_sentinels_fail_over_a_primary_cut_from_a_quorum_and_two_clients_hold() {
+        let sc = scenario(
+            "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\nclients = 2\nttl = 7\nsentinels = 3\nquorum = 2\nlag = false\nping = 1\ndown_after = 2\n[faults]\npartitions = 2\nmax_delay = 0\n[bounds]\nacquisitions = 1\n",
+        );
+        let w = world(&sc).expect("builds");
+        let (s1, s2) = (2, 3);
+        let cuts = [
+            Action::Partition { a: PRIMARY, b: s1 },
+            Action::Partition { a: PRIMARY, b: s2 },
+        ];
+        let init = w.init();
+        let mut seen = HashSet::from([init.clone()]);
+        let mut queue = VecDeque::from([init]);
+        let mut actions = Vec::new();
+        let mut found = None;
+        while let Some(s) = queue.pop_front() {
+            if Node::lock_view(&w, &s).holding.count_ones() >= 2 {
+                found = Some(s);
+                break;
+            }
+            w.enabled(&s, &mut actions);
+            for a in actions.drain(..) {
+                let allowed = match &a {
+                    Action::Partition { .. } => cuts.contains(&a),
+                    Action::Heal => false,
+                    _ => s.spent.partitions == 2,
+                };
+                if let Some(t) = allowed.then(|| w.after(&s, &a)).flatten() {
+                    if seen.insert(t.clone()) {
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        let s = found.expect("two holders are reachable");
+        // The replica was promoted by a Sentinel elected in a new epoch,
+        // while the old primary still acts as one.
+        let State::Redis(old) = &s.nodes[PRIMARY].state else {
+            panic!()
+        };
+        let State::Redis(new) = &s.nodes[1].state else { panic!() };
+        assert_eq!((old.standing, new.standing), (Standing::Primary, Standing::Primary));
+        assert!(new.epoch > 0);
     }
 
     fn mutual_exclusion_trace(sc: &Scenario) -> Counterexample<Node> {
