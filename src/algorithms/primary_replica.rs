@@ -1,6 +1,6 @@
 //! `primary-replica`: the single-instance Redis lock (`SET lock me NX PX
 //! ttl`, released by the compare-and-delete script) on a Redis primary with
-//! `replicas` replicas, watched by a Sentinel that promotes a replica when
+//! `replicas` replicas, watched by Sentinels that promote a replica when
 //! the primary is down, as often as the faults make it; after the Redis
 //! documentation on replication, on `WAIT` and on Sentinel.
 //!
@@ -150,11 +150,47 @@
 //!   system of `replica-failover-wait`, ttl 7, with a validity client:
 //!   deadlock freedom violated).
 //!
+//! - *Several Sentinels* (`sentinels`, default 3; `quorum`, default a
+//!   majority; sentinel.c): the primary pings each. A Sentinel whose
+//!   down-after timer fires sees the primary subjectively down (`+sdown`)
+//!   and tells the others (`SDown`, the answer Sentinel reads with
+//!   `SENTINEL is-master-down-by-addr`); once it and `quorum - 1` others
+//!   see it down (`+odown`) it starts a failover in a new epoch, votes for
+//!   itself and asks the others for their votes (`VoteRequest`). A
+//!   Sentinel votes once per epoch, for the first to ask, whether or not
+//!   it sees the primary down (`sentinelVoteLeader`). With a majority of
+//!   the Sentinels' votes, and at least `quorum`, it leads the failover
+//!   (`Electing`, then as above); otherwise it gives up after down-after
+//!   (the failover timeout) and tries again in a newer epoch while the
+//!   primary is still down. After the switch the leader sends the new
+//!   configuration to the others (`Config`, Sentinel's hello messages),
+//!   which adopt a newer configuration epoch than theirs. Only the leader
+//!   sends clients `+switch-master`. With one Sentinel nobody's agreement
+//!   is needed and the failover starts when down-after fires, as before.
+//! - *Partitions* cut links: what crosses a cut link is dropped. The old
+//!   primary cut off from the Sentinels keeps serving the clients that
+//!   reach it, while the majority's leader promotes a replica: the split
+//!   brain (`replica-split-brain`). Once the link heals its pings carry an
+//!   older epoch and it is reconfigured as a replica, losing its key.
+//! - *`min-replicas-to-write`* (`min_replicas`, `max_lag`; server.c's
+//!   `checkGoodReplicasStatus`): each replica sends its primary a
+//!   `REPLCONF ACK` every `ping` ticks (`Heartbeat`), and the primary
+//!   answers a `SET` (or a compare-and-delete that would delete) with
+//!   `-NOREPLICAS` while fewer than `min_replicas` replicas acknowledged
+//!   within `max_lag`. A cut-off primary stops granting `max_lag` ticks
+//!   after its replicas' last acknowledgement: the window is bounded, not
+//!   closed.
+//! - *Replication lag* (`lag`, default true): `Replicate` is not urgent,
+//!   so time may pass before the primary ships a write (weakly fair: it
+//!   ships it eventually).
+//!
 //! Node names are the nodes' initial roles: after a failover, a `replica`
 //! is the primary. The replication stream and the Sentinel's links are TCP
 //! connections, so [`Params::read`] rejects lost, duplicated and reordered
-//! messages, and partitions (a broken link would resynchronise, which this
-//! model does not do). Not modelled either: a replica that is down when
+//! messages. Not modelled: a replication link cut by a partition
+//! resynchronising when it heals (Redis's `PSYNC`); the replica simply
+//! misses what the primary shipped meanwhile, until the next write or
+//! resynchronisation. Not modelled either: a replica that is down when
 //! Sentinel reconfigures it comes back following its old primary (Sentinel
 //! would fix it from `INFO`, `+fix-slave-config`), so it stays out of the
 //! replication until a later switch reconfigures it.
@@ -196,6 +232,9 @@ pub enum ClientKind {
 /// The most replicas a scenario may have.
 pub const MAX_REPLICAS: u8 = 3;
 
+/// The most Sentinels a scenario may have.
+pub const MAX_SENTINELS: u8 = 5;
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -209,6 +248,22 @@ pub struct Params {
     pub wait_replicas: u8,
     /// `WAIT`'s timeout in the primary's ticks; 0 waits for ever.
     pub wait_timeout: u8,
+    /// Sentinels watching the primary (default 3).
+    pub sentinels: u8,
+    /// Sentinel's `quorum`: how many Sentinels must see the primary down
+    /// (SDOWN) before it is objectively down (ODOWN) and a failover may
+    /// start (default a majority of `sentinels`). A failover also needs a
+    /// majority of the Sentinels to elect its leader, whatever the quorum.
+    pub quorum: u8,
+    /// `min-replicas-to-write` (default 0, off): the primary refuses a
+    /// write while fewer replicas than this acknowledged within `max_lag`.
+    pub min_replicas: u8,
+    /// `min-replicas-max-lag`, in the primary's ticks (default 2).
+    pub max_lag: u8,
+    /// Replication lag on a healthy link (default true): the primary's
+    /// `Replicate` step is not urgent, so time may pass before its stream
+    /// reaches a replica. `false` ships at once (the model before issue 21).
+    pub lag: bool,
     /// Ticks between the primary's pings to the Sentinel.
     pub ping: u8,
     /// Sentinel's `down-after-milliseconds`, in the Sentinel's ticks; also
@@ -257,6 +312,11 @@ impl Params {
         )?;
         let drift = k.optional_uint("drift", 0, 10)?;
         let margin = k.optional_uint("margin", 0, 10)?;
+        let sentinels = k.uint("sentinels", 1, MAX_SENTINELS, 3)?;
+        let quorum = k.optional_uint("quorum", 1, MAX_SENTINELS)?;
+        let min_replicas = k.uint("min_replicas", 0, MAX_REPLICAS, 0)?;
+        let max_lag = k.optional_uint("max_lag", 1, 30)?;
+        let lag = k.flag("lag", true)?;
         let p = Params {
             clients,
             replicas,
@@ -264,6 +324,11 @@ impl Params {
             replication,
             wait_replicas: wait_replicas.unwrap_or(1),
             wait_timeout: wait_timeout.unwrap_or(0),
+            sentinels,
+            quorum: quorum.unwrap_or(sentinels / 2 + 1),
+            min_replicas,
+            max_lag: max_lag.unwrap_or(2),
+            lag,
             ping: k.uint("ping", 1, 10, 1)?,
             down_after: k.uint("down_after", 1, 30, 3)?,
             retry: k.uint("retry", 1, 10, 1)?,
@@ -291,6 +356,21 @@ impl Params {
                 )));
             }
         }
+        if let Some(q) = quorum.filter(|&q| q > sentinels) {
+            return Err(ScenarioError(format!(
+                "{file}: [system] quorum = {q} needs more Sentinels than the {sentinels} there are; allowed: 1 to {sentinels} (sentinels)"
+            )));
+        }
+        if min_replicas > replicas {
+            return Err(ScenarioError(format!(
+                "{file}: [system] min_replicas = {min_replicas} asks for more replicas than the {replicas} there are; allowed: 0 to {replicas} (replicas)"
+            )));
+        }
+        if let (0, Some(v)) = (min_replicas, max_lag) {
+            return Err(ScenarioError(format!(
+                "{file}: [system] max_lag = {v} is min-replicas-max-lag, used only with min-replicas-to-write; allowed with min_replicas = 1 or more"
+            )));
+        }
         if p.wait_replicas > replicas {
             return Err(ScenarioError(format!(
                 "{file}: [system] wait_replicas = {} waits for more replicas than the {replicas} there are; allowed: 1 to {replicas} (replicas)",
@@ -305,12 +385,6 @@ impl Params {
                 )));
             }
         }
-        if f.partitions > 0 {
-            return Err(ScenarioError(format!(
-                "{file}: [faults] partitions = {} is not modelled for primary-replica (a healed replication link resynchronises, and Sentinel demotes a partitioned primary); allowed: 0",
-                f.partitions
-            )));
-        }
         let server_faults = f.crashes + f.pauses + f.clock_jumps + u8::from(f.max_drift > 0);
         let clock_faults = f.clock_jumps > 0 || f.max_drift > 0;
         if f.targets.hits(Role::Server) && clock_faults && server_faults > 1 {
@@ -322,7 +396,9 @@ impl Params {
         // promotion is answered within 2d, so every failover attempt (an
         // epoch) needs a crash or a pause of a server.
         let bounded = f.max_delay.is_some_and(|d| p.down_after > (p.ping + d).max(2 * d));
-        if bounded && !clock_faults {
+        // With several Sentinels, epochs are ranked, not counted (see
+        // [`Node::epochs`]): none is compared with a bound.
+        if bounded && !clock_faults && f.partitions == 0 && sentinels == 1 {
             p.failovers = Some(if f.targets.hits(Role::Server) {
                 f.crashes + f.pauses
             } else {
@@ -350,12 +426,25 @@ impl Params {
         PRIMARY..=self.replicas as Id
     }
 
-    fn sentinel(&self) -> Id {
-        self.replicas as Id + 1
+    /// The Sentinels' ids.
+    fn sentinels(&self) -> std::ops::Range<Id> {
+        self.replicas as Id + 1..self.first_client()
+    }
+
+    /// A Sentinel's bit in a set of Sentinels.
+    fn bit(&self, sentinel: Id) -> u8 {
+        1 << (sentinel - (self.replicas as Id + 1))
+    }
+
+    /// The votes a Sentinel needs to lead a failover: a majority of the
+    /// Sentinels, and at least the quorum (sentinel.c's
+    /// `sentinelGetLeader`).
+    fn votes_needed(&self) -> u32 {
+        u32::from((self.sentinels / 2 + 1).max(self.quorum))
     }
 
     fn first_client(&self) -> Id {
-        self.replicas as Id + 2
+        self.replicas as Id + 1 + self.sentinels as Id
     }
 }
 
@@ -441,8 +530,13 @@ pub struct Redis {
 pub enum Failover {
     /// Watches the configured primary's pings.
     Monitoring,
-    /// The primary is down: a failover started in a new epoch, and a
-    /// replica is to be selected.
+    /// With more than one Sentinel: the primary is objectively down, and
+    /// this Sentinel started a failover in a new epoch, voted for itself
+    /// and asked the others for their votes (`votes`, a bit per Sentinel);
+    /// it leads once a majority (and the quorum) voted for it.
+    Voting { votes: u8 },
+    /// The primary is down and this Sentinel leads the failover of the
+    /// current epoch: a replica is to be selected.
     Electing,
     /// Has told `replica` to take over and waits until it has.
     Promoting { replica: Id },
@@ -459,6 +553,19 @@ pub struct Sentinel {
     /// Former primaries (a bit per id) that reported back, restarted,
     /// while no other primary was configured: the switch reconfigures them.
     pub returned: u8,
+    /// The fields below stay 0 with one Sentinel, which needs nobody's
+    /// agreement. Its own view: no ping from the primary for down-after
+    /// (SDOWN).
+    pub sdown: bool,
+    /// The other Sentinels (a bit each) that last reported the primary
+    /// down (their answers to `SENTINEL is-master-down-by-addr`).
+    pub down: u8,
+    /// The latest epoch it voted in (`leader_epoch`), and for whom.
+    pub voted: u32,
+    pub leader: Id,
+    /// The configuration epoch of `primary`: the failover that made it
+    /// primary (0 for the initial one).
+    pub config: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -556,6 +663,36 @@ pub enum Msg {
     NewPrimary {
         id: Id,
     },
+    /// A Sentinel's view of the primary changed (SDOWN or back), as the
+    /// others read it with `SENTINEL is-master-down-by-addr`.
+    SDown {
+        down: bool,
+    },
+    /// `SENTINEL is-master-down-by-addr ... epoch runid`: a Sentinel that
+    /// started a failover in `epoch` asks for a vote.
+    VoteRequest {
+        epoch: u32,
+    },
+    /// The answer: whom this Sentinel voted for, in which epoch (its
+    /// `leader` and `leader_epoch`); one vote per epoch, to the first to ask.
+    Vote {
+        epoch: u32,
+        leader: Id,
+    },
+    /// The leader's new configuration (hello messages): `primary` since
+    /// `epoch`. A Sentinel adopts a newer configuration epoch than its own.
+    Config {
+        epoch: u32,
+        primary: Id,
+    },
+    /// `min-replicas-to-write`: `-NOREPLICAS Not enough good replicas to
+    /// write.`
+    NoReplicas {
+        value: u32,
+    },
+    /// A replica's periodic `REPLCONF ACK` (every `ping` ticks), by which
+    /// the primary measures its lag (with `min_replicas` only).
+    Heartbeat,
     Resource(ResourceMsg),
 }
 
@@ -576,6 +713,11 @@ pub enum Timer {
     Timeout,
     /// Validity client: what is left of the lock's validity.
     Validity,
+    /// Replica: the next `REPLCONF ACK` (with `min_replicas` only).
+    Heartbeat,
+    /// Primary: `replica` acknowledged within `max_lag` while this runs
+    /// (with `min_replicas` only).
+    Lag { replica: Id },
 }
 
 /// Validity client: the stopwatch started when it sends its `SET`.
@@ -616,6 +758,17 @@ impl Node {
 
     fn validity(&self) -> bool {
         self.params().client == ClientKind::Validity
+    }
+
+    /// The sequence configuration epochs belong to: one Sentinel counts
+    /// them up (`Seq::Token`); several draw each new one above all present
+    /// ([`try_failover`]), from the lock values' sequence.
+    fn epochs(&self) -> Seq {
+        if self.params().sentinels == 1 {
+            Seq::Token
+        } else {
+            Seq::Value
+        }
     }
 }
 
@@ -672,9 +825,19 @@ impl Actor for Node {
                         unacked: 0,
                     })
                     .collect();
+                if p.min_replicas > 0 {
+                    for replica in 1..=p.replicas as Id {
+                        out.set_timer(Timer::Lag { replica }, p.max_lag);
+                    }
+                }
                 State::Redis(r)
             }
-            Node::Redis(_) => State::Redis(Redis::new(Standing::Streaming { primary: PRIMARY })),
+            Node::Redis(p) => {
+                if p.min_replicas > 0 {
+                    out.set_timer(Timer::Heartbeat, p.ping);
+                }
+                State::Redis(Redis::new(Standing::Streaming { primary: PRIMARY }))
+            }
             Node::Sentinel(p) => {
                 out.set_timer(Timer::DownAfter, p.down_after);
                 State::Sentinel(Sentinel {
@@ -682,6 +845,11 @@ impl Actor for Node {
                     primary: PRIMARY,
                     failover: Failover::Monitoring,
                     returned: 0,
+                    sdown: false,
+                    down: 0,
+                    voted: 0,
+                    leader: 0,
+                    config: 0,
                 })
             }
             Node::Client(p) => State::Client(Client {
@@ -716,9 +884,15 @@ impl Actor for Node {
     }
 
     /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2).
+    /// at any moment (DESIGN.md §2). With `lag`, the primary's stream
+    /// reaches a replica after any time too (replication lag on a healthy
+    /// link; weakly fair, so it does reach it).
     fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
+        match step {
+            Step::Acquire => false,
+            Step::Replicate => !self.params().lag,
+            _ => true,
+        }
     }
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
@@ -790,7 +964,7 @@ impl Actor for Node {
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
         match (self, state) {
             (Node::Redis(p), State::Redis(r)) => redis_receive(p, ctx, r, src, msg, out),
-            (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, s, src, msg, out),
+            (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, ctx.id, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, ctx, c, src, msg, out),
             (Node::Resource(_), State::Resource(r)) => {
                 if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
@@ -802,7 +976,7 @@ impl Actor for Node {
         }
     }
 
-    fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+    fn on_timer(&self, ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
         let p = self.params();
         match (state, timer) {
             // The key's TTL ran out on this node's clock; a primary streams
@@ -812,8 +986,17 @@ impl Actor for Node {
                 r.wrote();
             }
             (State::Redis(r), Timer::Ping) if r.standing == Standing::Primary => {
-                out.send(p.sentinel(), Msg::Ping { epoch: r.epoch });
+                for sentinel in p.sentinels() {
+                    out.send(sentinel, Msg::Ping { epoch: r.epoch });
+                }
                 out.set_timer(Timer::Ping, p.ping);
+            }
+            // REPLCONF ACK, every `ping` ticks while streaming.
+            (State::Redis(r), Timer::Heartbeat) => {
+                if let Standing::Streaming { primary } = r.standing {
+                    out.send(primary, Msg::Heartbeat);
+                    out.set_timer(Timer::Heartbeat, p.ping);
+                }
             }
             // WAIT returns fewer than k: too few replicas acknowledged.
             (State::Redis(r), Timer::WaitTimeout { client }) => {
@@ -836,12 +1019,16 @@ impl Actor for Node {
             },
             // The validity ran out before the client checked it: lost.
             (State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => give_up(p, c, out),
-            // Down-after elapsed without a ping (+odown), or the selected
-            // replica did not take over in time: fail over in a new epoch.
-            (State::Sentinel(s), Timer::DownAfter) if s.failover != Failover::Electing => {
+            // One Sentinel: down-after elapsed without a ping (+odown), or
+            // the selected replica did not take over in time: fail over in a
+            // new epoch.
+            (State::Sentinel(s), Timer::DownAfter) if s.failover != Failover::Electing && p.sentinels == 1 => {
                 s.epoch += 1;
                 s.failover = Failover::Electing;
             }
+            // Several: down-after elapsed without a ping (+sdown), or the
+            // election or the promotion timed out.
+            (State::Sentinel(s), Timer::DownAfter) if p.sentinels > 1 => sentinel_timeout(self, ctx.id, s, out),
             _ => {}
         }
     }
@@ -869,7 +1056,11 @@ impl Actor for Node {
             (Node::Redis(_), State::Redis(r)) => {
                 match r.standing {
                     Standing::Syncing { primary } => out.send(primary, Msg::Sync),
-                    _ => out.send(p.sentinel(), Msg::Restarted),
+                    _ => {
+                        for sentinel in p.sentinels() {
+                            out.send(sentinel, Msg::Restarted);
+                        }
+                    }
                 }
                 State::Redis(r.clone())
             }
@@ -893,7 +1084,8 @@ impl Actor for Node {
 
     /// Lock values are `Seq::Value`, ghost numbers `Seq::Ghost`; this
     /// family has no fencing tokens, and its configuration epochs, a
-    /// counter that only grows and is only compared, are `Seq::Token`.
+    /// counter that only grows and is only compared, are `Seq::Token`
+    /// with one Sentinel, drawn lock values with several ([`Node::epochs`]).
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match state {
             State::Client(c) => {
@@ -901,7 +1093,7 @@ impl Actor for Node {
                 visit(Seq::Value, &mut c.value);
             }
             State::Redis(r) => {
-                visit(Seq::Token, &mut r.epoch);
+                visit(self.epochs(), &mut r.epoch);
                 if let Some(k) = &mut r.key {
                     visit(Seq::Value, &mut k.value);
                 }
@@ -910,7 +1102,11 @@ impl Actor for Node {
                 }
             }
             State::Resource(r) => r.numbers(false, visit),
-            State::Sentinel(s) => visit(Seq::Token, &mut s.epoch),
+            State::Sentinel(s) => {
+                visit(self.epochs(), &mut s.epoch);
+                visit(self.epochs(), &mut s.voted);
+                visit(self.epochs(), &mut s.config);
+            }
         }
     }
 
@@ -926,7 +1122,13 @@ impl Actor for Node {
             | Msg::WaitTimedOut { value }
             | Msg::Released { value } => visit(Seq::Value, value),
             Msg::Replicate { key: Some(k), .. } | Msg::FullSync { key: Some(k), .. } => visit(Seq::Value, &mut k.value),
-            Msg::Ping { epoch } | Msg::Promote { epoch } | Msg::Promoted { epoch } => visit(Seq::Token, epoch),
+            Msg::Ping { epoch }
+            | Msg::Promote { epoch }
+            | Msg::Promoted { epoch }
+            | Msg::VoteRequest { epoch }
+            | Msg::Vote { epoch, .. }
+            | Msg::Config { epoch, .. } => visit(self.epochs(), epoch),
+            Msg::NoReplicas { value } => visit(Seq::Value, value),
             Msg::Resource(m) => m.numbers(false, visit),
             _ => {}
         }
@@ -984,6 +1186,7 @@ impl Actor for Node {
             .map_or_else(Tla::none, |x| {
                 let (kind, replica) = match x.failover {
                     Failover::Monitoring => ("Monitoring", None),
+                    Failover::Voting { .. } => ("Voting", None),
                     Failover::Electing => ("Electing", None),
                     Failover::Promoting { replica } => ("Promoting", Some(replica)),
                 };
@@ -1108,6 +1311,13 @@ impl Actor for Node {
             Msg::Promote { epoch } => format!("REPLICAOF NO ONE (epoch {epoch})"),
             Msg::Promoted { epoch } => format!("role:master (epoch {epoch})"),
             Msg::NewPrimary { id } => format!("+switch-master {}", name(id)),
+            Msg::SDown { down: true } => "+sdown master".into(),
+            Msg::SDown { down: false } => "-sdown master".into(),
+            Msg::VoteRequest { epoch } => format!("SENTINEL is-master-down-by-addr (epoch {epoch}, vote for me)"),
+            Msg::Vote { epoch, leader } => format!("voted for {} in epoch {epoch}", name(leader)),
+            Msg::Config { epoch, primary } => format!("hello: master {} (config epoch {epoch})", name(primary)),
+            Msg::NoReplicas { value } => format!("-NOREPLICAS ({})", v(value)),
+            Msg::Heartbeat => "REPLCONF ACK (heartbeat)".into(),
             Msg::Resource(m) => m.show(&show::token),
         }
     }
@@ -1134,6 +1344,8 @@ impl Actor for Node {
             Timer::Retry => "back-off".into(),
             Timer::Timeout => "request timeout".into(),
             Timer::Validity => "validity timer".into(),
+            Timer::Heartbeat => "REPLCONF ACK interval".into(),
+            Timer::Lag { replica } => format!("min-replicas-max-lag of replica {replica}"),
         }
     }
 
@@ -1183,6 +1395,31 @@ impl Actor for Node {
                 }
                 out
             }
+            State::Sentinel(s) if self.params().sentinels > 1 => vec![
+                show::field("epoch", s.epoch),
+                show::field("primary", name(s.primary)),
+                show::field("config epoch", s.config),
+                show::field(
+                    "others seeing it down",
+                    show::set(
+                        self.params()
+                            .sentinels()
+                            .filter(|&o| s.down & self.params().bit(o) != 0),
+                        names,
+                    ),
+                ),
+                show::field("voted", format!("{} in epoch {}", name(s.leader), s.voted)),
+                show::field(
+                    "failover",
+                    match s.failover {
+                        Failover::Monitoring if s.sdown => "none, sees the primary down".to_string(),
+                        Failover::Monitoring => "none, monitoring".to_string(),
+                        Failover::Voting { votes } => format!("asks for votes, has {}", votes.count_ones()),
+                        Failover::Electing => "elected, selecting a replica".to_string(),
+                        Failover::Promoting { replica } => format!("promoting {}", name(replica)),
+                    },
+                ),
+            ],
             State::Sentinel(s) => vec![
                 show::field("epoch", s.epoch),
                 show::field("primary", name(s.primary)),
@@ -1190,7 +1427,7 @@ impl Actor for Node {
                     "failover",
                     match s.failover {
                         Failover::Monitoring => "none, monitoring".to_string(),
-                        Failover::Electing => "electing a replica".to_string(),
+                        Failover::Voting { .. } | Failover::Electing => "electing a replica".to_string(),
                         Failover::Promoting { replica } => format!("promoting {}", name(replica)),
                     },
                 ),
@@ -1236,6 +1473,10 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 out.send(src, Msg::Refused { value });
                 return;
             }
+            if !good_replicas(p, ctx, r) {
+                out.send(src, Msg::NoReplicas { value });
+                return;
+            }
             r.key = Some(Key { value });
             out.set_timer(Timer::KeyExpiry, p.ttl);
             r.wrote();
@@ -1257,6 +1498,10 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             }
         }
         (Standing::Primary, Msg::CompareAndDelete { value }) => {
+            if r.key.is_some_and(|k| k.value == value) && !good_replicas(p, ctx, r) {
+                out.send(src, Msg::NoReplicas { value });
+                return;
+            }
             if r.key.is_some_and(|k| k.value == value) {
                 r.key = None;
                 out.cancel_timer(Timer::KeyExpiry);
@@ -1314,9 +1559,16 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
                 out.send(src, Msg::Ack);
             }
         }
+        // REPLCONF ACK from an attached replica: it is good for max_lag.
+        (Standing::Primary, Msg::Heartbeat) if r.replicas.iter().any(|a| a.id == src) => {
+            out.set_timer(Timer::Lag { replica: src }, p.max_lag);
+        }
         (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
             apply(ctx, r, key, px, out);
             r.standing = Standing::Streaming { primary };
+            if p.min_replicas > 0 {
+                out.set_timer(Timer::Heartbeat, p.ping);
+            }
             if wait {
                 out.send(src, Msg::Ack);
             }
@@ -1327,6 +1579,7 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
         (_, Msg::Promote { epoch }) => {
             if r.standing != Standing::Primary {
                 r.replicas.clear();
+                out.cancel_timer(Timer::Heartbeat);
                 if p.monitors(epoch) {
                     out.set_timer(Timer::Ping, p.ping);
                 } else {
@@ -1349,10 +1602,25 @@ fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: M
             *r = Redis::new(Standing::Syncing { primary });
             out.cancel_timer(Timer::KeyExpiry);
             out.cancel_timer(Timer::Ping);
+            for replica in p.redis_nodes() {
+                out.cancel_timer(Timer::Lag { replica });
+            }
             out.send(primary, Msg::Sync);
         }
         _ => {}
     }
+}
+
+/// `min-replicas-to-write`: enough replicas acknowledged within
+/// `max_lag` (server.c's `checkGoodReplicasStatus`; a replica is good
+/// while its `Lag` timer runs).
+fn good_replicas(p: &Params, ctx: &Ctx<'_, Node>, r: &Redis) -> bool {
+    let good = r
+        .replicas
+        .iter()
+        .filter(|a| ctx.timer(Timer::Lag { replica: a.id }).is_some())
+        .count();
+    good >= usize::from(p.min_replicas)
 }
 
 /// A replica takes the primary's key, with its own expiry timer. Redis 7
@@ -1371,20 +1639,99 @@ fn apply(ctx: &Ctx<'_, Node>, r: &mut Redis, key: Option<Key>, px: u8, out: &mut
     }
 }
 
-fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut Out<Node>) {
+/// The Sentinel's configuration epoch: with one Sentinel every epoch it
+/// reaches is a failover's, so its current epoch is its configuration's
+/// whenever it monitors.
+fn config_epoch(p: &Params, s: &Sentinel) -> u32 {
+    if p.sentinels == 1 {
+        s.epoch
+    } else {
+        s.config
+    }
+}
+
+/// Several Sentinels: its down-after timer fired. Monitoring, the primary
+/// is subjectively down (+sdown): it tells the others, and fails over if
+/// enough of them agree. Voting, it was not elected in time
+/// (-failover-abort-not-elected); promoting, the replica did not take
+/// over in time: it tries again in a newer epoch while the primary is
+/// still objectively down.
+fn sentinel_timeout(node: &Node, me: Id, s: &mut Sentinel, out: &mut Out<Node>) {
     let p = node.params();
+    if s.failover == Failover::Monitoring && !s.sdown {
+        s.sdown = true;
+        for other in p.sentinels().filter(|&o| o != me) {
+            out.send(other, Msg::SDown { down: true });
+        }
+    }
+    s.failover = Failover::Monitoring;
+    try_failover(node, me, s, out);
+}
+
+/// +odown: this Sentinel and at least `quorum - 1` others see the primary
+/// down. It then starts a failover in a new epoch (+new-epoch,
+/// +try-failover), votes for itself and asks every other Sentinel for its
+/// vote (sentinel.c's `sentinelStartFailover`,
+/// `sentinelAskMasterStateToOtherSentinels`). Sentinel's new epoch is its
+/// current epoch plus one, which may equal another Sentinel's; here it is
+/// drawn above every epoch present (`Out::fresh_value`), so that epochs
+/// can be renumbered by rank. What that leaves out: two Sentinels starting
+/// a failover in the same epoch and splitting its votes, which only
+/// delays a failover.
+fn try_failover(node: &Node, me: Id, s: &mut Sentinel, out: &mut Out<Node>) {
+    let p = node.params();
+    let agree = 1 + s.down.count_ones();
+    if s.failover != Failover::Monitoring || !s.sdown || agree < u32::from(p.quorum) {
+        return;
+    }
+    s.epoch = out.fresh_value();
+    s.voted = s.epoch;
+    s.leader = me;
+    s.failover = Failover::Voting { votes: p.bit(me) };
+    for other in p.sentinels().filter(|&o| o != me) {
+        out.send(other, Msg::VoteRequest { epoch: s.epoch });
+    }
+    out.set_timer(Timer::DownAfter, p.down_after);
+    elected(node, s, out);
+}
+
+/// +elected-leader: a majority (and the quorum) voted for it in this epoch.
+fn elected(node: &Node, s: &mut Sentinel, out: &mut Out<Node>) {
+    if let Failover::Voting { votes } = s.failover {
+        if votes.count_ones() >= node.params().votes_needed() {
+            s.failover = Failover::Electing;
+            out.cancel_timer(Timer::DownAfter);
+        }
+    }
+}
+
+fn sentinel_receive(node: &Node, me: Id, s: &mut Sentinel, src: Id, msg: Msg, out: &mut Out<Node>) {
+    let p = node.params();
+    let several = p.sentinels > 1;
     match (s.failover, msg) {
-        // The configured primary is alive: down-after starts over.
-        (Failover::Monitoring, Msg::Ping { .. }) if src == s.primary => out.set_timer(Timer::DownAfter, p.down_after),
+        // The configured primary is alive: down-after starts over, and a
+        // Sentinel that saw it down tells the others it is back (-sdown).
+        (failover, Msg::Ping { .. }) if src == s.primary && (several || failover == Failover::Monitoring) => {
+            if failover == Failover::Monitoring {
+                out.set_timer(Timer::DownAfter, p.down_after);
+            }
+            if s.sdown {
+                s.sdown = false;
+                for other in p.sentinels().filter(|&o| o != me) {
+                    out.send(other, Msg::SDown { down: false });
+                }
+            }
+        }
         // A primary of an older configuration epoch is back (it was paused
-        // through the failover): it is stale, and follows the primary of
-        // the current configuration (+convert-to-slave).
-        (Failover::Monitoring, Msg::Ping { epoch }) if epoch < s.epoch => {
+        // or cut off through the failover): it is stale, and follows the
+        // primary of the current configuration (+convert-to-slave).
+        (Failover::Monitoring, Msg::Ping { epoch }) if src != s.primary && epoch < config_epoch(p, s) => {
             out.send(src, Msg::ReplicaOf { primary: s.primary })
         }
         // The selected replica took over in this epoch: switch clients and
         // the other replicas to it, and monitor it. The failed primary is
-        // down; it is told when it reports back.
+        // down; it is told when it reports back. The other Sentinels learn
+        // the new configuration from the leader's hello messages.
         (Failover::Promoting { replica }, Msg::Promoted { epoch }) if src == replica && epoch == s.epoch => {
             let failed = s.primary;
             s.primary = replica;
@@ -1400,6 +1747,20 @@ fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut 
                 out.send(r, Msg::ReplicaOf { primary: replica });
             }
             s.returned = 0;
+            if several {
+                s.config = s.epoch;
+                s.sdown = false;
+                s.down = 0;
+                for other in p.sentinels().filter(|&o| o != me) {
+                    out.send(
+                        other,
+                        Msg::Config {
+                            epoch: s.epoch,
+                            primary: replica,
+                        },
+                    );
+                }
+            }
         }
         // A former primary restarted: it follows the configured primary.
         // While that is itself, or a failover runs, the switch tells it.
@@ -1407,6 +1768,54 @@ fn sentinel_receive(node: &Node, s: &mut Sentinel, src: Id, msg: Msg, out: &mut 
             out.send(src, Msg::ReplicaOf { primary: s.primary })
         }
         (_, Msg::Restarted) => s.returned |= 1 << src,
+        // Another Sentinel's view of the primary.
+        (_, Msg::SDown { down }) => {
+            if down {
+                s.down |= p.bit(src);
+            } else {
+                s.down &= !p.bit(src);
+            }
+            try_failover(node, me, s, out);
+        }
+        // A vote request: the first Sentinel to ask in an epoch newer than
+        // any it voted in gets its vote (sentinel.c's
+        // `sentinelVoteLeader`); the answer names whom it voted for.
+        (_, Msg::VoteRequest { epoch }) => {
+            s.epoch = s.epoch.max(epoch);
+            if s.voted < epoch {
+                s.voted = epoch;
+                s.leader = src;
+            }
+            out.send(
+                src,
+                Msg::Vote {
+                    epoch: s.voted,
+                    leader: s.leader,
+                },
+            );
+        }
+        (Failover::Voting { votes }, Msg::Vote { epoch, leader }) if epoch == s.epoch && leader == me => {
+            s.failover = Failover::Voting {
+                votes: votes | p.bit(src),
+            };
+            elected(node, s, out);
+        }
+        // A newer configuration: follow its primary, and give up any
+        // failover of an older epoch.
+        (_, Msg::Config { epoch, primary }) if epoch > s.config => {
+            s.config = epoch;
+            s.epoch = s.epoch.max(epoch);
+            s.primary = primary;
+            s.failover = Failover::Monitoring;
+            s.sdown = false;
+            s.down = 0;
+            s.returned = 0;
+            if p.monitors(epoch) {
+                out.set_timer(Timer::DownAfter, p.down_after);
+            } else {
+                out.cancel_timer(Timer::DownAfter);
+            }
+        }
         _ => {}
     }
 }
@@ -1447,7 +1856,7 @@ fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg:
             c.script.phase = Phase::Holding;
             c.ghost = ghost;
         }
-        (Phase::Acquiring, Msg::Refused { value: v }) if v == value => {
+        (Phase::Acquiring, Msg::Refused { value: v } | Msg::NoReplicas { value: v }) if v == value => {
             out.cancel_timer(Timer::Timeout);
             retry_later(p, c, out);
         }
@@ -1457,7 +1866,9 @@ fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg:
             out.send(c.primary, Msg::CompareAndDelete { value });
             retry_later(p, c, out);
         }
-        (Phase::Releasing, Msg::Released { value: v }) if v == value => {
+        // A release refused for want of good replicas leaves the key to
+        // its TTL.
+        (Phase::Releasing, Msg::Released { value: v } | Msg::NoReplicas { value: v }) if v == value => {
             out.cancel_timer(Timer::Timeout);
             c.value = 0;
             c.checked = false;
@@ -1518,7 +1929,11 @@ pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     } else {
         layout.nodes(&Node::Redis(p), "replica", p.replicas, Role::Server);
     }
-    layout.node(Node::Sentinel(p), "sentinel", Role::Server);
+    if p.sentinels == 1 {
+        layout.node(Node::Sentinel(p), "sentinel", Role::Server);
+    } else {
+        layout.nodes(&Node::Sentinel(p), "sentinel", p.sentinels, Role::Server);
+    }
     layout.nodes(&Node::Client(p), "c", p.clients, Role::Client);
     layout.node(Node::Resource(p), "resource", Role::Observer);
     Ok(layout.world(sc, Vec::new()))
@@ -1578,6 +1993,58 @@ mod tests {
         out
     }
 
+    /// Three Sentinels with a quorum of 2, the primary cut off from two of
+    /// them and nothing else failing: a breadth-first search of the runs
+    /// that start with those two cuts (and never heal) reaches two
+    /// holders, one granted by the old primary and one by the replica that
+    /// the majority's leader promoted. (The whole space of two partitions
+    /// anywhere is too large for a test.)
+    #[test]
+    fn three_sentinels_fail_over_a_primary_cut_from_a_quorum_and_two_clients_hold() {
+        let sc = scenario(
+            "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\nclients = 2\nttl = 7\nsentinels = 3\nquorum = 2\nlag = false\nping = 1\ndown_after = 2\n[faults]\npartitions = 2\nmax_delay = 0\n[bounds]\nacquisitions = 1\n",
+        );
+        let w = world(&sc).expect("builds");
+        let (s1, s2) = (2, 3);
+        let cuts = [
+            Action::Partition { a: PRIMARY, b: s1 },
+            Action::Partition { a: PRIMARY, b: s2 },
+        ];
+        let init = w.init();
+        let mut seen = HashSet::from([init.clone()]);
+        let mut queue = VecDeque::from([init]);
+        let mut actions = Vec::new();
+        let mut found = None;
+        while let Some(s) = queue.pop_front() {
+            if Node::lock_view(&w, &s).holding.count_ones() >= 2 {
+                found = Some(s);
+                break;
+            }
+            w.enabled(&s, &mut actions);
+            for a in actions.drain(..) {
+                let allowed = match &a {
+                    Action::Partition { .. } => cuts.contains(&a),
+                    Action::Heal => false,
+                    _ => s.spent.partitions == 2,
+                };
+                if let Some(t) = allowed.then(|| w.after(&s, &a)).flatten() {
+                    if seen.insert(t.clone()) {
+                        queue.push_back(t);
+                    }
+                }
+            }
+        }
+        let s = found.expect("two holders are reachable");
+        // The replica was promoted by a Sentinel elected in a new epoch,
+        // while the old primary still acts as one.
+        let State::Redis(old) = &s.nodes[PRIMARY].state else {
+            panic!()
+        };
+        let State::Redis(new) = &s.nodes[1].state else { panic!() };
+        assert_eq!((old.standing, new.standing), (Standing::Primary, Standing::Primary));
+        assert!(new.epoch > 0);
+    }
+
     fn mutual_exclusion_trace(sc: &Scenario) -> Counterexample<Node> {
         let outcome = check(&world(sc).expect("builds"), &Options::default());
         let me = outcome.get(Prop::MutualExclusion);
@@ -1602,6 +2069,11 @@ mod tests {
                     primary: PRIMARY,
                     failover: Failover::Monitoring,
                     returned: 0,
+                    sdown: false,
+                    down: 0,
+                    voted: 0,
+                    leader: 0,
+                    config: 0,
                 };
                 assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(initial));
             }

@@ -77,6 +77,8 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("redlock-pause-during-acquire", 755478, None, None),
     ("replica-failover-async", 1459989, Some(16), None),
     ("replica-failover-wait", 2345059, None, None),
+    ("replica-min-replicas", 937812, None, None),
+    ("replica-split-brain", 675327, Some(15), None),
     ("ricart-agrawala-crash", 27415, None, Some(6)),
     ("ricart-agrawala-duplicate", 15150, Some(10), None),
     ("ricart-agrawala-loss", 70, None, Some(4)),

@@ -19,3 +19,45 @@ fn every_primary_replica_scenario_meets_its_expectations() {
         }
     }
 }
+
+fn params(system: &str, faults: &str) -> Result<locksmith::algorithms::primary_replica::Params, String> {
+    let text = format!(
+        "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\n{system}\n[faults]\nmax_delay = 1\n{faults}\n[bounds]\nacquisitions = 1\n"
+    );
+    let sc = locksmith::scenario::parse(std::path::Path::new("pr.toml"), &text).map_err(|e| e.to_string())?;
+    locksmith::algorithms::primary_replica::Params::read(&sc).map_err(|e| e.0)
+}
+
+/// Issue 21 item 7: partitions were refused ("a healed replication link
+/// resynchronises, and Sentinel demotes a partitioned primary"), which hid
+/// the split brain; they are accepted now, with three Sentinels and a
+/// majority quorum by default.
+#[test]
+fn partitions_are_accepted_and_sentinels_default_to_three_with_a_majority_quorum() {
+    let p = params("", "partitions = 2").expect("partitions are modelled");
+    assert_eq!((p.sentinels, p.quorum, p.min_replicas, p.lag), (3, 2, 0, true));
+    let p = params(
+        "sentinels = 5\nreplicas = 2\nmin_replicas = 2\nmax_lag = 3",
+        "partitions = 1",
+    )
+    .expect("valid");
+    assert_eq!((p.sentinels, p.quorum, p.min_replicas, p.max_lag), (5, 3, 2, 3));
+}
+
+/// Bad input: one sentence naming the file, the key and the allowed values.
+#[test]
+fn sentinel_and_min_replicas_keys_are_checked() {
+    for (system, says) in [
+        ("sentinels = 3\nquorum = 4", "quorum = 4"),
+        ("sentinels = 6", "sentinels"),
+        ("min_replicas = 2", "min_replicas = 2"),
+        ("max_lag = 2", "max_lag = 2"),
+        ("lag = 1", "lag"),
+    ] {
+        let e = params(system, "").expect_err(system);
+        assert!(
+            e.contains("pr.toml") && e.contains(says) && e.contains("allowed"),
+            "{system}: {e}"
+        );
+    }
+}

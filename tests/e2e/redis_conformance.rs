@@ -678,7 +678,7 @@ fn pr_world(case: &PrCase) -> World<pr::Node> {
     };
     let text = format!(
         "summary = \"conformance\"\nalgorithm = \"primary-replica\"\n\
-         [system]\nclients = 1\nttl = {}\n{replication}ping = 1\ndown_after = 3\ntimeout = 6\n\
+         [system]\nclients = 1\nsentinels = 1\nlag = false\nttl = {}\n{replication}ping = 1\ndown_after = 3\ntimeout = 6\n\
          [faults]\ncrashes = 1\nmax_delay = 1\ntargets = \"servers\"\n[bounds]\nacquisitions = 1\n",
         case.ttl
     );

@@ -153,6 +153,14 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
         }
         "primary-replica" => {
             let p = primary_replica::Params::read(sc).map_err(|e| e.to_string())?;
+            // The spec has one Sentinel, ships at once, and has no
+            // min-replicas-to-write.
+            if p.sentinels != 1 || p.lag || p.min_replicas > 0 {
+                return Err(format!(
+                    "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag and no min-replicas-to-write, and does not model it",
+                    sc.name
+                ));
+            }
             let replication = match p.replication {
                 primary_replica::Replication::Async => "async",
                 primary_replica::Replication::Wait => "wait",
