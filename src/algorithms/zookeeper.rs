@@ -8,7 +8,7 @@
 //! ReceiveDelete, ReceivePing, ReceiveCloseSession) and its SessionExpiry;
 //! the client's handlers (ReceiveCreated, ReceiveChildren, ReceiveStat,
 //! ReceiveWatchedEvent, ReceiveDeleted, ReceiveSessionExpired, ReceivePong)
-//! and timers (Ping, Timeout, Suspend, Retry); then the lock view.
+//! and timers (Ping, Timeout, Suspend, Retry, Lost); then the lock view.
 //!
 //! The ensemble:
 //! - a session is opened by `connect` (its id a fresh value) and kept
@@ -22,8 +22,18 @@
 //!   sequence number ZooKeeper appends (the parent's cversion) orders the
 //!   children exactly as their czxid does, so the model keeps one number,
 //!   the czxid, and names nodes by it. The guid is Curator's protection
-//!   prefix: the attempt's fresh value, so that a client whose `create`
-//!   timed out finds its node with `getChildren`;
+//!   prefix (`protection = true`, the default): the attempt's fresh value,
+//!   so that a client whose `create` timed out finds its node with
+//!   `getChildren` ("If a recoverable error occurs calling create() the
+//!   client should call getChildren() and check for a node containing the
+//!   guid used in the path name", Recipes and Solutions; Curator's
+//!   `CreateBuilderImpl.findProtectedNodeInForeground` lists the parent's
+//!   children and looks for the `_c_<uuid>-` prefix). With `protection =
+//!   false` the name carries no guid: the client knows its node only from
+//!   the create's answer, and a timed-out `create` is sent again, so a
+//!   create that took effect but whose answer was lost leaves an orphan
+//!   ephemeral node of the client's own session, below its new one, that
+//!   nobody deletes while the session lives;
 //! - watches are one-shot: `exists` with a watch on a node fires
 //!   `NodeDeleted` when it goes; `getChildren` with a watch fires
 //!   `NodeChildrenChanged` at the next create or delete under `/lock`.
@@ -55,10 +65,23 @@
 //! (`SESSION_EXPIRED` in answer to its next request or ping). A `curator`
 //! client also watches its own clock, as Apache Curator does: when it has
 //! heard nothing from the ensemble for `suspend_after` ticks the
-//! connection is SUSPENDED, and it stops using the lock. Before it writes
-//! it checks (`Check`) that the connection is not suspended. A paused
-//! client checks nothing: a pause right after the check still gives two
-//! holders.
+//! connection is SUSPENDED. Curator's `InterProcessMutex` itself does
+//! nothing then (`LockInternals` registers no connection-state listener;
+//! it retries only on `NoNodeException`, "this can happen when the session
+//! expires"): the node stays. What the model's client adds is the
+//! listener Curator's error-handling page asks for ("If a SUSPENDED state
+//! is reported you cannot be certain that you still hold the lock unless
+//! you subsequently receive a RECONNECTED state. If a LOST state is
+//! reported it is certain that you no longer hold the lock"): a SUSPENDED
+//! holder does not use the lock (its `Check` waits) until an answer comes
+//! back (RECONNECTED), and gives it up on LOST. LOST comes from the
+//! client's own clock: `ConnectionStateManager.checkSessionExpiration`
+//! injects a session expiration once "elapsedMs >= useSessionTimeoutMs"
+//! since the start of SUSPENDED (the `Lost` timer, `session_timeout`
+//! ticks); the client then treats its session as expired and opens a new
+//! one. Before it writes the client checks (`Check`) that the connection
+//! is not suspended. A paused client checks nothing: a pause right after
+//! the check still gives two holders.
 
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +137,10 @@ pub struct Params {
     pub suspend_after: u8,
     /// The resource rejects a write whose czxid is lower than one it accepted.
     pub fencing: bool,
+    /// Curator's protection prefix: the node's name carries the attempt's
+    /// guid, so a client whose `create` was not answered finds its node by
+    /// it. Without it, the recipe sends the `create` again.
+    pub protection: bool,
     /// The per-request timeout, in the client's ticks.
     pub timeout: u8,
     /// Ticks a client waits before it tries again after losing an attempt.
@@ -149,6 +176,7 @@ impl Params {
         )?;
         let suspend_after = k.optional_uint("suspend_after", 1, 30)?;
         let fencing = k.flag("fencing", false)?;
+        let protection = k.flag("protection", true)?;
         let timeout = k.uint("timeout", 1, 30, 3)?;
         let retry = k.uint("retry", 1, 10, 1)?;
         k.finish()?;
@@ -201,7 +229,12 @@ impl Params {
             // after two thirds of the session timeout without an answer.
             (_, None) => (session_timeout * 2 / 3).max(1),
         };
-        let slots = 1 + if f.targets.hits(Role::Client) { f.crashes } else { 0 };
+        // A Curator client that declares its session LOST on its own clock
+        // opens a new one while the ensemble may still keep the old one
+        // (until it expires there): one more slot when a fault can keep
+        // the answers from it.
+        let lost = client == ClientKind::Curator && (f.loss || f.partitions > 0);
+        let slots = 1 + u8::from(lost) + if f.targets.hits(Role::Client) { f.crashes } else { 0 };
         Ok(Params {
             clients,
             recipe,
@@ -212,6 +245,7 @@ impl Params {
             client,
             suspend_after,
             fencing,
+            protection,
             timeout,
             retry,
             acquisitions: sc.acquisitions,
@@ -461,6 +495,8 @@ pub enum Timer {
     Suspend,
     /// Client: wait before trying again.
     Retry,
+    /// Curator: SUSPENDED for a whole session timeout, the session is LOST.
+    Lost,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -510,7 +546,12 @@ impl Actor for Node {
         };
         match c.script.phase {
             Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
-            Phase::Holding if p.curator() && !c.checked => steps.push(Step::Check),
+            // A Curator holder uses the lock only while its connection is
+            // not SUSPENDED: suspended, it waits for RECONNECTED or LOST.
+            Phase::Holding if p.curator() && !c.checked => {
+                let connected = ctx.timer(Timer::Suspend).is_some_and(|t| t > 0);
+                steps.extend(connected.then_some(Step::Check))
+            }
             Phase::Holding if *mode == Mode::Read => steps.push(Step::Read),
             Phase::Holding => steps.push(Step::Write),
             _ => {}
@@ -523,7 +564,7 @@ impl Actor for Node {
         step != Step::Acquire
     }
 
-    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+    fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
             return;
         };
@@ -538,27 +579,11 @@ impl Actor for Node {
                         out.set_timer(Timer::Suspend, p.suspend_after);
                     }
                 }
-                c.value = out.fresh_value();
-                out.send(
-                    ENSEMBLE,
-                    Msg::Create {
-                        session: c.session,
-                        value: c.value,
-                        mode: *mode,
-                    },
-                );
-                out.set_timer(Timer::Timeout, p.timeout);
-                c.wait = Wait::Creating;
+                create(p, *mode, c, out);
                 c.script.phase = Phase::Acquiring;
             }
             // Check (Curator): is the connection still there? Only then use it.
-            Step::Check => {
-                if ctx.timer(Timer::Suspend).is_some_and(|t| t > 0) {
-                    c.checked = true;
-                } else {
-                    give_up(p, c, out);
-                }
-            }
+            Step::Check => c.checked = true,
             // Write: the critical section's write, with the czxid if fenced.
             Step::Write => {
                 let token = if p.fencing { c.node } else { 0 };
@@ -600,6 +625,12 @@ impl Actor for Node {
                 out.set_timer(Timer::Ping, p.ping);
             }
             (State::Client(c), Timer::Timeout) => match (c.script.phase, c.wait) {
+                // Without the protection prefix the client cannot tell
+                // whether its create took effect, and sends it again.
+                (Phase::Acquiring, Wait::Creating) if !p.protection => {
+                    let Node::Client(_, mode) = self else { return };
+                    create(p, *mode, c, out)
+                }
                 (Phase::Acquiring, _) => list(p, c, out),
                 (Phase::Releasing, _) => {
                     out.send(
@@ -615,7 +646,12 @@ impl Actor for Node {
                 _ => {}
             },
             // SUSPENDED: a holder that has not checked stops using the lock.
-            (State::Client(c), Timer::Suspend) if c.script.phase == Phase::Holding && !c.checked => give_up(p, c, out),
+            // SUSPENDED: Curator's ConnectionStateManager declares the
+            // session LOST once it has been suspended for a session timeout.
+            (State::Client(c), Timer::Suspend) if c.session != 0 => out.set_timer(Timer::Lost, p.session_timeout),
+            // LOST: the client treats its session as expired (Curator
+            // injects the expiration and opens a new handle when next used).
+            (State::Client(c), Timer::Lost) if c.session != 0 => expired(p, c, out),
             _ => {}
         }
     }
@@ -785,7 +821,12 @@ impl Actor for Node {
         match msg {
             Msg::Connect { session } => format!("connect (new session {})", show_session(*session)),
             Msg::Create { session, value, mode } => format!(
-                "create /lock/_c_g{value}-{} EPHEMERAL_SEQUENTIAL (session {})",
+                "create /lock/{}{} EPHEMERAL_SEQUENTIAL (session {})",
+                if self.params().protection {
+                    format!("_c_g{value}-")
+                } else {
+                    String::new()
+                },
                 mode.prefix(),
                 show_session(*session)
             ),
@@ -798,7 +839,7 @@ impl Actor for Node {
             Msg::CloseSession { session } => format!("closeSession {}", show_session(*session)),
             Msg::Created { value, node } => format!("created (g{value}, {})", show_seq(*node)),
             Msg::Children { children, .. } => {
-                let names: Vec<String> = children.iter().map(show_child).collect();
+                let names: Vec<String> = children.iter().map(|ch| show_child(self.params(), ch)).collect();
                 format!("[{}]", names.join(", "))
             }
             Msg::Stat { exists, .. } => (if *exists { "stat" } else { "null" }).into(),
@@ -836,6 +877,7 @@ impl Actor for Node {
             Timer::Timeout => "request timeout".into(),
             Timer::Suspend => "connection timeout (SUSPENDED)".into(),
             Timer::Retry => "retry".into(),
+            Timer::Lost => "suspended for the session timeout (LOST)".into(),
         }
     }
 
@@ -853,7 +895,7 @@ impl Actor for Node {
                 let children: Vec<String> = e
                     .children
                     .iter()
-                    .map(|z| format!("{} ({})", show_child(&z.child), show_session(z.session)))
+                    .map(|z| format!("{} ({})", show_child(p, &z.child), show_session(z.session)))
                     .collect();
                 let data: Vec<String> = e
                     .data_watches
@@ -923,8 +965,15 @@ fn show_seq(czxid: u32) -> String {
     format!("#{czxid:010}")
 }
 
-fn show_child(ch: &Child) -> String {
-    format!("_c_g{}-{}{:010}", ch.guid, ch.mode.prefix(), ch.czxid)
+/// A node's name: with the protection prefix, `_c_<guid>-`; without it,
+/// the name says nothing of the attempt (the model keeps the guid beside
+/// the node only to match answers and ghosts).
+fn show_child(p: &Params, ch: &Child) -> String {
+    if p.protection {
+        format!("_c_g{}-{}{:010}", ch.guid, ch.mode.prefix(), ch.czxid)
+    } else {
+        format!("{}{:010}", ch.mode.prefix(), ch.czxid)
+    }
 }
 
 fn set(items: &[String]) -> String {
@@ -1058,9 +1107,11 @@ fn children_changed(p: &Params, e: &mut Ensemble, out: &mut Out<Node>) {
 /// The client's handlers. Answers to an earlier attempt (another value),
 /// and events for another session, are ignored.
 fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
-    // Curator: any answer from the ensemble shows the connection is up.
+    // Curator: any answer from the ensemble shows the connection is up
+    // (RECONNECTED after SUSPENDED).
     if p.curator() && c.session != 0 && !matches!(msg, Msg::Resource(_)) {
         out.set_timer(Timer::Suspend, p.suspend_after);
+        out.cancel_timer(Timer::Lost);
     }
     let acquiring = c.script.phase == Phase::Acquiring;
     match msg {
@@ -1097,24 +1148,45 @@ fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Ou
             released(p, c, out);
         }
         // The session is gone, and the node with it.
-        Msg::SessionExpired { session } if session == c.session => {
-            c.session = 0;
-            out.cancel_timer(Timer::Ping);
-            out.cancel_timer(Timer::Suspend);
-            match c.script.phase {
-                Phase::Acquiring | Phase::Holding | Phase::Writing => {
-                    out.cancel_timer(Timer::Timeout);
-                    retry_later(p, c, out);
-                }
-                Phase::Releasing => {
-                    out.cancel_timer(Timer::Timeout);
-                    released(p, c, out);
-                }
-                Phase::Want | Phase::Done => {}
-            }
-        }
+        Msg::SessionExpired { session } if session == c.session => expired(p, c, out),
         _ => {}
     }
+}
+
+/// The session is gone (SESSION_EXPIRED from the ensemble, or Curator's
+/// LOST), and the client's node with it: an attempt or a hold is lost.
+fn expired(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    c.session = 0;
+    out.cancel_timer(Timer::Ping);
+    out.cancel_timer(Timer::Suspend);
+    out.cancel_timer(Timer::Lost);
+    match c.script.phase {
+        Phase::Acquiring | Phase::Holding | Phase::Writing => {
+            out.cancel_timer(Timer::Timeout);
+            retry_later(p, c, out);
+        }
+        Phase::Releasing => {
+            out.cancel_timer(Timer::Timeout);
+            released(p, c, out);
+        }
+        Phase::Want | Phase::Done => {}
+    }
+}
+
+/// The recipe's step 1: `create` the node under a fresh attempt value
+/// (the guid of the protection prefix).
+fn create(p: &Params, mode: Mode, c: &mut Client, out: &mut Out<Node>) {
+    c.value = out.fresh_value();
+    out.send(
+        ENSEMBLE,
+        Msg::Create {
+            session: c.session,
+            value: c.value,
+            mode,
+        },
+    );
+    out.set_timer(Timer::Timeout, p.timeout);
+    c.wait = Wait::Creating;
 }
 
 /// The recipe's step 2: `getChildren /lock` (with a watch in the herd
@@ -1137,7 +1209,15 @@ fn list(p: &Params, c: &mut Client, out: &mut Out<Node>) {
 /// else watch. A client whose node is not there (its create never reached
 /// the ensemble) tries again.
 fn decide(p: &Params, mode: Mode, c: &mut Client, children: &[Child], ghost: u32, out: &mut Out<Node>) {
-    let Some(mine) = children.iter().find(|ch| ch.guid == c.value) else {
+    // With the protection prefix the client finds its node by its guid;
+    // without it, only by the name the create's answer gave.
+    let Some(mine) = children.iter().find(|ch| {
+        if p.protection {
+            ch.guid == c.value
+        } else {
+            ch.czxid == c.node
+        }
+    }) else {
         retry_later(p, c, out);
         return;
     };
@@ -1191,21 +1271,6 @@ fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     out.set_timer(Timer::Retry, p.retry);
 }
 
-/// Curator: the connection is SUSPENDED, or was at the check: stop using
-/// the lock, delete the node without waiting for the answer, and try again
-/// later.
-fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.send(
-        ENSEMBLE,
-        Msg::Delete {
-            session: c.session,
-            value: c.value,
-            node: c.node,
-        },
-    );
-    retry_later(p, c, out);
-}
-
 /// The delete is answered: want again, or close the session and stop.
 fn released(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     c.script.released(p.acquisitions);
@@ -1214,6 +1279,7 @@ fn released(p: &Params, c: &mut Client, out: &mut Out<Node>) {
         out.send(ENSEMBLE, Msg::CloseSession { session: c.session });
         out.cancel_timer(Timer::Ping);
         out.cancel_timer(Timer::Suspend);
+        out.cancel_timer(Timer::Lost);
         c.session = 0;
     }
 }
