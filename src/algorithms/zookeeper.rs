@@ -150,6 +150,8 @@ pub struct Params {
     /// crash the budget allows (a crashed client's session lives on until
     /// it expires, while the restarted client opens a new one).
     pub slots: u8,
+    /// `loss` or `partitions`: the clients' connections can break.
+    pub connections: bool,
 }
 
 impl Params {
@@ -250,11 +252,20 @@ impl Params {
             retry,
             acquisitions: sc.acquisitions,
             slots,
+            connections: f.loss || f.partitions > 0,
         })
     }
 
     fn curator(&self) -> bool {
         self.client == ClientKind::Curator
+    }
+
+    /// Whether a client's connection can break (a loss or a cut on its
+    /// link): only then do deletes take a zxid of their own and listings
+    /// carry the zxid, which SetWatches compares. Elsewhere nothing reads
+    /// them, and leaving them out keeps those state spaces as they were.
+    fn connections(&self) -> bool {
+        self.connections
     }
 
     /// The session slots of client `c` on the ensemble.
@@ -339,6 +350,9 @@ pub struct Ensemble {
     pub data_watches: Vec<(u32, u32)>,
     /// `getChildren /lock` watches: watching sessions, sorted.
     pub child_watches: Vec<u32>,
+    /// The zxid of the last create or delete under `/lock` (its `pzxid`),
+    /// kept where connections can break (`Params::connections`), else 0.
+    pub pzxid: u32,
 }
 
 /// Where an acquiring client is in the recipe.
@@ -371,6 +385,12 @@ pub struct Client {
     /// Curator: checked that the connection is not suspended.
     pub checked: bool,
     pub ghost: u32,
+    /// The client library has noticed that its connection broke and has
+    /// not reconnected yet.
+    pub disconnected: bool,
+    /// The zxid of the listing that set the client's child watch: the
+    /// `relativeZxid` of its SetWatches (0 where connections cannot break).
+    pub zxid: u32,
 }
 
 impl Client {
@@ -384,6 +404,8 @@ impl Client {
             target: 0,
             checked: false,
             ghost: 0,
+            disconnected: false,
+            zxid: 0,
         }
     }
 
@@ -395,6 +417,7 @@ impl Client {
         self.target = 0;
         self.checked = false;
         self.ghost = 0;
+        self.zxid = 0;
     }
 }
 
@@ -420,6 +443,16 @@ pub enum Msg {
         session: u32,
         value: u32,
         mode: Mode,
+    },
+    /// A new connection for a live session: ClientCnxn's ConnectRequest
+    /// with the session id, then SetWatches with the last zxid and the
+    /// client's watches (`node`, its `exists` watch, 0 for none;
+    /// `children`, its `getChildren /lock` watch).
+    Reconnect {
+        session: u32,
+        zxid: u32,
+        node: u32,
+        children: bool,
     },
     /// `getChildren /lock`, with a watch in the herd variant.
     GetChildren {
@@ -456,6 +489,8 @@ pub enum Msg {
         value: u32,
         children: Vec<Child>,
         ghost: u32,
+        /// The zxid of the answer's header (0 where connections cannot break).
+        zxid: u32,
     },
     /// `exists`'s answer: a stat, or null.
     Stat {
@@ -534,6 +569,7 @@ impl Actor for Node {
                 children: Vec::new(),
                 data_watches: Vec::new(),
                 child_watches: Vec::new(),
+                pzxid: 0,
             }),
             Node::Client(p, _) => State::Client(Client::fresh(p.acquisitions)),
             Node::Resource(_) => State::Resource(Resource::default()),
@@ -545,7 +581,9 @@ impl Actor for Node {
             return;
         };
         match c.script.phase {
-            Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
+            // A request made while the library reconnects waits in its
+            // outgoing queue (ClientCnxn.queuePacket): the step waits.
+            Phase::Want if ctx.timer(Timer::Retry).is_none() && !c.disconnected => steps.push(Step::Acquire),
             // A Curator holder uses the lock only while its connection is
             // not SUSPENDED: suspended, it waits for RECONNECTED or LOST.
             Phase::Holding if p.curator() && !c.checked => {
@@ -621,7 +659,9 @@ impl Actor for Node {
                 close(p, e, session, out);
             }
             (State::Client(c), Timer::Ping) if c.session != 0 => {
-                out.send(ENSEMBLE, Msg::Ping { session: c.session });
+                if !c.disconnected {
+                    out.send(ENSEMBLE, Msg::Ping { session: c.session });
+                }
                 out.set_timer(Timer::Ping, p.ping);
             }
             (State::Client(c), Timer::Timeout) => match (c.script.phase, c.wait) {
@@ -656,6 +696,72 @@ impl Actor for Node {
         }
     }
 
+    /// A client keeps one TCP connection to the ensemble (ClientCnxn).
+    fn connects_to(&self, peer: Id) -> bool {
+        matches!(self, Node::Client(..)) && peer == ENSEMBLE
+    }
+
+    /// ClientCnxn's `cleanup()`: every pending request fails with
+    /// CONNECTIONLOSS (the recipe redoes its step once reconnected), and
+    /// the watcher gets `Disconnected`, which a Curator client reports as
+    /// SUSPENDED.
+    fn on_disconnect(&self, ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, _)) = (state, self) else {
+            return;
+        };
+        c.disconnected = true;
+        out.cancel_timer(Timer::Timeout);
+        if p.curator() && c.session != 0 {
+            out.cancel_timer(Timer::Suspend);
+            if ctx.timer(Timer::Lost).is_none() {
+                out.set_timer(Timer::Lost, p.session_timeout);
+            }
+        }
+    }
+
+    /// ClientCnxn's `primeConnection()`: a ConnectRequest with the session
+    /// id, then SetWatches with the last zxid and the watches the client
+    /// holds (registered only once their request was answered); then the
+    /// recipe redoes the request that failed: a `create` with the
+    /// protection prefix looks for its node (`getChildren`), without it is
+    /// sent again; `getChildren` and `exists` go back to the recipe's
+    /// step 2; a `delete` is sent again (guaranteed delete).
+    fn on_reconnect(&self, _ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
+            return;
+        };
+        c.disconnected = false;
+        if c.session == 0 {
+            return;
+        }
+        let watching = c.script.phase == Phase::Acquiring && c.wait == Wait::Watching;
+        out.send(
+            ENSEMBLE,
+            Msg::Reconnect {
+                session: c.session,
+                zxid: c.zxid,
+                node: if watching { c.target } else { 0 },
+                children: watching && p.watch == Watch::All,
+            },
+        );
+        match (c.script.phase, c.wait) {
+            (Phase::Acquiring, Wait::Creating) if !p.protection => create(p, *mode, c, out),
+            (Phase::Acquiring, Wait::Creating | Wait::Listing | Wait::Checking) => list(p, c, out),
+            (Phase::Releasing, _) => {
+                out.send(
+                    ENSEMBLE,
+                    Msg::Delete {
+                        session: c.session,
+                        value: c.value,
+                        node: c.node,
+                    },
+                );
+                out.set_timer(Timer::Timeout, p.timeout);
+            }
+            _ => {}
+        }
+    }
+
     fn watch_cap(&self, w: NoWatch) -> u8 {
         match w {}
     }
@@ -675,6 +781,7 @@ impl Actor for Node {
                     visit(Seq::Value, session);
                 }
                 e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
+                visit(Seq::Token, &mut e.pzxid);
             }
             State::Client(c) => {
                 visit(Seq::Value, &mut c.session);
@@ -682,6 +789,7 @@ impl Actor for Node {
                 visit(Seq::Token, &mut c.node);
                 visit(Seq::Token, &mut c.target);
                 visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Token, &mut c.zxid);
             }
             State::Resource(r) => r.numbers(true, visit),
         }
@@ -708,10 +816,23 @@ impl Actor for Node {
                 visit(Seq::Value, value);
                 visit(Seq::Token, node);
             }
-            Msg::Children { value, children, ghost } => {
+            Msg::Children {
+                value,
+                children,
+                ghost,
+                zxid,
+            } => {
                 visit(Seq::Value, value);
                 children.iter_mut().for_each(|ch| child_numbers(ch, visit));
                 visit(Seq::Ghost, ghost);
+                visit(Seq::Token, zxid);
+            }
+            Msg::Reconnect {
+                session, zxid, node, ..
+            } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, zxid);
+                visit(Seq::Token, node);
             }
             Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
             Msg::NodeDeleted { session, node } => {
@@ -790,7 +911,9 @@ impl Actor for Node {
     /// As the spec writes messages: a listing of children is a set.
     fn tla_msg(&self, msg: &Msg) -> Tla {
         match msg {
-            Msg::Children { value, children, ghost } => Tla::rec([
+            Msg::Children {
+                value, children, ghost, ..
+            } => Tla::rec([
                 ("type", Tla::str("Children")),
                 ("value", Tla::int(*value)),
                 (
@@ -820,6 +943,29 @@ impl Actor for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::Connect { session } => format!("connect (new session {})", show_session(*session)),
+            Msg::Reconnect {
+                session,
+                zxid,
+                node,
+                children,
+            } => {
+                let mut watches = Vec::new();
+                if *node != 0 {
+                    watches.push(format!("exists /lock/{}", show_seq(*node)));
+                }
+                if *children {
+                    watches.push("getChildren /lock".to_string());
+                }
+                format!(
+                    "connect (session {}), setWatches (zxid {zxid}: {})",
+                    show_session(*session),
+                    if watches.is_empty() {
+                        "none".into()
+                    } else {
+                        watches.join(", ")
+                    }
+                )
+            }
             Msg::Create { session, value, mode } => format!(
                 "create /lock/{}{} EPHEMERAL_SEQUENTIAL (session {})",
                 if self.params().protection {
@@ -985,6 +1131,7 @@ fn set(items: &[String]) -> String {
 fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut Out<Node>) {
     let session = match &msg {
         Msg::Connect { session }
+        | Msg::Reconnect { session, .. }
         | Msg::Create { session, .. }
         | Msg::GetChildren { session, .. }
         | Msg::Exists { session, .. }
@@ -1018,6 +1165,9 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
             };
             let ghost = out.next_ghost();
             e.children.push(Znode { child, session, ghost });
+            if p.connections() {
+                e.pzxid = e.zxid;
+            }
             children_changed(p, e, out);
             out.send(src, Msg::Created { value, node: e.zxid });
         }
@@ -1028,7 +1178,16 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
             }
             let children = e.children.iter().map(|z| z.child).collect();
             let ghost = e.children.iter().find(|z| z.child.guid == value).map_or(0, |z| z.ghost);
-            out.send(src, Msg::Children { value, children, ghost });
+            let zxid = if p.connections() { e.zxid } else { 0 };
+            out.send(
+                src,
+                Msg::Children {
+                    value,
+                    children,
+                    ghost,
+                    zxid,
+                },
+            );
         }
         Msg::Exists { value, node, .. } => {
             let exists = e.children.iter().any(|z| z.child.czxid == node);
@@ -1046,10 +1205,39 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
                     out.raise(FOREIGN_RELEASE);
                 }
                 e.children.remove(i);
+                deleted(p, e);
                 node_deleted(p, e, node, out);
                 children_changed(p, e, out);
             }
             out.send(src, Msg::Deleted { value });
+        }
+        // The session's new connection: the old one's watches go with it
+        // (the server closes it, and removeCnxn drops its watches), and
+        // SetWatches registers the client's again, firing at once every
+        // event it missed (DataTree.setWatches: a watched node that is gone
+        // fires NodeDeleted; a child watch on a parent whose pzxid is past
+        // the client's zxid fires NodeChildrenChanged).
+        Msg::Reconnect {
+            zxid, node, children, ..
+        } => {
+            e.data_watches.retain(|(_, s)| *s != session);
+            e.child_watches.retain(|s| *s != session);
+            if node != 0 {
+                if e.children.iter().any(|z| z.child.czxid == node) {
+                    e.data_watches.push((node, session));
+                    e.data_watches.sort_unstable();
+                } else {
+                    out.send(src, Msg::NodeDeleted { session, node });
+                }
+            }
+            if children {
+                if e.pzxid > zxid {
+                    out.send(src, Msg::NodeChildrenChanged { session });
+                } else {
+                    e.child_watches.push(session);
+                    e.child_watches.sort_unstable();
+                }
+            }
         }
         Msg::Ping { .. } => out.send(src, Msg::Pong { session }),
         Msg::CloseSession { .. } => {
@@ -1076,8 +1264,18 @@ fn close(p: &Params, e: &mut Ensemble, session: u32, out: &mut Out<Node>) {
     e.child_watches.retain(|s| *s != session);
     while let Some(i) = e.children.iter().position(|z| z.session == session) {
         let node = e.children.remove(i).child.czxid;
+        deleted(p, e);
         node_deleted(p, e, node, out);
         children_changed(p, e, out);
+    }
+}
+
+/// A delete under `/lock` is a transaction: where connections can break,
+/// it takes the next zxid, which becomes the parent's pzxid.
+fn deleted(p: &Params, e: &mut Ensemble) {
+    if p.connections() {
+        e.zxid += 1;
+        e.pzxid = e.zxid;
     }
 }
 
@@ -1119,8 +1317,14 @@ fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Ou
             c.node = node;
             list(p, c, out);
         }
-        Msg::Children { value, children, ghost } if acquiring && value == c.value && c.wait == Wait::Listing => {
+        Msg::Children {
+            value,
+            children,
+            ghost,
+            zxid,
+        } if acquiring && value == c.value && c.wait == Wait::Listing => {
             out.cancel_timer(Timer::Timeout);
+            c.zxid = zxid;
             decide(p, mode, c, &children, ghost, out);
         }
         Msg::Stat { value, exists } if acquiring && value == c.value && c.wait == Wait::Checking => {
