@@ -90,7 +90,7 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("zk-fencing-zxid", 8262, Some(17), None),
     ("zk-herd", 43145, None, None),
     ("zk-no-faults", 22962, None, None),
-    ("zk-no-protection", 466, None, Some(22)),
+    ("zk-no-protection", 382, None, Some(18)),
     ("zk-predecessor-watch", 34412, None, None),
     ("zk-rwlock", 33114, Some(12), None),
     ("zk-session-expiry-pause", 8627, Some(17), None),
