@@ -8,7 +8,7 @@
 //! ReceiveDelete, ReceivePing, ReceiveCloseSession) and its SessionExpiry;
 //! the client's handlers (ReceiveCreated, ReceiveChildren, ReceiveStat,
 //! ReceiveWatchedEvent, ReceiveDeleted, ReceiveSessionExpired, ReceivePong)
-//! and timers (Ping, Timeout, Suspend, Retry); then the lock view.
+//! and timers (Ping, Timeout, Suspend, Retry, Lost); then the lock view.
 //!
 //! The ensemble:
 //! - a session is opened by `connect` (its id a fresh value) and kept
@@ -22,8 +22,18 @@
 //!   sequence number ZooKeeper appends (the parent's cversion) orders the
 //!   children exactly as their czxid does, so the model keeps one number,
 //!   the czxid, and names nodes by it. The guid is Curator's protection
-//!   prefix: the attempt's fresh value, so that a client whose `create`
-//!   timed out finds its node with `getChildren`;
+//!   prefix (`protection = true`, the default): the attempt's fresh value,
+//!   so that a client whose `create` timed out finds its node with
+//!   `getChildren` ("If a recoverable error occurs calling create() the
+//!   client should call getChildren() and check for a node containing the
+//!   guid used in the path name", Recipes and Solutions; Curator's
+//!   `CreateBuilderImpl.findProtectedNodeInForeground` lists the parent's
+//!   children and looks for the `_c_<uuid>-` prefix). With `protection =
+//!   false` the name carries no guid: the client knows its node only from
+//!   the create's answer, and a timed-out `create` is sent again, so a
+//!   create that took effect but whose answer was lost leaves an orphan
+//!   ephemeral node of the client's own session, below its new one, that
+//!   nobody deletes while the session lives;
 //! - watches are one-shot: `exists` with a watch on a node fires
 //!   `NodeDeleted` when it goes; `getChildren` with a watch fires
 //!   `NodeChildrenChanged` at the next create or delete under `/lock`.
@@ -55,10 +65,23 @@
 //! (`SESSION_EXPIRED` in answer to its next request or ping). A `curator`
 //! client also watches its own clock, as Apache Curator does: when it has
 //! heard nothing from the ensemble for `suspend_after` ticks the
-//! connection is SUSPENDED, and it stops using the lock. Before it writes
-//! it checks (`Check`) that the connection is not suspended. A paused
-//! client checks nothing: a pause right after the check still gives two
-//! holders.
+//! connection is SUSPENDED. Curator's `InterProcessMutex` itself does
+//! nothing then (`LockInternals` registers no connection-state listener;
+//! it retries only on `NoNodeException`, "this can happen when the session
+//! expires"): the node stays. What the model's client adds is the
+//! listener Curator's error-handling page asks for ("If a SUSPENDED state
+//! is reported you cannot be certain that you still hold the lock unless
+//! you subsequently receive a RECONNECTED state. If a LOST state is
+//! reported it is certain that you no longer hold the lock"): a SUSPENDED
+//! holder does not use the lock (its `Check` waits) until an answer comes
+//! back (RECONNECTED), and gives it up on LOST. LOST comes from the
+//! client's own clock: `ConnectionStateManager.checkSessionExpiration`
+//! injects a session expiration once "elapsedMs >= useSessionTimeoutMs"
+//! since the start of SUSPENDED (the `Lost` timer, `session_timeout`
+//! ticks); the client then treats its session as expired and opens a new
+//! one. Before it writes the client checks (`Check`) that the connection
+//! is not suspended. A paused client checks nothing: a pause right after
+//! the check still gives two holders.
 
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +137,10 @@ pub struct Params {
     pub suspend_after: u8,
     /// The resource rejects a write whose czxid is lower than one it accepted.
     pub fencing: bool,
+    /// Curator's protection prefix: the node's name carries the attempt's
+    /// guid, so a client whose `create` was not answered finds its node by
+    /// it. Without it, the recipe sends the `create` again.
+    pub protection: bool,
     /// The per-request timeout, in the client's ticks.
     pub timeout: u8,
     /// Ticks a client waits before it tries again after losing an attempt.
@@ -123,6 +150,8 @@ pub struct Params {
     /// crash the budget allows (a crashed client's session lives on until
     /// it expires, while the restarted client opens a new one).
     pub slots: u8,
+    /// `loss` or `partitions`: the clients' connections can break.
+    pub connections: bool,
 }
 
 impl Params {
@@ -149,6 +178,7 @@ impl Params {
         )?;
         let suspend_after = k.optional_uint("suspend_after", 1, 30)?;
         let fencing = k.flag("fencing", false)?;
+        let protection = k.flag("protection", true)?;
         let timeout = k.uint("timeout", 1, 30, 3)?;
         let retry = k.uint("retry", 1, 10, 1)?;
         k.finish()?;
@@ -201,7 +231,12 @@ impl Params {
             // after two thirds of the session timeout without an answer.
             (_, None) => (session_timeout * 2 / 3).max(1),
         };
-        let slots = 1 + if f.targets.hits(Role::Client) { f.crashes } else { 0 };
+        // A Curator client that declares its session LOST on its own clock
+        // opens a new one while the ensemble may still keep the old one
+        // (until it expires there): one more slot when a fault can keep
+        // the answers from it.
+        let lost = client == ClientKind::Curator && (f.loss || f.partitions > 0);
+        let slots = 1 + u8::from(lost) + if f.targets.hits(Role::Client) { f.crashes } else { 0 };
         Ok(Params {
             clients,
             recipe,
@@ -212,15 +247,25 @@ impl Params {
             client,
             suspend_after,
             fencing,
+            protection,
             timeout,
             retry,
             acquisitions: sc.acquisitions,
             slots,
+            connections: f.loss || f.partitions > 0,
         })
     }
 
     fn curator(&self) -> bool {
         self.client == ClientKind::Curator
+    }
+
+    /// Whether a client's connection can break (a loss or a cut on its
+    /// link): only then do deletes take a zxid of their own and listings
+    /// carry the zxid, which SetWatches compares. Elsewhere nothing reads
+    /// them, and leaving them out keeps those state spaces as they were.
+    fn connections(&self) -> bool {
+        self.connections
     }
 
     /// The session slots of client `c` on the ensemble.
@@ -305,6 +350,9 @@ pub struct Ensemble {
     pub data_watches: Vec<(u32, u32)>,
     /// `getChildren /lock` watches: watching sessions, sorted.
     pub child_watches: Vec<u32>,
+    /// The zxid of the last create or delete under `/lock` (its `pzxid`),
+    /// kept where connections can break (`Params::connections`), else 0.
+    pub pzxid: u32,
 }
 
 /// Where an acquiring client is in the recipe.
@@ -337,6 +385,12 @@ pub struct Client {
     /// Curator: checked that the connection is not suspended.
     pub checked: bool,
     pub ghost: u32,
+    /// The client library has noticed that its connection broke and has
+    /// not reconnected yet.
+    pub disconnected: bool,
+    /// The zxid of the listing that set the client's child watch: the
+    /// `relativeZxid` of its SetWatches (0 where connections cannot break).
+    pub zxid: u32,
 }
 
 impl Client {
@@ -350,6 +404,8 @@ impl Client {
             target: 0,
             checked: false,
             ghost: 0,
+            disconnected: false,
+            zxid: 0,
         }
     }
 
@@ -361,6 +417,7 @@ impl Client {
         self.target = 0;
         self.checked = false;
         self.ghost = 0;
+        self.zxid = 0;
     }
 }
 
@@ -386,6 +443,16 @@ pub enum Msg {
         session: u32,
         value: u32,
         mode: Mode,
+    },
+    /// A new connection for a live session: ClientCnxn's ConnectRequest
+    /// with the session id, then SetWatches with the last zxid and the
+    /// client's watches (`node`, its `exists` watch, 0 for none;
+    /// `children`, its `getChildren /lock` watch).
+    Reconnect {
+        session: u32,
+        zxid: u32,
+        node: u32,
+        children: bool,
     },
     /// `getChildren /lock`, with a watch in the herd variant.
     GetChildren {
@@ -422,6 +489,8 @@ pub enum Msg {
         value: u32,
         children: Vec<Child>,
         ghost: u32,
+        /// The zxid of the answer's header (0 where connections cannot break).
+        zxid: u32,
     },
     /// `exists`'s answer: a stat, or null.
     Stat {
@@ -461,6 +530,8 @@ pub enum Timer {
     Suspend,
     /// Client: wait before trying again.
     Retry,
+    /// Curator: SUSPENDED for a whole session timeout, the session is LOST.
+    Lost,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -498,6 +569,7 @@ impl Actor for Node {
                 children: Vec::new(),
                 data_watches: Vec::new(),
                 child_watches: Vec::new(),
+                pzxid: 0,
             }),
             Node::Client(p, _) => State::Client(Client::fresh(p.acquisitions)),
             Node::Resource(_) => State::Resource(Resource::default()),
@@ -509,8 +581,15 @@ impl Actor for Node {
             return;
         };
         match c.script.phase {
-            Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
-            Phase::Holding if p.curator() && !c.checked => steps.push(Step::Check),
+            // A request made while the library reconnects waits in its
+            // outgoing queue (ClientCnxn.queuePacket): the step waits.
+            Phase::Want if ctx.timer(Timer::Retry).is_none() && !c.disconnected => steps.push(Step::Acquire),
+            // A Curator holder uses the lock only while its connection is
+            // not SUSPENDED: suspended, it waits for RECONNECTED or LOST.
+            Phase::Holding if p.curator() && !c.checked => {
+                let connected = ctx.timer(Timer::Suspend).is_some_and(|t| t > 0);
+                steps.extend(connected.then_some(Step::Check))
+            }
             Phase::Holding if *mode == Mode::Read => steps.push(Step::Read),
             Phase::Holding => steps.push(Step::Write),
             _ => {}
@@ -523,7 +602,7 @@ impl Actor for Node {
         step != Step::Acquire
     }
 
-    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+    fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
             return;
         };
@@ -538,27 +617,11 @@ impl Actor for Node {
                         out.set_timer(Timer::Suspend, p.suspend_after);
                     }
                 }
-                c.value = out.fresh_value();
-                out.send(
-                    ENSEMBLE,
-                    Msg::Create {
-                        session: c.session,
-                        value: c.value,
-                        mode: *mode,
-                    },
-                );
-                out.set_timer(Timer::Timeout, p.timeout);
-                c.wait = Wait::Creating;
+                create(p, *mode, c, out);
                 c.script.phase = Phase::Acquiring;
             }
             // Check (Curator): is the connection still there? Only then use it.
-            Step::Check => {
-                if ctx.timer(Timer::Suspend).is_some_and(|t| t > 0) {
-                    c.checked = true;
-                } else {
-                    give_up(p, c, out);
-                }
-            }
+            Step::Check => c.checked = true,
             // Write: the critical section's write, with the czxid if fenced.
             Step::Write => {
                 let token = if p.fencing { c.node } else { 0 };
@@ -596,10 +659,18 @@ impl Actor for Node {
                 close(p, e, session, out);
             }
             (State::Client(c), Timer::Ping) if c.session != 0 => {
-                out.send(ENSEMBLE, Msg::Ping { session: c.session });
+                if !c.disconnected {
+                    out.send(ENSEMBLE, Msg::Ping { session: c.session });
+                }
                 out.set_timer(Timer::Ping, p.ping);
             }
             (State::Client(c), Timer::Timeout) => match (c.script.phase, c.wait) {
+                // Without the protection prefix the client cannot tell
+                // whether its create took effect, and sends it again.
+                (Phase::Acquiring, Wait::Creating) if !p.protection => {
+                    let Node::Client(_, mode) = self else { return };
+                    create(p, *mode, c, out)
+                }
                 (Phase::Acquiring, _) => list(p, c, out),
                 (Phase::Releasing, _) => {
                     out.send(
@@ -615,7 +686,78 @@ impl Actor for Node {
                 _ => {}
             },
             // SUSPENDED: a holder that has not checked stops using the lock.
-            (State::Client(c), Timer::Suspend) if c.script.phase == Phase::Holding && !c.checked => give_up(p, c, out),
+            // SUSPENDED: Curator's ConnectionStateManager declares the
+            // session LOST once it has been suspended for a session timeout.
+            (State::Client(c), Timer::Suspend) if c.session != 0 => out.set_timer(Timer::Lost, p.session_timeout),
+            // LOST: the client treats its session as expired (Curator
+            // injects the expiration and opens a new handle when next used).
+            (State::Client(c), Timer::Lost) if c.session != 0 => expired(p, c, out),
+            _ => {}
+        }
+    }
+
+    /// A client keeps one TCP connection to the ensemble (ClientCnxn).
+    fn connects_to(&self, peer: Id) -> bool {
+        matches!(self, Node::Client(..)) && peer == ENSEMBLE
+    }
+
+    /// ClientCnxn's `cleanup()`: every pending request fails with
+    /// CONNECTIONLOSS (the recipe redoes its step once reconnected), and
+    /// the watcher gets `Disconnected`, which a Curator client reports as
+    /// SUSPENDED.
+    fn on_disconnect(&self, ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, _)) = (state, self) else {
+            return;
+        };
+        c.disconnected = true;
+        out.cancel_timer(Timer::Timeout);
+        if p.curator() && c.session != 0 {
+            out.cancel_timer(Timer::Suspend);
+            if ctx.timer(Timer::Lost).is_none() {
+                out.set_timer(Timer::Lost, p.session_timeout);
+            }
+        }
+    }
+
+    /// ClientCnxn's `primeConnection()`: a ConnectRequest with the session
+    /// id, then SetWatches with the last zxid and the watches the client
+    /// holds (registered only once their request was answered); then the
+    /// recipe redoes the request that failed: a `create` with the
+    /// protection prefix looks for its node (`getChildren`), without it is
+    /// sent again; `getChildren` and `exists` go back to the recipe's
+    /// step 2; a `delete` is sent again (guaranteed delete).
+    fn on_reconnect(&self, _ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
+            return;
+        };
+        c.disconnected = false;
+        if c.session == 0 {
+            return;
+        }
+        let watching = c.script.phase == Phase::Acquiring && c.wait == Wait::Watching;
+        out.send(
+            ENSEMBLE,
+            Msg::Reconnect {
+                session: c.session,
+                zxid: c.zxid,
+                node: if watching { c.target } else { 0 },
+                children: watching && p.watch == Watch::All,
+            },
+        );
+        match (c.script.phase, c.wait) {
+            (Phase::Acquiring, Wait::Creating) if !p.protection => create(p, *mode, c, out),
+            (Phase::Acquiring, Wait::Creating | Wait::Listing | Wait::Checking) => list(p, c, out),
+            (Phase::Releasing, _) => {
+                out.send(
+                    ENSEMBLE,
+                    Msg::Delete {
+                        session: c.session,
+                        value: c.value,
+                        node: c.node,
+                    },
+                );
+                out.set_timer(Timer::Timeout, p.timeout);
+            }
             _ => {}
         }
     }
@@ -639,6 +781,7 @@ impl Actor for Node {
                     visit(Seq::Value, session);
                 }
                 e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
+                visit(Seq::Token, &mut e.pzxid);
             }
             State::Client(c) => {
                 visit(Seq::Value, &mut c.session);
@@ -646,6 +789,7 @@ impl Actor for Node {
                 visit(Seq::Token, &mut c.node);
                 visit(Seq::Token, &mut c.target);
                 visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Token, &mut c.zxid);
             }
             State::Resource(r) => r.numbers(true, visit),
         }
@@ -672,10 +816,23 @@ impl Actor for Node {
                 visit(Seq::Value, value);
                 visit(Seq::Token, node);
             }
-            Msg::Children { value, children, ghost } => {
+            Msg::Children {
+                value,
+                children,
+                ghost,
+                zxid,
+            } => {
                 visit(Seq::Value, value);
                 children.iter_mut().for_each(|ch| child_numbers(ch, visit));
                 visit(Seq::Ghost, ghost);
+                visit(Seq::Token, zxid);
+            }
+            Msg::Reconnect {
+                session, zxid, node, ..
+            } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, zxid);
+                visit(Seq::Token, node);
             }
             Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
             Msg::NodeDeleted { session, node } => {
@@ -754,7 +911,9 @@ impl Actor for Node {
     /// As the spec writes messages: a listing of children is a set.
     fn tla_msg(&self, msg: &Msg) -> Tla {
         match msg {
-            Msg::Children { value, children, ghost } => Tla::rec([
+            Msg::Children {
+                value, children, ghost, ..
+            } => Tla::rec([
                 ("type", Tla::str("Children")),
                 ("value", Tla::int(*value)),
                 (
@@ -784,8 +943,36 @@ impl Actor for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::Connect { session } => format!("connect (new session {})", show_session(*session)),
+            Msg::Reconnect {
+                session,
+                zxid,
+                node,
+                children,
+            } => {
+                let mut watches = Vec::new();
+                if *node != 0 {
+                    watches.push(format!("exists /lock/{}", show_seq(*node)));
+                }
+                if *children {
+                    watches.push("getChildren /lock".to_string());
+                }
+                format!(
+                    "connect (session {}), setWatches (zxid {zxid}: {})",
+                    show_session(*session),
+                    if watches.is_empty() {
+                        "none".into()
+                    } else {
+                        watches.join(", ")
+                    }
+                )
+            }
             Msg::Create { session, value, mode } => format!(
-                "create /lock/_c_g{value}-{} EPHEMERAL_SEQUENTIAL (session {})",
+                "create /lock/{}{} EPHEMERAL_SEQUENTIAL (session {})",
+                if self.params().protection {
+                    format!("_c_g{value}-")
+                } else {
+                    String::new()
+                },
                 mode.prefix(),
                 show_session(*session)
             ),
@@ -798,7 +985,7 @@ impl Actor for Node {
             Msg::CloseSession { session } => format!("closeSession {}", show_session(*session)),
             Msg::Created { value, node } => format!("created (g{value}, {})", show_seq(*node)),
             Msg::Children { children, .. } => {
-                let names: Vec<String> = children.iter().map(show_child).collect();
+                let names: Vec<String> = children.iter().map(|ch| show_child(self.params(), ch)).collect();
                 format!("[{}]", names.join(", "))
             }
             Msg::Stat { exists, .. } => (if *exists { "stat" } else { "null" }).into(),
@@ -836,6 +1023,7 @@ impl Actor for Node {
             Timer::Timeout => "request timeout".into(),
             Timer::Suspend => "connection timeout (SUSPENDED)".into(),
             Timer::Retry => "retry".into(),
+            Timer::Lost => "suspended for the session timeout (LOST)".into(),
         }
     }
 
@@ -853,7 +1041,7 @@ impl Actor for Node {
                 let children: Vec<String> = e
                     .children
                     .iter()
-                    .map(|z| format!("{} ({})", show_child(&z.child), show_session(z.session)))
+                    .map(|z| format!("{} ({})", show_child(p, &z.child), show_session(z.session)))
                     .collect();
                 let data: Vec<String> = e
                     .data_watches
@@ -923,8 +1111,15 @@ fn show_seq(czxid: u32) -> String {
     format!("#{czxid:010}")
 }
 
-fn show_child(ch: &Child) -> String {
-    format!("_c_g{}-{}{:010}", ch.guid, ch.mode.prefix(), ch.czxid)
+/// A node's name: with the protection prefix, `_c_<guid>-`; without it,
+/// the name says nothing of the attempt (the model keeps the guid beside
+/// the node only to match answers and ghosts).
+fn show_child(p: &Params, ch: &Child) -> String {
+    if p.protection {
+        format!("_c_g{}-{}{:010}", ch.guid, ch.mode.prefix(), ch.czxid)
+    } else {
+        format!("{}{:010}", ch.mode.prefix(), ch.czxid)
+    }
 }
 
 fn set(items: &[String]) -> String {
@@ -936,6 +1131,7 @@ fn set(items: &[String]) -> String {
 fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut Out<Node>) {
     let session = match &msg {
         Msg::Connect { session }
+        | Msg::Reconnect { session, .. }
         | Msg::Create { session, .. }
         | Msg::GetChildren { session, .. }
         | Msg::Exists { session, .. }
@@ -969,6 +1165,9 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
             };
             let ghost = out.next_ghost();
             e.children.push(Znode { child, session, ghost });
+            if p.connections() {
+                e.pzxid = e.zxid;
+            }
             children_changed(p, e, out);
             out.send(src, Msg::Created { value, node: e.zxid });
         }
@@ -979,7 +1178,16 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
             }
             let children = e.children.iter().map(|z| z.child).collect();
             let ghost = e.children.iter().find(|z| z.child.guid == value).map_or(0, |z| z.ghost);
-            out.send(src, Msg::Children { value, children, ghost });
+            let zxid = if p.connections() { e.zxid } else { 0 };
+            out.send(
+                src,
+                Msg::Children {
+                    value,
+                    children,
+                    ghost,
+                    zxid,
+                },
+            );
         }
         Msg::Exists { value, node, .. } => {
             let exists = e.children.iter().any(|z| z.child.czxid == node);
@@ -997,10 +1205,39 @@ fn ensemble_receive(p: &Params, e: &mut Ensemble, src: Id, msg: Msg, out: &mut O
                     out.raise(FOREIGN_RELEASE);
                 }
                 e.children.remove(i);
+                deleted(p, e);
                 node_deleted(p, e, node, out);
                 children_changed(p, e, out);
             }
             out.send(src, Msg::Deleted { value });
+        }
+        // The session's new connection: the old one's watches go with it
+        // (the server closes it, and removeCnxn drops its watches), and
+        // SetWatches registers the client's again, firing at once every
+        // event it missed (DataTree.setWatches: a watched node that is gone
+        // fires NodeDeleted; a child watch on a parent whose pzxid is past
+        // the client's zxid fires NodeChildrenChanged).
+        Msg::Reconnect {
+            zxid, node, children, ..
+        } => {
+            e.data_watches.retain(|(_, s)| *s != session);
+            e.child_watches.retain(|s| *s != session);
+            if node != 0 {
+                if e.children.iter().any(|z| z.child.czxid == node) {
+                    e.data_watches.push((node, session));
+                    e.data_watches.sort_unstable();
+                } else {
+                    out.send(src, Msg::NodeDeleted { session, node });
+                }
+            }
+            if children {
+                if e.pzxid > zxid {
+                    out.send(src, Msg::NodeChildrenChanged { session });
+                } else {
+                    e.child_watches.push(session);
+                    e.child_watches.sort_unstable();
+                }
+            }
         }
         Msg::Ping { .. } => out.send(src, Msg::Pong { session }),
         Msg::CloseSession { .. } => {
@@ -1027,8 +1264,18 @@ fn close(p: &Params, e: &mut Ensemble, session: u32, out: &mut Out<Node>) {
     e.child_watches.retain(|s| *s != session);
     while let Some(i) = e.children.iter().position(|z| z.session == session) {
         let node = e.children.remove(i).child.czxid;
+        deleted(p, e);
         node_deleted(p, e, node, out);
         children_changed(p, e, out);
+    }
+}
+
+/// A delete under `/lock` is a transaction: where connections can break,
+/// it takes the next zxid, which becomes the parent's pzxid.
+fn deleted(p: &Params, e: &mut Ensemble) {
+    if p.connections() {
+        e.zxid += 1;
+        e.pzxid = e.zxid;
     }
 }
 
@@ -1058,9 +1305,11 @@ fn children_changed(p: &Params, e: &mut Ensemble, out: &mut Out<Node>) {
 /// The client's handlers. Answers to an earlier attempt (another value),
 /// and events for another session, are ignored.
 fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
-    // Curator: any answer from the ensemble shows the connection is up.
+    // Curator: any answer from the ensemble shows the connection is up
+    // (RECONNECTED after SUSPENDED).
     if p.curator() && c.session != 0 && !matches!(msg, Msg::Resource(_)) {
         out.set_timer(Timer::Suspend, p.suspend_after);
+        out.cancel_timer(Timer::Lost);
     }
     let acquiring = c.script.phase == Phase::Acquiring;
     match msg {
@@ -1068,8 +1317,14 @@ fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Ou
             c.node = node;
             list(p, c, out);
         }
-        Msg::Children { value, children, ghost } if acquiring && value == c.value && c.wait == Wait::Listing => {
+        Msg::Children {
+            value,
+            children,
+            ghost,
+            zxid,
+        } if acquiring && value == c.value && c.wait == Wait::Listing => {
             out.cancel_timer(Timer::Timeout);
+            c.zxid = zxid;
             decide(p, mode, c, &children, ghost, out);
         }
         Msg::Stat { value, exists } if acquiring && value == c.value && c.wait == Wait::Checking => {
@@ -1097,24 +1352,45 @@ fn client_receive(p: &Params, mode: Mode, c: &mut Client, msg: Msg, out: &mut Ou
             released(p, c, out);
         }
         // The session is gone, and the node with it.
-        Msg::SessionExpired { session } if session == c.session => {
-            c.session = 0;
-            out.cancel_timer(Timer::Ping);
-            out.cancel_timer(Timer::Suspend);
-            match c.script.phase {
-                Phase::Acquiring | Phase::Holding | Phase::Writing => {
-                    out.cancel_timer(Timer::Timeout);
-                    retry_later(p, c, out);
-                }
-                Phase::Releasing => {
-                    out.cancel_timer(Timer::Timeout);
-                    released(p, c, out);
-                }
-                Phase::Want | Phase::Done => {}
-            }
-        }
+        Msg::SessionExpired { session } if session == c.session => expired(p, c, out),
         _ => {}
     }
+}
+
+/// The session is gone (SESSION_EXPIRED from the ensemble, or Curator's
+/// LOST), and the client's node with it: an attempt or a hold is lost.
+fn expired(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    c.session = 0;
+    out.cancel_timer(Timer::Ping);
+    out.cancel_timer(Timer::Suspend);
+    out.cancel_timer(Timer::Lost);
+    match c.script.phase {
+        Phase::Acquiring | Phase::Holding | Phase::Writing => {
+            out.cancel_timer(Timer::Timeout);
+            retry_later(p, c, out);
+        }
+        Phase::Releasing => {
+            out.cancel_timer(Timer::Timeout);
+            released(p, c, out);
+        }
+        Phase::Want | Phase::Done => {}
+    }
+}
+
+/// The recipe's step 1: `create` the node under a fresh attempt value
+/// (the guid of the protection prefix).
+fn create(p: &Params, mode: Mode, c: &mut Client, out: &mut Out<Node>) {
+    c.value = out.fresh_value();
+    out.send(
+        ENSEMBLE,
+        Msg::Create {
+            session: c.session,
+            value: c.value,
+            mode,
+        },
+    );
+    out.set_timer(Timer::Timeout, p.timeout);
+    c.wait = Wait::Creating;
 }
 
 /// The recipe's step 2: `getChildren /lock` (with a watch in the herd
@@ -1137,7 +1413,15 @@ fn list(p: &Params, c: &mut Client, out: &mut Out<Node>) {
 /// else watch. A client whose node is not there (its create never reached
 /// the ensemble) tries again.
 fn decide(p: &Params, mode: Mode, c: &mut Client, children: &[Child], ghost: u32, out: &mut Out<Node>) {
-    let Some(mine) = children.iter().find(|ch| ch.guid == c.value) else {
+    // With the protection prefix the client finds its node by its guid;
+    // without it, only by the name the create's answer gave.
+    let Some(mine) = children.iter().find(|ch| {
+        if p.protection {
+            ch.guid == c.value
+        } else {
+            ch.czxid == c.node
+        }
+    }) else {
         retry_later(p, c, out);
         return;
     };
@@ -1191,21 +1475,6 @@ fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     out.set_timer(Timer::Retry, p.retry);
 }
 
-/// Curator: the connection is SUSPENDED, or was at the check: stop using
-/// the lock, delete the node without waiting for the answer, and try again
-/// later.
-fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.send(
-        ENSEMBLE,
-        Msg::Delete {
-            session: c.session,
-            value: c.value,
-            node: c.node,
-        },
-    );
-    retry_later(p, c, out);
-}
-
 /// The delete is answered: want again, or close the session and stop.
 fn released(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     c.script.released(p.acquisitions);
@@ -1214,6 +1483,7 @@ fn released(p: &Params, c: &mut Client, out: &mut Out<Node>) {
         out.send(ENSEMBLE, Msg::CloseSession { session: c.session });
         out.cancel_timer(Timer::Ping);
         out.cancel_timer(Timer::Suspend);
+        out.cancel_timer(Timer::Lost);
         c.session = 0;
     }
 }

@@ -321,3 +321,144 @@ fn the_herd_sends_more_messages_per_acquisition() {
     eprintln!("messages per acquisition: herd {herd:.2}, predecessor {predecessor:.2}");
     assert!(herd > predecessor, "herd {herd}, predecessor {predecessor}");
 }
+
+/// The first state reachable from `from` (breadth first) that `wanted`
+/// accepts.
+fn reach(
+    world: &World<zookeeper::Node>,
+    from: WorldState<zookeeper::Node>,
+    wanted: impl Fn(&WorldState<zookeeper::Node>) -> bool,
+) -> Option<WorldState<zookeeper::Node>> {
+    let mut seen = HashSet::from([fingerprint(&from)]);
+    let mut queue = VecDeque::from([from]);
+    while let Some(s) = queue.pop_front() {
+        if wanted(&s) {
+            return Some(s);
+        }
+        let mut actions = Vec::new();
+        world.enabled(&s, &mut actions);
+        for a in actions {
+            if let Some(t) = world.after(&s, &a) {
+                if seen.insert(fingerprint(&t)) {
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn ensemble(s: &WorldState<zookeeper::Node>) -> &zookeeper::Ensemble {
+    match &s.nodes[0].state {
+        State::Ensemble(e) => e,
+        other => panic!("node 0 is not the ensemble: {other:?}"),
+    }
+}
+
+/// Issue 21 item 9: Curator's InterProcessMutex does nothing with its node
+/// on SUSPENDED (LockInternals has no connection-state listener); the
+/// application stops using the lock until RECONNECTED or LOST. A Curator
+/// holder cut off from the ensemble for `suspend_after` ticks is
+/// SUSPENDED and keeps its node; when an answer comes back (RECONNECTED)
+/// it writes under the same node. (A holder checks and writes at once, so
+/// a pause of 2 ticks, past `suspend_after` and short of the session
+/// timeout, is what leaves it holding while SUSPENDED.) The old model deleted
+/// the node on SUSPENDED and tried again, so no such state was reachable.
+#[test]
+fn a_suspended_curator_holder_keeps_its_node_and_resumes_when_reconnected() {
+    let sc = inline(
+        "clients = 1\nsession_timeout = 3\nping = 1\nclient = \"curator\"\nsuspend_after = 2",
+        "max_delay = 0\npauses = 1\nmax_pause = 2\ntargets = \"clients\"",
+    )
+    .expect("valid");
+    let world = zookeeper::world(&sc).expect("builds");
+    let c1 = 1;
+    let suspended = reach(&world, world.init(), |s| {
+        let c = client(s, c1);
+        c.script.phase == Phase::Holding
+            && !c.checked
+            && s.nodes[c1].timer(zookeeper::Timer::Suspend).is_none_or(|t| t == 0)
+            && s.nodes[c1].timer(zookeeper::Timer::Lost).is_some()
+            && ensemble(s).children.iter().any(|z| z.child.czxid == c.node)
+    })
+    .expect("a SUSPENDED holder whose node is still on the ensemble");
+    let node = client(&suspended, c1).node;
+    assert!(
+        !suspended.net.iter().any(|e| matches!(e.msg, Msg::Delete { .. })),
+        "SUSPENDED deletes nothing: {suspended:?}"
+    );
+    let resumed = reach(&world, suspended, |s| {
+        let c = client(s, c1);
+        c.script.phase == Phase::Writing && c.node == node
+    });
+    assert!(resumed.is_some(), "RECONNECTED, the holder writes under its node");
+}
+
+/// Curator declares the session LOST once it has been SUSPENDED for a
+/// whole session timeout on its own clock (ConnectionStateManager's
+/// checkSessionExpiration): a holder cut off for good gives the lock up
+/// without any answer from the ensemble.
+#[test]
+fn a_curator_client_suspended_for_a_session_timeout_is_lost() {
+    let sc = inline(
+        "clients = 1\nsession_timeout = 3\nping = 1\nclient = \"curator\"\nsuspend_after = 2",
+        "max_delay = 0\npauses = 1\nmax_pause = 2\npartitions = 1\ntargets = \"clients\"",
+    )
+    .expect("valid");
+    let world = zookeeper::world(&sc).expect("builds");
+    let c1 = 1;
+    let about_to_lose = reach(&world, world.init(), |s| {
+        let c = client(s, c1);
+        c.script.phase == Phase::Holding && s.nodes[c1].timer(zookeeper::Timer::Lost) == Some(0)
+    })
+    .expect("a holder whose LOST timer has run out");
+    let lost = world
+        .after(
+            &about_to_lose,
+            &Action::Fire {
+                node: c1,
+                timer: zookeeper::Timer::Lost,
+            },
+        )
+        .expect("LOST changes the state");
+    let c = client(&lost, c1);
+    assert_eq!((c.script.phase, c.session), (Phase::Want, 0), "{c:?}");
+}
+
+/// Issue 21 item 9: without Curator's protection prefix a `create` whose
+/// answer was lost leaves an orphan ephemeral node of the client's own
+/// session; the client creates again, waits for the orphan below it, and
+/// keeps the session (and so the orphan) alive with its pings. With the
+/// prefix it finds its node by the guid and every property holds.
+#[test]
+fn without_the_protection_prefix_a_lost_create_answer_blocks_for_ever() {
+    let sc = scenario("zk-no-protection");
+    let world = zookeeper::world(&sc).expect("builds");
+    let o = check(&world, &Options::default());
+    let trace = o
+        .get(Prop::DeadlockFreedom)
+        .trace
+        .as_ref()
+        .expect("deadlock freedom is violated");
+    let mut s = world.init();
+    for a in &trace.prefix {
+        s = world.after(&s, a).expect("the trace replays");
+    }
+    let c = client(&s, 1);
+    let e = ensemble(&s);
+    assert_eq!(e.children.len(), 2, "the orphan and the second node: {e:?}");
+    assert!(
+        e.children.iter().all(|z| z.session == c.session),
+        "both are c1's: {e:?}"
+    );
+    assert_eq!(
+        c.target, e.children[0].child.czxid,
+        "c1 waits for its own orphan: {c:?}"
+    );
+    let protected = with(&sc, "protection", toml::Value::Boolean(true));
+    let v = verdicts(&protected);
+    assert!(
+        v.iter().all(|(_, v)| *v == Verdict::Holds),
+        "with the protection prefix: {v:?}"
+    );
+}
