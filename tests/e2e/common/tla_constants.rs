@@ -212,6 +212,13 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
         }
         "zookeeper" => {
             let p = zookeeper::Params::read(sc).map_err(|e| e.to_string())?;
+            // The spec's creates carry Curator's protection prefix.
+            if !p.protection {
+                return Err(format!(
+                    "{}: specs/ZooKeeperLock.tla creates with the protection prefix and does not model protection = false",
+                    sc.name
+                ));
+            }
             let recipe = match p.recipe {
                 zookeeper::Recipe::Lock => "lock",
                 zookeeper::Recipe::RwLock => "rwlock",
