@@ -62,6 +62,9 @@
 //!   over from its copy while the coordinator serves alone: two
 //!   coordinators, each granting, the split brain a pair without a third
 //!   party cannot avoid.
+//! - `detector = "restart"` turns the heartbeats off (no clock at all, as
+//!   the textbook's model): only the restart notice below remains, and a
+//!   coordinator that never restarts is never detected.
 //! - A coordinator that restarts has lost its memory, does not serve
 //!   again, and tells the standby (`RESTARTED`); the standby takes over at
 //!   once on that message (the textbook's detection).
@@ -116,6 +119,16 @@ pub enum Standby {
     Replicated,
 }
 
+/// How the standby learns that the coordinator failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detector {
+    /// Heartbeats and timeouts both ways, and the restart notice.
+    Heartbeat,
+    /// Only the restart notice: no clock (a coordinator that never
+    /// restarts is never detected).
+    Restart,
+}
+
 /// What the coordinator learns when a client restarts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClientRestart {
@@ -130,6 +143,7 @@ pub enum ClientRestart {
 pub struct Params {
     pub clients: u8,
     pub standby: Standby,
+    pub detector: Detector,
     /// Ticks between a heartbeat's acknowledgement and the next heartbeat.
     pub heartbeat: u8,
     /// Ticks without a heartbeat before the standby takes over.
@@ -152,11 +166,17 @@ impl Params {
                 ],
                 Standby::None,
             )?,
+            detector: Detector::Heartbeat,
             heartbeat: 1,
             suspect_after: 4,
             client_restart: ClientRestart::None,
             acquisitions: sc.acquisitions,
         };
+        let detector = k.choice(
+            "detector",
+            &[("heartbeat", Detector::Heartbeat), ("restart", Detector::Restart)],
+            Detector::Heartbeat,
+        )?;
         let heartbeat = k.optional_uint("heartbeat", 1, 10)?;
         let suspect_after = k.optional_uint("suspect_after", 1, 30)?;
         let client_restart = k.choice(
@@ -165,18 +185,19 @@ impl Params {
             ClientRestart::None,
         )?;
         k.finish()?;
-        if p.standby == Standby::None {
+        if p.standby == Standby::None || detector == Detector::Restart {
             if let Some(key) = [("heartbeat", heartbeat), ("suspect_after", suspect_after)]
                 .into_iter()
                 .find_map(|(key, v)| v.map(|_| key))
             {
                 return Err(ScenarioError(format!(
-                    "{}: [system] {key} is the standby's failure detector and needs a standby; allowed: remove {key}, or standby = \"no-state\" or \"replicated\"",
+                    "{}: [system] {key} is the standby's heartbeat detector and needs a standby and detector = \"heartbeat\"; allowed: remove {key}, or standby = \"no-state\" or \"replicated\" with detector = \"heartbeat\"",
                     sc.path.display()
                 )));
             }
         }
         Ok(Params {
+            detector,
             heartbeat: heartbeat.unwrap_or(p.heartbeat),
             suspect_after: suspect_after.unwrap_or(p.suspect_after),
             client_restart,
@@ -186,6 +207,11 @@ impl Params {
 
     fn has_standby(&self) -> bool {
         self.standby != Standby::None
+    }
+
+    /// Whether the servers run the heartbeat detector.
+    fn heartbeats(&self) -> bool {
+        self.has_standby() && self.detector == Detector::Heartbeat
     }
 
     /// The first client's id: after the coordinator and the standby.
@@ -365,12 +391,14 @@ impl Actor for Node {
         match self {
             Node::Server(p) => State::Server(Server {
                 mode: if ctx.id == COORDINATOR {
-                    if p.has_standby() {
+                    if p.heartbeats() {
                         out.set_timer(Timer::Heartbeat, p.heartbeat);
                     }
                     Mode::Coordinator
                 } else {
-                    out.set_timer(Timer::Suspect, p.suspect_after);
+                    if p.heartbeats() {
+                        out.set_timer(Timer::Suspect, p.suspect_after);
+                    }
                     Mode::Standby
                 },
                 queue: Vec::new(),
@@ -785,9 +813,11 @@ fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &m
                     },
                 );
             }
-            out.cancel_timer(Timer::Heartbeat);
-            out.send(STANDBY, Msg::Heartbeat);
-            out.set_timer(Timer::AckTimeout, p.suspect_after);
+            if p.heartbeats() {
+                out.cancel_timer(Timer::Heartbeat);
+                out.send(STANDBY, Msg::Heartbeat);
+                out.set_timer(Timer::AckTimeout, p.suspect_after);
+            }
         }
         // The standby got the heartbeat: the next one is due in
         // `heartbeat` ticks.

@@ -391,3 +391,21 @@ fn bad_parameters_are_one_sentence_errors() {
         assert!(err.0.contains(key) && !err.0.contains('\n'), "{}", err.0);
     }
 }
+
+/// Issue 21 item 10: the paper's counter needs exactly-once delivery (a
+/// duplicated REPLY lets two nodes in); a reply tagged with the request it
+/// answers, counted once per peer, needs only at-least-once.
+#[test]
+fn tagged_replies_survive_duplication_and_the_counter_does_not() {
+    let counter = meets_expectations(&scenario("ricart-agrawala-duplicate"));
+    assert_eq!(counter.verdict(Prop::MutualExclusion), Verdict::Violated);
+    let tagged = meets_expectations(&scenario("ricart-agrawala-tagged-replies"));
+    for p in Prop::ALL {
+        assert_eq!(tagged.verdict(p), Verdict::Holds, "{}", p.name());
+    }
+    let sc = text("nodes = 2\nreplies = \"tagged\"", "duplicate = true\nreorder = true", 2);
+    assert_eq!(
+        run(&sc, Options::default()).verdict(Prop::MutualExclusion),
+        Verdict::Holds
+    );
+}
