@@ -142,6 +142,7 @@ fn shift_msg(m: &Msg, by: u32) -> Msg {
     match m {
         Msg::Request { ts } => Msg::Request { ts: ts + by },
         Msg::Reply => Msg::Reply,
+        Msg::TaggedReply { ts } => Msg::TaggedReply { ts: ts + by },
     }
 }
 
@@ -152,6 +153,9 @@ fn shift_state(s: &WorldState<Node>, by: u32) -> WorldState<Node> {
     for n in t.nodes.iter_mut() {
         n.state.highest += by;
         n.state.request = n.state.request.map(|ts| ts + by);
+        for (_, ts) in n.state.tags.iter_mut() {
+            *ts += by;
+        }
     }
     for e in t.net.iter_mut() {
         e.msg = shift_msg(&e.msg, by);
