@@ -200,8 +200,10 @@ fn heartbeat_keys_without_a_detector_are_refused() {
         "standby = \"replicated\"\ndetector = \"restart\"\nsuspect_after = 3",
     ] {
         let text = format!("summary = \"s\"\nalgorithm = \"coordinator\"\n[system]\n{system}\n[faults]\n[bounds]\n");
-        let sc = locksmith::scenario::parse(Path::new("bad.toml"), &text).expect("parses");
-        let err = coordinator::world(&sc).err().expect("refused").to_string();
+        let err = locksmith::scenario::parse(Path::new("bad.toml"), &text)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(err.contains("bad.toml") && err.contains("allowed"), "{err}");
     }
 }
