@@ -34,20 +34,65 @@
 //!   (Budhiraja et al.) with the grant as the output the backup must have
 //!   seen first.
 //!
-//! Failure detection: a coordinator that restarts in a system with a
-//! standby has lost its memory, does not serve again, and tells the
-//! standby (`RESTARTED`); the standby takes over on that message, and
-//! announces itself to every client (`COORDINATOR`). A coordinator that
-//! never restarts is never detected: there is no clock, so no timeout
-//! (documented in the README; a heartbeat detector would add clocks to a
-//! model that needs none, and its false suspicions are a different
-//! question). A client that learns of the new coordinator asks it again
-//! if it is waiting for a grant, and repeats its last `RELEASE` if it is
-//! not in its critical section, since it cannot know whether the old
-//! coordinator saw it (a `RELEASE` of a request that is not the holder's
-//! is ignored). A `REQUEST` from the holder's client with a new id means
-//! its previous hold is over (a client asks again only after releasing;
-//! links are FIFO).
+//! Failure detection (with a standby): a heartbeat detector, and a
+//! restart notice.
+//! - Heartbeats: the coordinator sends `HEARTBEAT` to the standby
+//!   `heartbeat` ticks of its own clock after the standby acknowledged the
+//!   previous one (`HEARTBEAT_ACK`; the first at start), so at most one is
+//!   in flight and the state space stays finite on an asynchronous
+//!   network. The standby re-arms its `Suspect` timer (`suspect_after`
+//!   ticks of its own clock) on each; when it fires, the standby suspects
+//!   the coordinator and takes over. This detects a crash-stop
+//!   coordinator (`recovery = "none"`), and it suspects falsely a
+//!   coordinator that is only paused, cut off by a partition, slow (an
+//!   asynchronous network: no bound on a heartbeat's delay), or whose
+//!   heartbeat was lost (the exchange then stops: the model re-sends no
+//!   lost heartbeat, so a loss leads to a suspicion, which an adversary
+//!   losing every later heartbeat would cause anyway). On a network with
+//!   `max_delay = d` there is no false suspicion without a fault when
+//!   `suspect_after > heartbeat + 2d`.
+//! - The coordinator times its heartbeat's acknowledgement on its own
+//!   clock too (`suspect_after` ticks): without it, it gives the standby
+//!   up for failed and serves alone (`alone`), granting without
+//!   replication, as a primary whose backup fails does (Budhiraja et al.);
+//!   a standby that restarts says so and is taken back. Without this a
+//!   replicated coordinator whose standby crashed for good would wait for
+//!   its `ACK` for ever. A falsely suspected standby (paused, cut off)
+//!   stops hearing heartbeats, suspects the coordinator in turn and takes
+//!   over from its copy while the coordinator serves alone: two
+//!   coordinators, each granting, the split brain a pair without a third
+//!   party cannot avoid.
+//! - `detector = "restart"` turns the heartbeats off (no clock at all, as
+//!   the textbook's model): only the restart notice below remains, and a
+//!   coordinator that never restarts is never detected.
+//! - A coordinator that restarts has lost its memory, does not serve
+//!   again, and tells the standby (`RESTARTED`); the standby takes over at
+//!   once on that message (the textbook's detection).
+//!
+//! On taking over the standby announces itself to every client
+//! (`COORDINATOR`), and answers a `HEARTBEAT` or `REPLICATE` from the old
+//! coordinator with `COORDINATOR` too, on which the old one retires (a
+//! primary that learns it was deposed stops serving). Under false
+//! suspicion the two serve at once until then: the no-state standby
+//! grants a held lock; the replicated coordinator grants only after its
+//! standby's `ACK`, which a standby that took over never sends, so the
+//! old one can grant nothing the new one does not know of, and the pair
+//! stays safe. A client that learns of the new coordinator repeats its
+//! last `RELEASE` (it cannot know whether the old coordinator saw it; a
+//! `RELEASE` of a request that is not the holder's is ignored), then asks
+//! again if it is waiting for a grant.
+//!
+//! `client_restart`: what the coordinator learns when a client restarts.
+//! - `"none"` (default, the textbook central server): nothing. A holder
+//!   that crashes keeps the lock at the coordinator, and everyone else
+//!   waits for ever; the restarted client's new `REQUEST` (a new id) is
+//!   queued behind its own old hold, which it does not release: the
+//!   coordinator takes a new request from the holder for what it is, a
+//!   request, not a release.
+//! - `"notice"`: the restarted client tells the coordinator it knows
+//!   (`CLIENT_RESTARTED`), which drops the client's old hold and queued
+//!   request and grants the next. Without fencing, the old hold's write
+//!   may still be in flight to the resource when the next holder writes.
 //!
 //! A standby that crashes and restarts has lost its copy; it says
 //! `RESTARTED` to the coordinator, which sends its state again. The pair
@@ -74,11 +119,36 @@ pub enum Standby {
     Replicated,
 }
 
+/// How the standby learns that the coordinator failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detector {
+    /// Heartbeats and timeouts both ways, and the restart notice.
+    Heartbeat,
+    /// Only the restart notice: no clock (a coordinator that never
+    /// restarts is never detected).
+    Restart,
+}
+
+/// What the coordinator learns when a client restarts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientRestart {
+    /// Nothing (the textbook).
+    None,
+    /// The restarted client says so, and its hold is dropped.
+    Notice,
+}
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     pub clients: u8,
     pub standby: Standby,
+    pub detector: Detector,
+    /// Ticks between a heartbeat's acknowledgement and the next heartbeat.
+    pub heartbeat: u8,
+    /// Ticks without a heartbeat before the standby takes over.
+    pub suspect_after: u8,
+    pub client_restart: ClientRestart,
     pub acquisitions: u8,
 }
 
@@ -96,14 +166,52 @@ impl Params {
                 ],
                 Standby::None,
             )?,
+            detector: Detector::Heartbeat,
+            heartbeat: 1,
+            suspect_after: 4,
+            client_restart: ClientRestart::None,
             acquisitions: sc.acquisitions,
         };
+        let detector = k.choice(
+            "detector",
+            &[("heartbeat", Detector::Heartbeat), ("restart", Detector::Restart)],
+            Detector::Heartbeat,
+        )?;
+        let heartbeat = k.optional_uint("heartbeat", 1, 10)?;
+        let suspect_after = k.optional_uint("suspect_after", 1, 30)?;
+        let client_restart = k.choice(
+            "client_restart",
+            &[("none", ClientRestart::None), ("notice", ClientRestart::Notice)],
+            ClientRestart::None,
+        )?;
         k.finish()?;
-        Ok(p)
+        if p.standby == Standby::None || detector == Detector::Restart {
+            if let Some(key) = [("heartbeat", heartbeat), ("suspect_after", suspect_after)]
+                .into_iter()
+                .find_map(|(key, v)| v.map(|_| key))
+            {
+                return Err(ScenarioError(format!(
+                    "{}: [system] {key} is the standby's heartbeat detector and needs a standby and detector = \"heartbeat\"; allowed: remove {key}, or standby = \"no-state\" or \"replicated\" with detector = \"heartbeat\"",
+                    sc.path.display()
+                )));
+            }
+        }
+        Ok(Params {
+            detector,
+            heartbeat: heartbeat.unwrap_or(p.heartbeat),
+            suspect_after: suspect_after.unwrap_or(p.suspect_after),
+            client_restart,
+            ..p
+        })
     }
 
     fn has_standby(&self) -> bool {
         self.standby != Standby::None
+    }
+
+    /// Whether the servers run the heartbeat detector.
+    fn heartbeats(&self) -> bool {
+        self.has_standby() && self.detector == Detector::Heartbeat
     }
 
     /// The first client's id: after the coordinator and the standby.
@@ -163,13 +271,19 @@ pub struct Server {
     pub holder: Option<(Request, u32)>,
     /// `replicated`: the holder's `GRANT` waits for the standby's `ACK`.
     pub replicating: bool,
+    /// The coordinator has given its standby up for failed, and serves
+    /// without replicating.
+    pub alone: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
     pub script: Script,
-    /// The current (or, with a standby, the last) request id; 0: none.
+    /// The current request id; 0: none.
     pub id: u32,
+    /// With a standby: the id of the last request released (0: none),
+    /// repeated to a new coordinator.
+    pub released: u32,
     /// Ghost: the acquisition number of the grant held.
     pub ghost: u32,
     /// The server the client believes is the coordinator.
@@ -211,11 +325,25 @@ pub enum Msg {
     Restarted,
     /// The standby has taken over: it is the coordinator now.
     Coordinator,
+    /// The coordinator is alive (to the standby).
+    Heartbeat,
+    /// The standby got the heartbeat.
+    HeartbeatAck,
+    /// `client_restart = "notice"`: the client restarted.
+    ClientRestarted,
     Resource(ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Timer {}
+pub enum Timer {
+    /// The coordinator's next heartbeat is due.
+    Heartbeat,
+    /// The standby has heard no heartbeat for `suspect_after` ticks.
+    Suspect,
+    /// The coordinator has had no acknowledgement of its heartbeat for
+    /// `suspect_after` ticks.
+    AckTimeout,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Watch {}
@@ -257,21 +385,31 @@ impl Actor for Node {
     type Watch = Watch;
     type Step = Step;
 
-    fn init(&self, ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
+    /// With a standby, the coordinator's heartbeat and the standby's
+    /// suspicion start at once.
+    fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> State {
         match self {
-            Node::Server(_) => State::Server(Server {
+            Node::Server(p) => State::Server(Server {
                 mode: if ctx.id == COORDINATOR {
+                    if p.heartbeats() {
+                        out.set_timer(Timer::Heartbeat, p.heartbeat);
+                    }
                     Mode::Coordinator
                 } else {
+                    if p.heartbeats() {
+                        out.set_timer(Timer::Suspect, p.suspect_after);
+                    }
                     Mode::Standby
                 },
                 queue: Vec::new(),
                 holder: None,
                 replicating: false,
+                alone: false,
             }),
             Node::Client(p) => State::Client(Client {
                 script: Script::new(p.acquisitions),
                 id: 0,
+                released: 0,
                 ghost: 0,
                 coordinator: COORDINATOR,
             }),
@@ -331,23 +469,57 @@ impl Actor for Node {
         }
     }
 
+    /// The coordinator's heartbeat: sent, and the next one waits for its
+    /// acknowledgement. The standby's suspicion: it takes over.
+    fn on_timer(&self, ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        let (Node::Server(p), State::Server(s)) = (self, state) else {
+            return;
+        };
+        match (timer, s.mode) {
+            (Timer::Heartbeat, Mode::Coordinator) if ctx.id == COORDINATOR => {
+                out.send(STANDBY, Msg::Heartbeat);
+                out.set_timer(Timer::AckTimeout, p.suspect_after);
+            }
+            // The standby is suspected: serve alone, and grant what waited
+            // for its ACK.
+            (Timer::AckTimeout, Mode::Coordinator) if ctx.id == COORDINATOR => {
+                s.alone = true;
+                if let Some((h, g)) = s.holder.filter(|_| s.replicating) {
+                    s.replicating = false;
+                    out.send(h.client, Msg::Grant { id: h.id, ghost: g });
+                }
+            }
+            (Timer::Suspect, Mode::Standby) => take_over(p, s, out),
+            _ => {}
+        }
+    }
+
     /// Restart: a server's queue is in memory. The coordinator comes back
     /// knowing it has lost it and retires (serving with an empty queue
     /// would grant a held lock, as the no-state standby does); with a
     /// standby it says so (`RESTARTED`), and the standby takes over. A
     /// standby comes back with no copy, and says so to the coordinator. A
-    /// client starts afresh.
+    /// client starts afresh; with `client_restart = "notice"` it tells
+    /// the coordinator it knows.
     fn restart(&self, ctx: &Ctx<'_, Self>, _durable: &State, out: &mut Out<Self>) -> State {
         let mut state = self.init(ctx, out);
-        if let (Node::Server(p), State::Server(s)) = (self, &mut state) {
-            if ctx.id == COORDINATOR {
-                s.mode = Mode::Retired;
-                if p.has_standby() {
-                    out.send(STANDBY, Msg::Restarted);
+        match (self, &mut state) {
+            (Node::Server(p), State::Server(s)) => {
+                if ctx.id == COORDINATOR {
+                    s.mode = Mode::Retired;
+                    if p.has_standby() {
+                        out.cancel_timer(Timer::Heartbeat);
+                        out.cancel_timer(Timer::AckTimeout);
+                        out.send(STANDBY, Msg::Restarted);
+                    }
+                } else {
+                    out.send(COORDINATOR, Msg::Restarted);
                 }
-            } else {
-                out.send(COORDINATOR, Msg::Restarted);
             }
+            (Node::Client(p), State::Client(c)) if p.client_restart == ClientRestart::Notice => {
+                out.send(c.coordinator, Msg::ClientRestarted);
+            }
+            _ => {}
         }
         state
     }
@@ -387,6 +559,7 @@ impl Actor for Node {
             }
             State::Client(c) => {
                 visit(Seq::Value, &mut c.id);
+                visit(Seq::Value, &mut c.released);
                 visit(Seq::Ghost, &mut c.ghost);
             }
             State::Resource(r) => r.numbers(false, visit),
@@ -409,7 +582,7 @@ impl Actor for Node {
                     visit(Seq::Ghost, g);
                 }
             }
-            Msg::Restarted | Msg::Coordinator => {}
+            Msg::Restarted | Msg::Coordinator | Msg::Heartbeat | Msg::HeartbeatAck | Msg::ClientRestarted => {}
             Msg::Resource(m) => m.numbers(false, visit),
         }
     }
@@ -482,6 +655,9 @@ impl Actor for Node {
             Msg::Ack { id } => format!("ACK(r{id})"),
             Msg::Restarted => "RESTARTED".into(),
             Msg::Coordinator => "COORDINATOR".into(),
+            Msg::Heartbeat => "HEARTBEAT".into(),
+            Msg::HeartbeatAck => "HEARTBEAT_ACK".into(),
+            Msg::ClientRestarted => "CLIENT_RESTARTED".into(),
             Msg::Resource(m) => show_resource(m),
         }
     }
@@ -494,7 +670,11 @@ impl Actor for Node {
     }
 
     fn show_timer(&self, timer: &Timer) -> String {
-        match *timer {}
+        match timer {
+            Timer::Heartbeat => "heartbeat interval".into(),
+            Timer::Suspect => "no heartbeat (suspect the coordinator)".into(),
+            Timer::AckTimeout => "no heartbeat ack (suspect the standby)".into(),
+        }
     }
 
     fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
@@ -504,11 +684,13 @@ impl Actor for Node {
                 ("holder".into(), show_holder(&s.holder, names)),
                 ("queue".into(), show_queue(&s.queue, names)),
                 ("replicating".into(), s.replicating.to_string()),
+                ("alone".into(), s.alone.to_string()),
             ],
             State::Client(c) => vec![
                 ("phase".into(), show_phase(c.script.phase)),
                 ("left".into(), c.script.left.to_string()),
                 ("request".into(), show_id(c.id)),
+                ("last released".into(), show_id(c.released)),
                 ("acquisition".into(), show_id_plain(c.ghost)),
                 ("coordinator".into(), names[c.coordinator].clone()),
             ],
@@ -577,7 +759,7 @@ pub fn show_resource(m: &ResourceMsg) -> String {
 fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
     // The first coordinator replicates to a standby; a standby that took
     // over has none.
-    let replicate = p.standby == Standby::Replicated && me == COORDINATOR;
+    let replicate = p.standby == Standby::Replicated && me == COORDINATOR && !s.alone;
     match (s.mode, msg) {
         // ReceiveRequest: queue the request; grant it if the lock is free.
         (Mode::Coordinator, Msg::Request { id }) => {
@@ -591,8 +773,10 @@ fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &m
                     }
                     return;
                 }
-                // The holder asks with a new request: its hold is over.
-                Some((h, _)) if h.client == src && !s.replicating => s.holder = None,
+                // The holder asks with a new request: a request like any
+                // other (a client asks again only after its RELEASE, which
+                // FIFO links deliver first; a client that restarted
+                // without notice has not released).
                 _ => {}
             }
             if !s.queue.contains(&r) {
@@ -616,15 +800,55 @@ fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &m
                 out.send(h.client, Msg::Grant { id, ghost: g });
             }
         }
-        // The standby restarted empty: send it the state again.
-        (Mode::Coordinator, Msg::Restarted) if replicate => {
-            out.send(
-                STANDBY,
-                Msg::Replicate {
-                    holder: s.holder,
-                    queue: s.queue.clone(),
-                },
-            );
+        // The standby restarted empty: send it the state again, and start
+        // the heartbeats again (the one in flight may have been dropped).
+        (Mode::Coordinator, Msg::Restarted) if me == COORDINATOR && p.has_standby() => {
+            s.alone = false;
+            if p.standby == Standby::Replicated {
+                out.send(
+                    STANDBY,
+                    Msg::Replicate {
+                        holder: s.holder,
+                        queue: s.queue.clone(),
+                    },
+                );
+            }
+            if p.heartbeats() {
+                out.cancel_timer(Timer::Heartbeat);
+                out.send(STANDBY, Msg::Heartbeat);
+                out.set_timer(Timer::AckTimeout, p.suspect_after);
+            }
+        }
+        // The standby got the heartbeat: the next one is due in
+        // `heartbeat` ticks.
+        (Mode::Coordinator, Msg::HeartbeatAck) if me == COORDINATOR && !s.alone => {
+            out.cancel_timer(Timer::AckTimeout);
+            out.set_timer(Timer::Heartbeat, p.heartbeat);
+        }
+        // The old coordinator still heartbeats or replicates: it was
+        // suspected falsely; tell it who serves now.
+        (Mode::Coordinator, Msg::Heartbeat | Msg::Replicate { .. }) if me == STANDBY => {
+            out.send(src, Msg::Coordinator);
+        }
+        // Deposed: the standby serves now. Stop serving.
+        (Mode::Coordinator, Msg::Coordinator) if me == COORDINATOR => {
+            s.mode = Mode::Retired;
+            out.cancel_timer(Timer::Heartbeat);
+            out.cancel_timer(Timer::AckTimeout);
+        }
+        // A client restarted and says so: drop its hold and its request.
+        (Mode::Coordinator, Msg::ClientRestarted) => {
+            s.queue.retain(|q| q.client != src);
+            if s.holder.is_some_and(|(h, _)| h.client == src) {
+                s.holder = None;
+                s.replicating = false;
+            }
+            grant_next(replicate, s, out);
+        }
+        // ReceiveHeartbeat: the coordinator is alive.
+        (Mode::Standby, Msg::Heartbeat) => {
+            out.set_timer(Timer::Suspect, p.suspect_after);
+            out.send(src, Msg::HeartbeatAck);
         }
         // ReceiveReplicate: keep the copy, acknowledge it.
         (Mode::Standby, Msg::Replicate { holder, queue }) => {
@@ -633,17 +857,21 @@ fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &m
             s.queue = queue;
             out.send(src, Msg::Ack { id });
         }
-        // Takeover: the coordinator restarted without its memory. Serve
-        // from the copy (none without replication), and tell every client.
-        (Mode::Standby, Msg::Restarted) => {
-            s.mode = Mode::Coordinator;
-            for c in p.clients() {
-                out.send(c, Msg::Coordinator);
-            }
-            grant_next(false, s, out);
-        }
+        // Takeover: the coordinator restarted without its memory.
+        (Mode::Standby, Msg::Restarted) => take_over(p, s, out),
         _ => {}
     }
+}
+
+/// Takeover (on `RESTARTED` or a suspicion): serve from the copy (none
+/// without replication), and tell every client.
+fn take_over(p: &Params, s: &mut Server, out: &mut Out<Node>) {
+    s.mode = Mode::Coordinator;
+    out.cancel_timer(Timer::Suspect);
+    for c in p.clients() {
+        out.send(c, Msg::Coordinator);
+    }
+    grant_next(false, s, out);
 }
 
 /// Grants the head of the queue if the lock is free: replicated first
@@ -677,26 +905,31 @@ fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<N
             c.ghost = ghost;
             c.script.phase = Phase::Holding;
         }
+        // A grant of a request already released (a new coordinator that
+        // had it queued): give it back.
+        (_, Msg::Grant { id, .. }) if id != 0 && id == c.released => out.send(src, Msg::Release { id }),
         // ReceiveWritten: the critical section is over; RELEASE (no answer
         // expected).
         (Phase::Writing, Msg::Resource(_)) => {
             out.send(c.coordinator, Msg::Release { id: c.id });
             c.ghost = 0;
-            if !p.has_standby() {
+            if p.has_standby() {
                 // Only a client that may meet a new coordinator needs its
                 // last request id.
-                c.id = 0;
+                c.released = c.id;
             }
+            c.id = 0;
             c.script.released(p.acquisitions);
         }
-        // ReceiveCoordinator: ask the new coordinator again, or repeat the
-        // last release.
+        // ReceiveCoordinator: repeat the last release, and ask the new
+        // coordinator again.
         (phase, Msg::Coordinator) => {
             c.coordinator = src;
-            match phase {
-                Phase::Acquiring => out.send(src, Msg::Request { id: c.id }),
-                Phase::Want | Phase::Done if c.id != 0 => out.send(src, Msg::Release { id: c.id }),
-                _ => {}
+            if c.released != 0 {
+                out.send(src, Msg::Release { id: c.released });
+            }
+            if phase == Phase::Acquiring {
+                out.send(src, Msg::Request { id: c.id });
             }
         }
         _ => {}

@@ -36,6 +36,21 @@
 //! is only read while the node is requesting, so the state forgets it
 //! otherwise (`request` is `None`).
 //!
+//! **`replies`.** `"counter"` (default) is the paper's
+//! `Outstanding_Reply_Count`: a REPLY carries nothing and is counted, so it
+//! needs exactly-once delivery: a duplicated REPLY counts as an answer to
+//! the node's next request (two nodes in the critical section), and a
+//! duplicated REQUEST draws a second REPLY that does the same. `"tagged"`
+//! replaces the count by a per-peer reply set, and each REPLY carries the
+//! sequence number of the request it answers (a deferred request's number
+//! is kept with the deferral): a REPLY counts only if it answers the
+//! current request and comes from a peer not yet counted for it, so a
+//! duplicate or a stale reply is ignored. A node's requests carry strictly
+//! increasing numbers, so a stale reply never matches. A tagged reply
+//! keeps an old sequence number in flight; with duplication and nodes that
+//! loop for ever, a copy held back for ever makes the clock distances
+//! grow without bound, so bound `acquisitions` there.
+//!
 //! **Finite states without changing the algorithm.** Sequence numbers grow
 //! forever when nodes loop (`acquisitions = 0`). The algorithm only
 //! compares them with each other and adds one to them, never compares
@@ -69,11 +84,21 @@ use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
 
+/// How a node counts the replies to its request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Replies {
+    /// The paper's `Outstanding_Reply_Count`.
+    Counter,
+    /// A per-peer reply set; each REPLY names the request it answers.
+    Tagged,
+}
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     /// N: the nodes n1..nN (ids 0..N−1).
     pub nodes: u8,
+    pub replies: Replies,
     pub acquisitions: u8,
 }
 
@@ -82,6 +107,11 @@ impl Params {
         let mut k = sc.system_keys();
         let p = Params {
             nodes: k.uint("nodes", 2, 5, 3)?,
+            replies: k.choice(
+                "replies",
+                &[("counter", Replies::Counter), ("tagged", Replies::Tagged)],
+                Replies::Counter,
+            )?,
             acquisitions: sc.acquisitions,
         };
         k.finish()?;
@@ -108,6 +138,11 @@ pub struct State {
     pub outstanding: u8,
     /// `Reply_Deferred`: bit `j` for node `j`.
     pub deferred: u64,
+    /// `tagged`: the peers whose REPLY to the current request has come,
+    /// bit `j` for node `j`.
+    pub replied: u64,
+    /// `tagged`: each deferred peer's request number, by peer.
+    pub tags: Vec<(u8, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -117,6 +152,8 @@ pub enum Msg {
     Request { ts: u32 },
     /// `REPLY`: permission, carrying nothing.
     Reply,
+    /// `tagged`: a REPLY to the request numbered `ts`.
+    TaggedReply { ts: u32 },
 }
 
 /// No timers: the algorithm assumes no clocks.
@@ -149,6 +186,8 @@ impl Actor for Node {
             request: None,
             outstanding: 0,
             deferred: 0,
+            replied: 0,
+            tags: Vec::new(),
         }
     }
 
@@ -174,6 +213,7 @@ impl Actor for Node {
                 let ts = s.highest + 1;
                 s.request = Some(ts);
                 s.outstanding = self.0.nodes - 1;
+                s.replied = 0;
                 s.script.phase = Phase::Acquiring;
                 for j in (0..n).filter(|&j| j != ctx.id) {
                     out.send(j, Msg::Request { ts });
@@ -184,9 +224,10 @@ impl Actor for Node {
             Step::Release => {
                 s.request = None;
                 for j in (0..n).filter(|&j| s.deferred & (1 << j) != 0) {
-                    out.send(j, Msg::Reply);
+                    out.send(j, reply(self.0, s, j));
                 }
                 s.deferred = 0;
+                s.tags.clear();
                 s.script.released(self.0.acquisitions);
             }
         }
@@ -201,8 +242,33 @@ impl Actor for Node {
                 let defer = s.request.is_some_and(|ours| (ts, src) > (ours, ctx.id));
                 if defer {
                     s.deferred |= 1 << src;
+                    if self.0.replies == Replies::Tagged {
+                        // A node's requests carry increasing numbers: the
+                        // largest is its current one.
+                        match s.tags.iter_mut().find(|(j, _)| Id::from(*j) == src) {
+                            Some((_, t)) => *t = (*t).max(ts),
+                            None => {
+                                s.tags.push((src as u8, ts));
+                                s.tags.sort_unstable();
+                            }
+                        }
+                    }
+                } else if self.0.replies == Replies::Tagged {
+                    out.send(src, Msg::TaggedReply { ts });
                 } else {
                     out.send(src, Msg::Reply);
+                }
+            }
+            // ReceiveReply (tagged): counts once per peer, and only if it
+            // answers the current request.
+            Msg::TaggedReply { ts } => {
+                let bit = 1u64 << src;
+                if s.script.phase == Phase::Acquiring && s.request == Some(ts) && s.replied & bit == 0 {
+                    s.replied |= bit;
+                    s.outstanding -= 1;
+                    if s.outstanding == 0 {
+                        s.script.phase = Phase::Holding;
+                    }
                 }
             }
             // ReceiveReply: one fewer outstanding; at zero, the critical
@@ -236,6 +302,15 @@ impl Actor for Node {
             d |= 1 << ids(j);
         }
         s.deferred = d;
+        let mut r = 0;
+        for j in (0..64).filter(|&j| s.replied & (1 << j) != 0) {
+            r |= 1 << ids(j);
+        }
+        s.replied = r;
+        for (j, _) in s.tags.iter_mut() {
+            *j = ids(Id::from(*j)) as u8;
+        }
+        s.tags.sort_unstable();
     }
 
     fn numbers(&self, s: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
@@ -243,10 +318,13 @@ impl Actor for Node {
         if let Some(ts) = s.request.as_mut() {
             visit(Seq::Clock, ts);
         }
+        for (_, ts) in s.tags.iter_mut() {
+            visit(Seq::Clock, ts);
+        }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        if let Msg::Request { ts } = msg {
+        if let Msg::Request { ts } | Msg::TaggedReply { ts } = msg {
             visit(Seq::Clock, ts);
         }
     }
@@ -269,6 +347,7 @@ impl Actor for Node {
         match msg {
             Msg::Request { ts } => format!("REQUEST(ts {ts})"),
             Msg::Reply => "REPLY".to_string(),
+            Msg::TaggedReply { ts } => format!("REPLY(to ts {ts})"),
         }
     }
 
@@ -306,10 +385,28 @@ impl Actor for Node {
             ("outstanding replies".to_string(), s.outstanding.to_string()),
             ("deferred".to_string(), format!("{{{}}}", deferred.join(", "))),
         ];
+        if self.0.replies == Replies::Tagged {
+            let replied: Vec<&str> = (0..names.len())
+                .filter(|&j| s.replied & (1 << j) != 0)
+                .map(|j| names[j].as_str())
+                .collect();
+            fields.push(("replied".to_string(), format!("{{{}}}", replied.join(", "))));
+        }
         if self.0.acquisitions > 0 {
             fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
         }
         Some(fields)
+    }
+}
+
+/// The REPLY to deferred node `j`: tagged with its request's number when
+/// the variant tags replies.
+fn reply(p: Params, s: &State, j: Id) -> Msg {
+    match p.replies {
+        Replies::Counter => Msg::Reply,
+        Replies::Tagged => Msg::TaggedReply {
+            ts: s.tags.iter().find(|(k, _)| Id::from(*k) == j).map_or(0, |(_, t)| *t),
+        },
     }
 }
 

@@ -21,8 +21,15 @@
 //!   one. Nothing stops two nodes from doing so, or a node from doing so
 //!   while the token is only slow: two tokens, two holders. (The correct
 //!   schemes, Misra's two tokens or an election, are not modelled.) A node
-//!   that holds the token when a second one reaches it keeps one: it has
-//!   no way to count them.
+//!   that holds a token when a second one reaches it does not merge them:
+//!   it counts the tokens it holds (shown in the state and the trace),
+//!   enters its critical section under one, and passes every token it
+//!   holds on, one `TOKEN` each, so two tokens stay two and can part
+//!   again. The count saturates at two (a third token reaching a node
+//!   that holds two is kept as one of the two): the checker's questions
+//!   only need two tokens to be told apart from one, and the saturation
+//!   keeps the number of tokens, which naive regeneration can otherwise
+//!   grow round after round, finite.
 //! - `rings = R` (2 or more): a two-level ring. `R` rings of `nodes`
 //!   nodes each; the first node of each ring (its gateway) is also on the
 //!   top ring. The top token circulates among the gateways; a gateway that
@@ -153,8 +160,8 @@ pub enum Node {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RingNode {
     pub script: Script,
-    /// Holds its ring's token.
-    pub token: bool,
+    /// How many of its ring's tokens it holds (0, 1, or 2: two or more).
+    pub tokens: u8,
     /// Ghost: the acquisition number of the critical section it is in.
     pub ghost: u32,
 }
@@ -212,7 +219,7 @@ impl Actor for Node {
                 }
                 State::Node(RingNode {
                     script: Script::new(p.acquisitions),
-                    token,
+                    tokens: u8::from(token),
                     ghost: 0,
                 })
             }
@@ -223,8 +230,8 @@ impl Actor for Node {
     fn steps(&self, _ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
         if let State::Node(n) = state {
             match n.script.phase {
-                Phase::Want if n.token => steps.push(Step::Enter),
-                Phase::Done if n.token => steps.push(Step::Pass),
+                Phase::Want if n.tokens > 0 => steps.push(Step::Enter),
+                Phase::Done if n.tokens > 0 => steps.push(Step::Pass),
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             }
@@ -261,8 +268,9 @@ impl Actor for Node {
                 // ReceiveToken: a gateway whose ring's token came back
                 // passes the top token on; any other node takes the token.
                 Msg::Token if p.gateway(ctx.id) => out.send(p.next_gateway(ctx.id), Msg::TopToken),
+                // Counted, not merged: a second token stays a second one.
                 Msg::Token | Msg::TopToken => {
-                    n.token = true;
+                    n.tokens = (n.tokens + 1).min(MAX_TOKENS);
                     out.cancel_timer(Timer::Lost);
                 }
                 // ReceiveWritten: the critical section is over; release,
@@ -287,7 +295,7 @@ impl Actor for Node {
     /// Regenerate: no token for `timeout` ticks; make one.
     fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, _out: &mut Out<Self>) {
         if let (State::Node(n), Timer::Lost) = (state, timer) {
-            n.token = true;
+            n.tokens = (n.tokens + 1).min(MAX_TOKENS);
         }
     }
 
@@ -295,10 +303,10 @@ impl Actor for Node {
     fn restart(&self, ctx: &Ctx<'_, Self>, _durable: &State, out: &mut Out<Self>) -> State {
         let mut state = self.init(ctx, out);
         if let (State::Node(n), Node::Ring(p)) = (&mut state, self) {
-            if n.token && p.regenerate == Regenerate::Naive {
+            if n.tokens > 0 && p.regenerate == Regenerate::Naive {
                 out.set_timer(Timer::Lost, p.timeout);
             }
-            n.token = false;
+            n.tokens = 0;
         }
         state
     }
@@ -336,7 +344,7 @@ impl Actor for Node {
         Some(vec![
             ("phase", ring(|n| tla::phase(n.script.phase))),
             ("left", ring(|n| Tla::int(n.script.left))),
-            ("token", ring(|n| Tla::Bool(n.token))),
+            ("token", ring(|n| Tla::Bool(n.tokens > 0))),
             ("acquired", ring(|n| Tla::int(n.ghost))),
             ("max_ghost", Tla::int(max_ghost)),
         ])
@@ -382,7 +390,15 @@ impl Actor for Node {
             State::Node(n) => vec![
                 ("phase".into(), show_phase(n.script.phase)),
                 ("left".into(), n.script.left.to_string()),
-                ("token".into(), if n.token { "held" } else { "no" }.into()),
+                (
+                    "token".into(),
+                    match n.tokens {
+                        0 => "no",
+                        1 => "held",
+                        _ => "two held",
+                    }
+                    .into(),
+                ),
                 ("acquisition".into(), plain(n.ghost)),
             ],
             State::Resource(r) => vec![("latest acquisition written".into(), plain(r.max_ghost))],
@@ -390,16 +406,22 @@ impl Actor for Node {
     }
 }
 
-/// Passes the ring's token to the successor; a gateway alone on its ring
-/// passes the top token to the next gateway instead. With naive
-/// regeneration the node starts waiting for the token again.
+/// The most tokens a node counts: two or more are two.
+pub const MAX_TOKENS: u8 = 2;
+
+/// Passes every token the node holds to the successor, one `TOKEN` each;
+/// a gateway alone on its ring passes the top token to the next gateway
+/// instead. With naive regeneration the node starts waiting for the token
+/// again.
 fn pass(p: &Params, me: Id, n: &mut RingNode, out: &mut Out<Node>) {
-    if p.gateway(me) && p.nodes == 1 {
-        out.send(p.next_gateway(me), Msg::TopToken);
-    } else {
-        out.send(p.successor(me), Msg::Token);
+    for _ in 0..n.tokens {
+        if p.gateway(me) && p.nodes == 1 {
+            out.send(p.next_gateway(me), Msg::TopToken);
+        } else {
+            out.send(p.successor(me), Msg::Token);
+        }
     }
-    n.token = false;
+    n.tokens = 0;
     if p.regenerate == Regenerate::Naive {
         out.set_timer(Timer::Lost, p.timeout);
     }

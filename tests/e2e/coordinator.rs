@@ -41,6 +41,7 @@ fn the_adversarial_scenarios_keep_their_verdicts() {
         "standby-no-state-no-crash",
         "restart-without-standby",
         "replicated-bounded-delay",
+        "crash-stop-detected",
     ] {
         assert_expected(&local(name));
     }
@@ -154,4 +155,55 @@ fn replays(name: &str) {
 fn the_deadlock_lasso_and_the_double_grant_replay() {
     replays("coordinator-crash");
     replays("coordinator-standby-no-state");
+}
+
+/// Issue 21 item 3: a crash-stop coordinator is detected by the standby's
+/// heartbeat timeout (before, the standby acted only on a restart notice,
+/// and deadlock freedom was violated in three steps); a pause makes the
+/// suspicion false, and the replicated pair splits: both serve.
+#[test]
+fn the_heartbeat_detector_takes_over_a_crash_stop_coordinator() {
+    let sc = local("crash-stop-detected");
+    assert_expected(&sc);
+    let r = run(&sc, Options::default());
+    assert_eq!(r.verdict(Prop::DeadlockFreedom), Verdict::Holds);
+    // With the textbook's restart notice only, the same crash deadlocks.
+    let mut old = sc.clone();
+    old.system
+        .insert("detector".into(), toml::Value::String("restart".into()));
+    let r = run(&old, Options::default());
+    assert_eq!(r.verdict(Prop::DeadlockFreedom), Verdict::Violated);
+    assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
+}
+
+/// Issue 21 item 4: by default the coordinator does not learn that a client
+/// restarted, so a crashed holder blocks everyone (before, the restarted
+/// client's new REQUEST released its old hold); with a restart notice the
+/// hold is freed and the old write can land late.
+#[test]
+fn a_restarted_client_does_not_release_its_hold_without_notice() {
+    let r = run(&scenario("coordinator-client-crash"), Options::default());
+    assert_eq!(r.verdict(Prop::DeadlockFreedom), Verdict::Violated);
+    assert_eq!(r.verdict(Prop::NoStaleWrite), Verdict::Holds);
+    assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
+    let r = run(&scenario("coordinator-client-restart-notice"), Options::default());
+    assert_eq!(r.verdict(Prop::DeadlockFreedom), Verdict::Holds);
+    assert_eq!(r.verdict(Prop::NoStaleWrite), Verdict::Violated);
+    assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
+}
+
+/// The heartbeat keys need a standby with the heartbeat detector.
+#[test]
+fn heartbeat_keys_without_a_detector_are_refused() {
+    for system in [
+        "heartbeat = 2",
+        "standby = \"replicated\"\ndetector = \"restart\"\nsuspect_after = 3",
+    ] {
+        let text = format!("summary = \"s\"\nalgorithm = \"coordinator\"\n[system]\n{system}\n[faults]\n[bounds]\n");
+        let err = locksmith::scenario::parse(Path::new("bad.toml"), &text)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("bad.toml") && err.contains("allowed"), "{err}");
+    }
 }

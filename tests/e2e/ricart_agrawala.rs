@@ -142,6 +142,7 @@ fn shift_msg(m: &Msg, by: u32) -> Msg {
     match m {
         Msg::Request { ts } => Msg::Request { ts: ts + by },
         Msg::Reply => Msg::Reply,
+        Msg::TaggedReply { ts } => Msg::TaggedReply { ts: ts + by },
     }
 }
 
@@ -152,6 +153,9 @@ fn shift_state(s: &WorldState<Node>, by: u32) -> WorldState<Node> {
     for n in t.nodes.iter_mut() {
         n.state.highest += by;
         n.state.request = n.state.request.map(|ts| ts + by);
+        for (_, ts) in n.state.tags.iter_mut() {
+            *ts += by;
+        }
     }
     for e in t.net.iter_mut() {
         e.msg = shift_msg(&e.msg, by);
@@ -390,4 +394,22 @@ fn bad_parameters_are_one_sentence_errors() {
         let err = parse(Path::new("ra.toml"), &text).expect_err("refused");
         assert!(err.0.contains(key) && !err.0.contains('\n'), "{}", err.0);
     }
+}
+
+/// Issue 21 item 10: the paper's counter needs exactly-once delivery (a
+/// duplicated REPLY lets two nodes in); a reply tagged with the request it
+/// answers, counted once per peer, needs only at-least-once.
+#[test]
+fn tagged_replies_survive_duplication_and_the_counter_does_not() {
+    let counter = meets_expectations(&scenario("ricart-agrawala-duplicate"));
+    assert_eq!(counter.verdict(Prop::MutualExclusion), Verdict::Violated);
+    let tagged = meets_expectations(&scenario("ricart-agrawala-tagged-replies"));
+    for p in Prop::ALL {
+        assert_eq!(tagged.verdict(p), Verdict::Holds, "{}", p.name());
+    }
+    let sc = text("nodes = 2\nreplies = \"tagged\"", "duplicate = true\nreorder = true", 2);
+    assert_eq!(
+        run(&sc, Options::default()).verdict(Prop::MutualExclusion),
+        Verdict::Holds
+    );
 }

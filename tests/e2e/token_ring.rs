@@ -158,3 +158,40 @@ fn the_lost_token_and_the_second_token_replay() {
     replays("token-ring-crash");
     replays("token-ring-regenerate");
 }
+
+/// Issue 21 item 11: a node that receives a second token while it holds one
+/// counts two (before, it merged them into one), and passes both on, one
+/// TOKEN each: two TOKENs from one node in flight at once.
+#[test]
+fn a_second_token_is_counted_not_merged() {
+    use std::collections::{HashSet, VecDeque};
+    let sc = local("regenerate-slow-token");
+    let world = token_ring::world(&sc).expect("builds");
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::from([world.init()]);
+    let (mut two_held, mut two_passed) = (false, false);
+    while let Some(s) = queue.pop_front() {
+        if two_held && two_passed {
+            return;
+        }
+        if !seen.insert(s.clone()) {
+            continue;
+        }
+        two_held |= s
+            .nodes
+            .iter()
+            .any(|n| matches!(&n.state, token_ring::State::Node(r) if r.tokens == 2));
+        two_passed |=
+            s.net.iter().enumerate().any(|(i, e)| {
+                e.msg == Msg::Token && s.net[i + 1..].iter().any(|f| f.msg == Msg::Token && f.src == e.src)
+            });
+        let mut actions = Vec::new();
+        world.enabled(&s, &mut actions);
+        for a in actions {
+            if let Some(t) = world.after(&s, &a) {
+                queue.push_back(t);
+            }
+        }
+    }
+    panic!("two held: {two_held}, two passed: {two_passed}");
+}
