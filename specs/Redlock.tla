@@ -25,7 +25,10 @@
 (*      instances (GiveUp: Unlock, the compare-and-delete script, to every *)
 (*      master, without waiting); and after the critical section it       *)
 (*      releases the same way (Release). It retries after a random delay   *)
-(*      (Retry).                                                           *)
+(*      (Backoff draws one of Retry..RetryMax, each outcome strongly fair; *)
+(*      the Retry timer then fires exactly that many ticks later and the   *)
+(*      client acquires at once: RetryFires). RetryMax = Retry is a fixed  *)
+(*      delay, weakly fair only.                                           *)
 (* A master that crashes restarts "empty" (no persistence), "fsync" (the   *)
 (* key survives; antirez: appendfsync always) or "delayed" (antirez's fix: *)
 (* it answers nothing for a TTL after the restart: Recovered).             *)
@@ -43,8 +46,9 @@
 (*   key, recovering Master (key: the value the key holds)                 *)
 (*   issued          State::Counter: the counter service's last INCR       *)
 (*   phase, left     Client::script; value, answered, yes (masks as sets   *)
-(*                   of master ids), checked, token as in Client; acquired *)
-(*                   is Client::ghost (renamed: ghost is the world's)      *)
+(*                   of master ids), checked, token, drawing as in Client; *)
+(*                   acquired is Client::ghost (renamed: ghost is the      *)
+(*                   world's)                                              *)
 (*   max_token, max_ghost   Resource                                       *)
 (* The stopwatch T1 is the world's watches[c]["Elapsed"].                  *)
 (*                                                                         *)
@@ -60,7 +64,8 @@ CONSTANTS
     Timeout,       \* [system] timeout: the per-request timeout, client ticks
     Drift,         \* [system] drift: allowance subtracted from the validity
     Margin,        \* [system] margin: validity a client needs left at Check
-    Retry,         \* [system] retry: ticks a client waits before retrying
+    Retry,         \* [system] retry: the shortest back-off, client ticks
+    RetryMax,      \* [system] retry_max: the longest back-off
     RestartMode,   \* [system] restart: "empty", "fsync" or "delayed"
     Fencing,       \* [system] fencing: "none", "lock-value" or "counter"
     PauseWindow,   \* [system] pause_window: "any" or "acquiring"
@@ -68,7 +73,7 @@ CONSTANTS
 
 ASSUME /\ Masters \in 1..7 /\ Clients \in 1..4 /\ Ttl \in 1..30
        /\ Timeout \in 1..Ttl - 1 /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ Retry \in 1..10
+       /\ Retry \in 1..10 /\ RetryMax \in Retry..20
        /\ RestartMode \in {"empty", "fsync", "delayed"}
        /\ Fencing \in {"none", "lock-value", "counter"}
        /\ PauseWindow \in {"any", "acquiring"}
@@ -89,6 +94,7 @@ MasterTimers == {"KeyExpiry", "Recovered"}
 ClientTimers == {"Timeout", "Validity", "Retry"}
 TimerNames == MasterTimers \cup ClientTimers
 StepNames == {"Acquire", "Check", "Write"}
+Delays == Retry..RetryMax
 
 Quorum == Masters \div 2 + 1
 
@@ -111,16 +117,17 @@ VARIABLES
     checked,    \* checked[c]: found validity left at Check, about to write
     token,      \* token[c]: the fencing token, or None until known
     acquired,   \* acquired[c]: the ghost number of c's acquisition
+    drawing,    \* drawing[c]: gave up an attempt, draws its back-off next
     max_token,  \* the resource's highest accepted token
     max_ghost   \* ghost: the latest acquisition a write was accepted under
 
 \* The world's variables no handler changes.
 fixed == <<status, pause, skew, cut, spent>>
 masterVars == <<key, recovering>>
-clientVars == <<phase, left, value, answered, yes, checked, token, acquired, watches>>
+clientVars == <<phase, left, value, answered, yes, checked, token, acquired, drawing, watches>>
 resourceVars == <<max_token, max_ghost>>
 algVars == <<key, recovering, issued, phase, left, value, answered, yes, checked, token,
-             acquired, max_token, max_ghost>>
+             acquired, drawing, max_token, max_ghost>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
@@ -162,11 +169,13 @@ Forget(c) ==
     /\ acquired' = [acquired EXCEPT ![c] = 0]
 
 \* give_up: the attempt failed or the lock was lost: unlock every master,
-\* retry later. q and tm are the network and c's timers so far in the step.
+\* and draw a back-off next (Backoff). q and tm are the network and c's
+\* timers so far in the step.
 GiveUp(c, q, tm) ==
     /\ net' = SendAll(q, c, MasterIds, [type |-> "Unlock", value |-> value[c]])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(tm, "Validity"), "Retry", Retry)]
+    /\ timers' = [timers EXCEPT ![c] = CancelTimer(tm, "Validity")]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
+    /\ drawing' = [drawing EXCEPT ![c] = TRUE]
     /\ Forget(c)
     /\ UNCHANGED ghost
 
@@ -190,35 +199,48 @@ Decide(c, q, tm, y) ==
                 /\ net' = IF Fencing = "counter"
                           THEN Send(q, c, Counter, [type |-> "Incr", value |-> value[c]])
                           ELSE q
-                /\ UNCHANGED <<checked, value>>
+                /\ UNCHANGED <<checked, value, drawing>>
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). Check and Write are urgent:    *)
-(* time does not pass while a running client has one. Acquire is not       *)
-(* (Actor::urgent): a client comes to want the lock, and retries after its *)
-(* back-off, at any moment, any number of ticks later, but not never (it   *)
-(* is weakly fair).                                                        *)
+(* Client steps (Actor::steps and on_step). Backoff, Check and Write are   *)
+(* urgent: time does not pass while a running client has one. Acquire (the *)
+(* first attempt of an acquisition) is not (Actor::urgent): a client comes *)
+(* to want the lock at any moment, any number of ticks later, but not      *)
+(* never (it is weakly fair). A retry is RetryFires, when the back-off     *)
+(* timer fires.                                                            *)
 
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
+CanAcquire(c) == phase[c] = "Want" /\ ~drawing[c] /\ ~IsSet(c, "Retry")
+CanDraw(c) == phase[c] = "Want" /\ drawing[c]
 CanCheck(c) == phase[c] = "Holding" /\ ~checked[c] /\ token[c] # None
 CanWrite(c) == phase[c] = "Holding" /\ checked[c]
-HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
+HasUrgentStep(n) == n \in ClientIds /\ (CanDraw(n) \/ CanCheck(n) \/ CanWrite(n))
 
-\* Acquire: a fresh random value (Out::fresh_value: unlike any value present),
-\* T1, then SET lock value NX PX ttl on every master, with a timeout.
-Acquire(c) ==
+\* acquire: a fresh random value (Out::fresh_value: unlike any value
+\* present), T1, then SET lock value NX PX ttl on every master, with a
+\* timeout. tm: c's timers so far in the step.
+StartAttempt(c, tm) ==
     LET v == drawn + 1 IN
-    /\ Up(c) /\ CanAcquire(c)
     /\ drawn' = v
     /\ value' = [value EXCEPT ![c] = v]
     /\ answered' = [answered EXCEPT ![c] = {}]
     /\ yes' = [yes EXCEPT ![c] = {}]
     /\ watches' = [watches EXCEPT ![c] = StartWatch(@, "Elapsed")]
     /\ net' = SendAll(net, c, MasterIds, [type |-> "Lock", value |-> v])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
     /\ UNCHANGED <<fixed, ghost, history, masterVars, issued,
-                   left, checked, token, acquired, resourceVars>>
+                   left, checked, token, acquired, drawing, resourceVars>>
+
+Acquire(c) == Up(c) /\ CanAcquire(c) /\ StartAttempt(c, timers[c])
+
+\* Backoff: draw the delay d before the next attempt, one of Retry..RetryMax
+\* (each outcome a step of its own, strongly fair: Fairness).
+Backoff(c, d) ==
+    /\ Up(c) /\ CanDraw(c) /\ d \in Delays
+    /\ drawing' = [drawing EXCEPT ![c] = FALSE]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Retry", d)]
+    /\ UNCHANGED <<fixed, drawn, net, ghost, history, masterVars, issued, phase, left,
+                   value, answered, yes, checked, token, acquired, watches, resourceVars>>
 
 \* Check: is there validity left for the work? Only then use the resource.
 Check(c) ==
@@ -226,7 +248,7 @@ Check(c) ==
     /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, ghost, phase, value, answered, yes, token, acquired>>
+            /\ UNCHANGED <<net, ghost, phase, value, answered, yes, token, acquired, drawing>>
        ELSE GiveUp(c, net, timers[c])
     /\ UNCHANGED <<fixed, drawn, history, masterVars, issued,
                    left, watches, resourceVars>>
@@ -239,7 +261,7 @@ Write(c) ==
                     ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
-                   left, value, answered, yes, checked, token, acquired,
+                   left, value, answered, yes, checked, token, acquired, drawing,
                    watches, resourceVars>>
 
 -----------------------------------------------------------------------------
@@ -261,7 +283,7 @@ ReceiveLocked(src, c) ==
        ELSE /\ answered' = [answered EXCEPT ![c] = a]
             /\ yes' = [yes EXCEPT ![c] = y]
             /\ net' = Pop(src, c)
-            /\ UNCHANGED <<timers, ghost, phase, value, checked, token, acquired, watches>>
+            /\ UNCHANGED <<timers, ghost, phase, value, checked, token, acquired, drawing, watches>>
     /\ UNCHANGED <<fixed, drawn, history, masterVars, issued, left, resourceVars>>
 
 \* The request timeout fired while acquiring: decide with what answered.
@@ -269,6 +291,11 @@ TimedOut(c) ==
     /\ Up(c) /\ Due(c, "Timeout") /\ phase[c] = "Acquiring"
     /\ Decide(c, net, CancelTimer(timers[c], "Timeout"), yes[c])
     /\ UNCHANGED <<fixed, drawn, history, masterVars, issued, left, resourceVars>>
+
+\* The back-off is over: try again, at once.
+RetryFires(c) ==
+    /\ Up(c) /\ Due(c, "Retry") /\ phase[c] = "Want"
+    /\ StartAttempt(c, CancelTimer(timers[c], "Retry"))
 
 \* The validity ran out before the client checked it: lost.
 ValidityEnds(c) ==
@@ -285,7 +312,7 @@ ReceiveToken(src, c) ==
     /\ token' = [token EXCEPT ![c] = m.token]
     /\ net' = Pop(src, c)
     /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
-                   phase, left, value, answered, yes, checked, acquired,
+                   phase, left, value, answered, yes, checked, acquired, drawing,
                    watches, resourceVars>>
 
 \* The write is answered: release on every master, without waiting.
@@ -296,7 +323,7 @@ Release(src, c) ==
     /\ Forget(c)
     /\ Released(c)
     /\ UNCHANGED <<fixed, drawn, timers, ghost, history, masterVars, issued,
-                   watches, resourceVars>>
+                   drawing, watches, resourceVars>>
 
 \* The (phase, message) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
@@ -419,7 +446,7 @@ Deliver(src, dst) ==
 -----------------------------------------------------------------------------
 (* Timers (Action::Fire): a running node's timer, run down to zero, fires; *)
 (* the world removes it first. A timer whose handler does nothing in this  *)
-(* state (Retry; Timeout or Validity in another phase) just goes away.     *)
+(* state (Timeout or Validity in another phase) just goes away.           *)
 
 Expires(n, t) ==
     /\ Up(n) /\ Due(n, t)
@@ -429,6 +456,7 @@ Expires(n, t) ==
 
 Fire(n, t) ==
     CASE n \in ClientIds /\ t = "Timeout" /\ phase[n] = "Acquiring" -> TimedOut(n)
+      [] n \in ClientIds /\ t = "Retry" /\ phase[n] = "Want" -> RetryFires(n)
       [] n \in ClientIds /\ t = "Validity" /\ phase[n] = "Holding" -> ValidityEnds(n)
       [] n \in MasterIds /\ t = "KeyExpiry" -> KeyExpiry(n)
       [] n \in MasterIds /\ t = "Recovered" -> Recovered(n)
@@ -463,7 +491,7 @@ Crash(n) ==
             /\ recovering' = [recovering EXCEPT ![n] = FALSE]
        ELSE UNCHANGED masterVars
     /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked, token, acquired,
-                   resourceVars>>
+                   drawing, resourceVars>>
 
 \* A crashed node comes back with what it persisted: an fsynced master with
 \* its key (gone if its expiry passed while down), a delayed one empty and
@@ -476,19 +504,19 @@ Restart(n) ==
                               IF IsSet(n, "KeyExpiry") /\ ~Due(n, "KeyExpiry")
                               THEN Keep(@, {"KeyExpiry"}) ELSE NoTimers]
               /\ UNCHANGED <<recovering, issued, phase, left, value, answered, yes, checked,
-                             token, acquired, resourceVars>>
+                             token, acquired, drawing, resourceVars>>
          [] n \in MasterIds /\ RestartMode = "delayed" ->
               /\ key' = [key EXCEPT ![n] = None]
               /\ recovering' = [recovering EXCEPT ![n] = TRUE]
               /\ timers' = [timers EXCEPT ![n] = [t \in {"Recovered"} |-> Ttl]]
               /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked,
-                             token, acquired, resourceVars>>
+                             token, acquired, drawing, resourceVars>>
          [] n \in MasterIds ->
               /\ key' = [key EXCEPT ![n] = None]
               /\ recovering' = [recovering EXCEPT ![n] = FALSE]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<issued, phase, left, value, answered, yes, checked,
-                             token, acquired, resourceVars>>
+                             token, acquired, drawing, resourceVars>>
          [] n \in ClientIds ->
               /\ phase' = [phase EXCEPT ![n] = "Want"]
               /\ left' = [left EXCEPT ![n] = Acquisitions]
@@ -498,18 +526,19 @@ Restart(n) ==
               /\ checked' = [checked EXCEPT ![n] = FALSE]
               /\ token' = [token EXCEPT ![n] = None]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
+              /\ drawing' = [drawing EXCEPT ![n] = FALSE]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<masterVars, issued, resourceVars>>
          [] n = Resource ->
               /\ max_token' = 0 /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<masterVars, issued, phase, left, value, answered, yes, checked,
-                             token, acquired>>
+                             token, acquired, drawing>>
          [] OTHER ->
               /\ issued' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<masterVars, phase, left, value, answered, yes, checked,
-                             token, acquired, resourceVars>>
+                             token, acquired, drawing, resourceVars>>
     /\ UNCHANGED <<net, ghost, drawn, history>>
 
 -----------------------------------------------------------------------------
@@ -527,6 +556,7 @@ Init ==
     /\ checked = [c \in ClientIds |-> FALSE]
     /\ token = [c \in ClientIds |-> None]
     /\ acquired = [c \in ClientIds |-> 0]
+    /\ drawing = [c \in ClientIds |-> FALSE]
     /\ max_token = 0
     /\ max_ghost = 0
 
@@ -540,7 +570,7 @@ Step(n, s) ==
 \* World::enabled, in its order.
 Next ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
+    \/ \E c \in ClientIds : Acquire(c) \/ (\E d \in Delays : Backoff(c, d)) \/ Check(c) \/ Write(c)
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ \E n \in AllNodes : Restart(n)
@@ -557,6 +587,9 @@ Next ==
 Fairness ==
     /\ WF_vars(Tick)
     /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
+    /\ \A n \in ClientIds, d \in Delays : WF_vars(Backoff(n, d))
+    \* Actor::random: each outcome of the random draw is strongly fair.
+    /\ RetryMax > Retry => \A n \in ClientIds, d \in Delays : SF_vars(Backoff(n, d))
     /\ \A n \in MasterIds, t \in MasterTimers : WF_vars(Fire(n, t))
     /\ \A n \in ClientIds, t \in ClientTimers : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
@@ -571,7 +604,7 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 \* message the destination would ignore) could take it too.
 NoFault ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
+    \/ \E c \in ClientIds : Acquire(c) \/ (\E d \in Delays : Backoff(c, d)) \/ Check(c) \/ Write(c)
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
@@ -628,7 +661,7 @@ RankedVars ==
           [s \in MasterIds |-> IF key[s] = None THEN None ELSE rv(key[s])],
           recovering, rt(issued), phase, left, [c \in ClientIds |-> rv(value[c])],
           answered, yes, checked, [c \in ClientIds |-> rt(token[c])],
-          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
+          [c \in ClientIds |-> rg(acquired[c])], drawing, rt(max_token), rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)

@@ -14,7 +14,11 @@
 //! 2. when every master has answered or the timeout has fired, reads the
 //!    stopwatch (T2 − T1) and holds the lock only if a majority (N/2 + 1)
 //!    said yes and validity = ttl − (T2 − T1) − drift is above zero;
-//!    otherwise it unlocks every master and retries after a delay;
+//!    otherwise it unlocks every master and retries after a random delay:
+//!    it draws one of `retry..=retry_max` ticks (each outcome strongly
+//!    fair, DESIGN.md §2: a run that keeps drawing the same delay while
+//!    another is on offer is not fair) and its timer then fires exactly
+//!    that many of its ticks later; `retry_max = retry` is a fixed delay;
 //! 3. holds the lock until a validity timer of that length fires. Checking
 //!    that timer (Check) and using the resource (Write) are separate steps,
 //!    as they are in a real client: the window between them is exactly what
@@ -79,10 +83,14 @@ pub struct Params {
     /// its own work (the write and its answer): the documentation leaves
     /// "finish within the validity time" to the user.
     pub margin: u8,
-    /// Ticks a client waits before trying again. The documentation asks
-    /// for a random delay; a fixed one as long as the request timeout keeps
-    /// the clients apart about as well, and the checker stays adversarial.
+    /// The shortest delay, in the client's ticks, before it tries again.
+    /// The documentation asks for a random delay ("a random delay in order
+    /// to try to desynchronize multiple clients"): the client draws one of
+    /// `retry..=retry_max`, each strongly fair, and waits exactly that.
     pub retry: u8,
+    /// The longest delay; `retry_max = retry` is a fixed delay, under which
+    /// clients can stay in lockstep for ever. Default `retry + 1`.
+    pub retry_max: u8,
     pub restart: Restart,
     pub fencing: Fencing,
     pub pause_window: PauseWindow,
@@ -100,6 +108,7 @@ impl Params {
             drift: k.uint("drift", 0, 10, 1)?,
             margin: k.uint("margin", 0, 10, 2)?,
             retry: k.uint("retry", 1, 10, 3)?,
+            retry_max: 0,
             restart: k.choice(
                 "restart",
                 &[
@@ -121,6 +130,8 @@ impl Params {
             pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
         };
+        let mut p = p;
+        p.retry_max = k.uint("retry_max", p.retry, 20, p.retry + 1)?;
         k.finish()?;
         if p.timeout >= p.ttl {
             return Err(ScenarioError(format!(
@@ -183,6 +194,8 @@ pub struct Client {
     /// The fencing token, once known (0 without fencing).
     pub token: Option<u32>,
     pub ghost: u32,
+    /// Gave up an attempt: draws its back-off delay next.
+    pub drawing: bool,
 }
 
 impl Client {
@@ -243,7 +256,7 @@ pub enum Timer {
     Timeout,
     /// Client: what is left of the lock's validity.
     Validity,
-    /// Client: wait before trying again.
+    /// Client: the back-off drawn; when it fires, the client tries again.
     Retry,
 }
 
@@ -253,7 +266,11 @@ pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
+    /// The first attempt of an acquisition (a retry is the back-off
+    /// timer's, [`Timer::Retry`]).
     Acquire,
+    /// After giving up: draw a back-off of this many ticks.
+    Backoff(u8),
     Check,
     Write,
 }
@@ -285,6 +302,7 @@ impl Actor for Node {
                 checked: false,
                 token: None,
                 ghost: 0,
+                drawing: false,
             }),
             Node::Counter => State::Counter(0),
             Node::Resource(_) => State::Resource(Resource::default()),
@@ -292,8 +310,11 @@ impl Actor for Node {
     }
 
     fn steps(&self, ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
-        let State::Client(c) = state else { return };
+        let (State::Client(c), Node::Client(p)) = (state, self) else {
+            return;
+        };
         match c.script.phase {
+            Phase::Want if c.drawing => steps.extend((p.retry..=p.retry_max).map(Step::Backoff)),
             Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
             Phase::Holding if !c.checked && c.token.is_some() => steps.push(Step::Check),
             Phase::Holding if c.checked => steps.push(Step::Write),
@@ -301,10 +322,16 @@ impl Actor for Node {
         }
     }
 
-    /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2).
+    /// A client comes to want the lock at any moment (DESIGN.md §2); it
+    /// draws its back-off at once, and retries when that timer fires.
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
+    }
+
+    /// Each back-off delay is one outcome of a random draw, when there is
+    /// more than one to draw.
+    fn random(&self, step: Step) -> bool {
+        matches!((self, step), (Node::Client(p), Step::Backoff(_)) if p.retry_max > p.retry)
     }
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
@@ -314,16 +341,10 @@ impl Actor for Node {
         match step {
             // Acquire: a fresh random value, T1, then SET NX PX on every
             // master, with a timeout.
-            Step::Acquire => {
-                c.value = out.fresh_value();
-                c.answered = 0;
-                c.yes = 0;
-                out.start_watch(Elapsed);
-                for m in 0..p.masters as Id {
-                    out.send(m, Msg::Lock { value: c.value });
-                }
-                out.set_timer(Timer::Timeout, p.timeout);
-                c.script.phase = Phase::Acquiring;
+            Step::Acquire => acquire(p, c, out),
+            Step::Backoff(ticks) => {
+                c.drawing = false;
+                out.set_timer(Timer::Retry, ticks);
             }
             // Check: is there validity left for the work? Only then use the resource.
             Step::Check => {
@@ -378,6 +399,8 @@ impl Actor for Node {
             (Node::Client(p), State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => {
                 give_up(p, c, out)
             }
+            // The back-off is over: try again, at once.
+            (Node::Client(p), State::Client(c), Timer::Retry) if c.script.phase == Phase::Want => acquire(p, c, out),
             (Node::Master(_), State::Master(m), Timer::KeyExpiry) => m.key = None,
             (Node::Master(_), State::Master(m), Timer::Recovered) => m.recovering = false,
             _ => {}
@@ -530,6 +553,7 @@ impl Actor for Node {
             ("checked", client(|c| Tla::Bool(c.checked))),
             ("token", client(|c| Tla::or_none(c.token, Tla::int))),
             ("acquired", client(|c| Tla::int(c.ghost))),
+            ("drawing", client(|c| Tla::Bool(c.drawing))),
             ("max_token", Tla::int(r.max_token)),
             ("max_ghost", Tla::int(r.max_ghost)),
         ])
@@ -585,11 +609,11 @@ impl Actor for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "asks every master for the lock",
-            Step::Check => "checks its validity",
-            Step::Write => "writes to the resource",
+            Step::Acquire => "asks every master for the lock".into(),
+            Step::Backoff(ticks) => format!("draws a back-off of {ticks} ticks"),
+            Step::Check => "checks its validity".into(),
+            Step::Write => "writes to the resource".into(),
         }
-        .into()
     }
 
     fn show_timer(&self, timer: &Timer) -> String {
@@ -625,6 +649,7 @@ impl Actor for Node {
                     Fencing::Counter => out.push(show::field("token", c.token.map_or("none".into(), show::token))),
                 }
                 out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field("drawing a back-off", show::yes(c.drawing)));
                 out
             }
             State::Counter(n) => vec![show::field("fence", n)],
@@ -696,13 +721,28 @@ fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) 
     };
 }
 
-/// The attempt failed or the lock was lost: unlock every master, retry later.
+/// Acquire: a fresh random value, T1, then SET NX PX on every master, with
+/// a timeout.
+fn acquire(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    c.value = out.fresh_value();
+    c.answered = 0;
+    c.yes = 0;
+    out.start_watch(Elapsed);
+    for m in 0..p.masters as Id {
+        out.send(m, Msg::Lock { value: c.value });
+    }
+    out.set_timer(Timer::Timeout, p.timeout);
+    c.script.phase = Phase::Acquiring;
+}
+
+/// The attempt failed or the lock was lost: unlock every master, and draw
+/// a back-off (the next step) before trying again.
 fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     unlock_all(p, c.value, out);
     out.cancel_timer(Timer::Validity);
     c.script.phase = Phase::Want;
     c.forget();
-    out.set_timer(Timer::Retry, p.retry);
+    c.drawing = true;
 }
 
 fn unlock_all(p: &Params, value: u32, out: &mut Out<Node>) {

@@ -9,7 +9,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub use crate::world::fingerprint;
 
 /// A fairness class: every non-fault action is weakly fair on its own;
-/// faults are never fair.
+/// faults are never fair. An edge marked [`Edge::strong`] (one outcome of
+/// a random choice, [`crate::world::Actor::random`]) is strongly fair as
+/// well, in the same class.
 pub type Class = u32;
 pub const FAULT: Class = u32::MAX;
 
@@ -37,6 +39,9 @@ pub struct Edge {
     pub class: Class,
     /// Position of the action in the source state's enabled list.
     pub ordinal: u16,
+    /// Whether the action is one outcome of a random choice: strongly fair
+    /// (it fits in the padding, so edges stay 12 bytes).
+    pub strong: bool,
 }
 
 /// Per-state facts the liveness pass needs.
@@ -87,6 +92,7 @@ impl Graph {
             to: 0,
             class: FAULT,
             ordinal: 0,
+            strong: false,
         };
         self.edges = vec![placeholder; self.raw.len()];
         for (from, e) in self.raw.drain(..) {

@@ -3,14 +3,48 @@
 //! wants the lock and is never granted it. Stateright's `eventually` only
 //! looks at acyclic paths, so this is a pass over the whole state graph:
 //! strongly connected components of the "still waiting" subgraph, kept
-//! when they are fair under weak fairness.
+//! when they hold a fair cycle.
 //!
-//! Under weak fairness alone an SCC `C` contains a fair cycle exactly when
-//! every class enabled in all states of `C` is taken by an edge inside `C`
-//! (the cycle through every state and edge of `C` is then fair, and if a
-//! class is enabled throughout `C` but never taken inside it, no cycle in
-//! `C` is fair). No recursive decomposition is needed, as it would be for
-//! strong fairness.
+//! Two kinds of fairness. Every non-fault action is *weakly* fair in its
+//! own class: a fair run does not keep a class enabled forever without
+//! taking it. An outcome of a random choice (an edge marked
+//! [`Edge::strong`]) is *strongly* fair as well: a fair run does not keep
+//! returning to states where it is enabled without taking it (DESIGN.md
+//! §2; TLC's `SF_vars`).
+//!
+//! The argument (Emerson and Lei's decomposition for Streett conditions,
+//! as TLC checks `SF`). An infinite run that stays in the subgraph ends
+//! in one strongly connected component `C`: the states it visits
+//! infinitely often and the edges it takes infinitely often form a
+//! strongly connected part of `C`. Call a component fair when
+//!
+//! * (weak) every class enabled in *all* its states is taken by an edge
+//!   inside it, and
+//! * (strong) every strong class enabled in *some* of its states is taken
+//!   by an edge inside it.
+//!
+//! If `C` is fair, the cycle through every state and edge of `C` is a
+//! fair run: a class it keeps enabled throughout is enabled in all of
+//! `C`, a strong class it keeps enabled now and then is enabled somewhere
+//! in `C`, and the cycle takes every edge of `C`. If `C` fails the weak
+//! condition, no cycle inside `C` is fair: such a cycle also has the
+//! class enabled throughout and never takes it. If `C` fails the strong
+//! condition for a class `k`, a fair cycle inside `C` never visits a
+//! state where `k` is enabled (it would have to take `k`, and no edge of
+//! `C` does); so remove those states, split the rest into its components
+//! and decide each the same way. Every round removes at least one state,
+//! so the recursion ends, and what it keeps are exactly the parts of `C`
+//! that hold a fair cycle. With no strong edge the strong condition is
+//! empty and this is the plain weak-fairness test (one look per
+//! component).
+//!
+//! A strong class is an action (a node and one outcome of its draw), as
+//! TLC's `SF_vars(Backoff(c, d))` is, not an outcome in one state: a run
+//! in which two clients draw the same delays as each other every round
+//! takes each outcome infinitely often and is fair here, though it has
+//! probability zero (`specs/redlock-backoff-random.toml` livelocks so).
+//! Fairness per state and outcome (Pnueli's extreme fairness) would rule
+//! it out too; TLC cannot state it.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -85,17 +119,61 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
         best.as_ref()
             .is_none_or(|b| g.facts[s as usize].depth < g.facts[b.entry as usize].depth)
     };
-    for Looping { scc, members, entry } in looping(g, n, &inside) {
-        let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
-        if !better(&best, entry) || !fair_somewhere(g, &scc, &internal) {
+    for candidate in looping(g, n, &inside) {
+        if !better(&best, candidate.entry) {
             continue;
         }
-        best = Some(Lasso {
-            entry,
-            cycle: fair_cycle(g, entry, &members, &internal),
-        });
+        for Looping { members, entry, .. } in fair_parts(g, candidate, &inside) {
+            if !better(&best, entry) {
+                continue;
+            }
+            let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
+            best = Some(Lasso {
+                entry,
+                cycle: fair_cycle(g, entry, &members, &internal),
+            });
+        }
     }
     best
+}
+
+/// The parts of a component that hold a fair cycle (the decomposition in
+/// the module comment), each a component of the subgraph in its own right.
+fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Looping> {
+    let mut fair = Vec::new();
+    let mut work = vec![component];
+    while let Some(Looping { scc, members, entry }) = work.pop() {
+        let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
+        if !weakly_fair(g, &scc, &internal) {
+            continue;
+        }
+        let taken: BTreeSet<Class> = scc
+            .iter()
+            .flat_map(|&s| {
+                g.out(s)
+                    .iter()
+                    .filter(move |e| e.strong && internal(s, e))
+                    .map(|e| e.class)
+            })
+            .collect();
+        let refused = |s: u32| g.out(s).iter().any(|e| e.strong && !taken.contains(&e.class));
+        let mut keep: Vec<u32> = scc.iter().copied().filter(|&s| !refused(s)).collect();
+        if keep.len() == scc.len() {
+            fair.push(Looping { scc, members, entry });
+            continue;
+        }
+        keep.sort_unstable();
+        let kept: BTreeSet<u32> = keep.iter().copied().collect();
+        let sub = |s: u32, e: &Edge| internal(s, e) && kept.contains(&e.to);
+        // Pushed in reverse so that parts are decided in discovery order.
+        let mut parts: Vec<Looping> = components_in(g, &keep, &sub)
+            .into_iter()
+            .filter_map(|scc| with_loop(g, scc, &sub))
+            .collect();
+        parts.reverse();
+        work.extend(parts);
+    }
+    fair
 }
 
 /// A strongly connected component of a subgraph with an edge inside it
@@ -114,19 +192,25 @@ pub(super) fn looping<'g>(
     n: u32,
     inside: &'g impl Fn(u32, &Edge) -> bool,
 ) -> impl Iterator<Item = Looping> + 'g {
-    components(g, n, inside).into_iter().filter_map(move |scc| {
-        if let [s] = scc[..] {
-            if !g.out(s).iter().any(|e| e.to == s && inside(s, e)) {
-                return None;
-            }
+    let all: Vec<u32> = (0..n).collect();
+    components_in(g, &all, inside)
+        .into_iter()
+        .filter_map(move |scc| with_loop(g, scc, inside))
+}
+
+/// `scc` as a [`Looping`], if a loop can stay in it.
+fn with_loop(g: &Graph, scc: Vec<u32>, inside: &impl Fn(u32, &Edge) -> bool) -> Option<Looping> {
+    if let [s] = scc[..] {
+        if !g.out(s).iter().any(|e| e.to == s && inside(s, e)) {
+            return None;
         }
-        let members: BTreeSet<u32> = scc.iter().copied().collect();
-        let has_edge = scc
-            .iter()
-            .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&e.to)));
-        let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
-        has_edge.then_some(Looping { scc, members, entry })
-    })
+    }
+    let members: BTreeSet<u32> = scc.iter().copied().collect();
+    let has_edge = scc
+        .iter()
+        .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&e.to)));
+    let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
+    has_edge.then_some(Looping { scc, members, entry })
 }
 
 /// Fair classes enabled in state `s`.
@@ -135,7 +219,7 @@ fn enabled(g: &Graph, s: u32) -> BTreeSet<Class> {
 }
 
 /// Whether every class enabled throughout `scc` is taken inside it.
-fn fair_somewhere(g: &Graph, scc: &[u32], internal: &impl Fn(u32, &Edge) -> bool) -> bool {
+fn weakly_fair(g: &Graph, scc: &[u32], internal: &impl Fn(u32, &Edge) -> bool) -> bool {
     let mut always = enabled(g, scc[0]);
     for &s in &scc[1..] {
         let here = enabled(g, s);
@@ -148,10 +232,18 @@ fn fair_somewhere(g: &Graph, scc: &[u32], internal: &impl Fn(u32, &Edge) -> bool
     always.iter().all(|c| taken.contains(c))
 }
 
-/// A fair cycle through `entry` inside the component: start with the
+/// Strong classes enabled in state `s`.
+fn enabled_strong(g: &Graph, s: u32) -> impl Iterator<Item = Class> + '_ {
+    g.out(s).iter().filter(|e| e.strong).map(|e| e.class)
+}
+
+/// A fair cycle through `entry` inside a fair part: start with the
 /// shortest cycle, then, while some class is enabled in every state of the
 /// cycle and never taken, add a detour that takes it or visits a state
-/// where it is disabled (one exists because the component is fair).
+/// where it is disabled; and while some strong class is enabled in a state
+/// of the cycle and never taken, add a detour that takes it. Both exist
+/// because the part is fair, and each detour takes a class for good or
+/// shrinks the set enabled throughout, so this ends.
 fn fair_cycle(
     g: &Graph,
     entry: u32,
@@ -167,12 +259,21 @@ fn fair_cycle(
             always.retain(|c| here.contains(c));
         }
         let taken: BTreeSet<Class> = cycle.iter().map(|(_, e)| e.class).collect();
-        let Some(&missing) = always.iter().find(|c| !taken.contains(c)) else {
+        let extra = if let Some(&missing) = always.iter().find(|c| !taken.contains(c)) {
+            detour(g, entry, members, internal, |s, e| {
+                e.is_some_and(|e| e.class == missing) || !enabled(g, s).contains(&missing)
+            })
+        } else if let Some(missing) = states
+            .iter()
+            .flat_map(|&s| enabled_strong(g, s))
+            .find(|c| !taken.contains(c))
+        {
+            detour(g, entry, members, internal, |_, e| {
+                e.is_some_and(|e| e.strong && e.class == missing)
+            })
+        } else {
             return cycle;
         };
-        let extra = detour(g, entry, members, internal, |s, e| {
-            e.is_some_and(|e| e.class == missing) || !enabled(g, s).contains(&missing)
-        });
         cycle.splice(0..0, extra);
     }
 }
@@ -247,28 +348,41 @@ fn detour(
     walk
 }
 
-/// Tarjan's strongly connected components over the subgraph, iteratively
-/// (state graphs are deep). Each component lists its states.
-fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
+/// Tarjan's strongly connected components of the subgraph on `nodes`
+/// (edges `inside` that land on one of them), iteratively (state graphs
+/// are deep). Each component lists its states. `nodes` is sorted.
+fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
     const NONE: u32 = u32::MAX;
-    let mut index = vec![NONE; n as usize];
-    let mut low = vec![0u32; n as usize];
-    let mut on_stack = vec![false; n as usize];
+    debug_assert!(nodes.is_sorted());
+    // Slot of a state among `nodes`: the state itself when `nodes` is the
+    // whole graph, else its position.
+    let whole = nodes.last().is_none_or(|&l| l as usize + 1 == nodes.len());
+    let slot = |s: u32| -> Option<usize> {
+        if whole {
+            ((s as usize) < nodes.len()).then_some(s as usize)
+        } else {
+            nodes.binary_search(&s).ok()
+        }
+    };
+    let k = nodes.len();
+    let mut index = vec![NONE; k];
+    let mut low = vec![0u32; k];
+    let mut on_stack = vec![false; k];
     let mut stack = Vec::new();
     let mut out = Vec::new();
     let mut next = 0u32;
-    for root in 0..n {
-        if index[root as usize] != NONE {
+    for (r, &root) in nodes.iter().enumerate() {
+        if index[r] != NONE {
             continue;
         }
-        // Frames: (state, position in its edge list).
-        let mut frames = vec![(root, 0usize)];
-        index[root as usize] = next;
-        low[root as usize] = next;
+        // Frames: (state, its slot, position in its edge list).
+        let mut frames = vec![(root, r, 0usize)];
+        index[r] = next;
+        low[r] = next;
         next += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        while let Some(&mut (s, ref mut pos)) = frames.last_mut() {
+        stack.push((root, r));
+        on_stack[r] = true;
+        while let Some(&mut (s, i, ref mut pos)) = frames.last_mut() {
             let edges = g.out(s);
             if let Some(e) = edges.get(*pos) {
                 *pos += 1;
@@ -276,26 +390,27 @@ fn components(g: &Graph, n: u32, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Ve
                     continue;
                 }
                 let t = e.to;
-                if index[t as usize] == NONE {
-                    index[t as usize] = next;
-                    low[t as usize] = next;
+                let Some(j) = slot(t) else { continue };
+                if index[j] == NONE {
+                    index[j] = next;
+                    low[j] = next;
                     next += 1;
-                    stack.push(t);
-                    on_stack[t as usize] = true;
-                    frames.push((t, 0));
-                } else if on_stack[t as usize] {
-                    low[s as usize] = low[s as usize].min(index[t as usize]);
+                    stack.push((t, j));
+                    on_stack[j] = true;
+                    frames.push((t, j, 0));
+                } else if on_stack[j] {
+                    low[i] = low[i].min(index[j]);
                 }
             } else {
                 frames.pop();
-                if let Some(&(p, _)) = frames.last() {
-                    low[p as usize] = low[p as usize].min(low[s as usize]);
+                if let Some(&(_, p, _)) = frames.last() {
+                    low[p] = low[p].min(low[i]);
                 }
-                if low[s as usize] == index[s as usize] {
+                if low[i] == index[i] {
                     let mut scc = Vec::new();
                     loop {
-                        let t = stack.pop().unwrap_or(s);
-                        on_stack[t as usize] = false;
+                        let (t, j) = stack.pop().unwrap_or((s, i));
+                        on_stack[j] = false;
                         scc.push(t);
                         if t == s {
                             break;
@@ -319,6 +434,11 @@ mod tests {
 
     /// A graph from (from, to, class) edges; `holding` states hold, the rest want.
     fn graph(n: u32, edges: &[(u32, u32, Class)], holding: &[u32]) -> Graph {
+        graph_sf(n, edges, holding, &[])
+    }
+
+    /// As [`graph`], with the classes in `strong` strongly fair.
+    fn graph_sf(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class]) -> Graph {
         let mut g = Graph::default();
         for s in 0..n {
             let holds = holding.contains(&s);
@@ -336,6 +456,7 @@ mod tests {
                     to,
                     class,
                     ordinal: i as u16,
+                    strong: strong.contains(&class),
                 },
             ));
         }
@@ -413,5 +534,69 @@ mod tests {
         assert!(taken.contains(&5), "{:?}", l.cycle);
         assert_eq!(l.cycle.first().map(|(s, _)| *s), Some(l.entry));
         assert_eq!(l.cycle.last().map(|(_, e)| e.to), Some(l.entry));
+    }
+
+    /// The random choice of a back-off, in miniature: in state 1 the client
+    /// draws outcome 5 (back to waiting, via 2) or outcome 6 (which leads
+    /// to the grant in 3 -> 4). Each outcome is enabled in state 1 only.
+    const DRAW: [(u32, u32, Class); 5] = [(0, 1, 0), (1, 2, 5), (2, 1, 2), (1, 3, 6), (3, 4, 7)];
+
+    #[test]
+    fn a_loop_that_refuses_an_outcome_is_fair_only_under_weak_fairness() {
+        // Weakly fair only: outcome 6 is not enabled throughout the loop
+        // 1 -> 2 -> 1, so the loop may skip it for ever.
+        let weak = graph(5, &DRAW, &[4]);
+        let l = find(&weak, Waiting::Anyone).expect("under weak fairness the loop is fair");
+        let classes: Vec<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert_eq!(classes, vec![5, 2]);
+        // Strongly fair outcomes: the loop returns to state 1, where 6 is
+        // enabled, infinitely often, and never takes it: not fair.
+        let strong = graph_sf(5, &DRAW, &[4], &[5, 6]);
+        assert_eq!(find(&strong, Waiting::Anyone), None);
+    }
+
+    #[test]
+    fn a_loop_that_takes_every_outcome_is_fair_under_strong_fairness() {
+        // Both outcomes lead back to waiting: the fair loop takes both.
+        let edges = [(0, 1, 0), (1, 2, 5), (2, 1, 2), (1, 3, 6), (3, 1, 3)];
+        let g = graph_sf(4, &edges, &[], &[5, 6]);
+        let l = find(&g, Waiting::Anyone).expect("waits forever, drawing both outcomes");
+        let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert!(taken.contains(&5) && taken.contains(&6), "{:?}", l.cycle);
+        assert_eq!(l.cycle.first().map(|(s, _)| *s), Some(l.entry));
+        assert_eq!(l.cycle.last().map(|(_, e)| e.to), Some(l.entry));
+    }
+
+    #[test]
+    fn the_decomposition_keeps_the_fair_part_of_an_unfair_component() {
+        // Component {1, 2, 3}; in 3 the strong outcome 9 leads out to a
+        // grant, and no edge inside takes it. Removing 3 leaves the loop
+        // 1 <-> 2, which is fair (class 3 is enabled in 2 only), so the
+        // violation is that loop, and it never visits 3.
+        let edges = [(0, 1, 0), (1, 2, 1), (2, 1, 2), (2, 3, 3), (3, 2, 4), (3, 4, 9)];
+        let g = graph_sf(5, &edges, &[4], &[9]);
+        let l = find(&g, Waiting::Anyone).expect("1 <-> 2 waits forever");
+        assert!(l.cycle.iter().all(|(s, e)| *s != 3 && e.to != 3), "{:?}", l.cycle);
+        // With 9 only weakly fair the whole component is fair, and its
+        // state nearest the start is the same.
+        assert_eq!(find(&graph(5, &edges, &[4]), Waiting::Anyone).map(|l| l.entry), Some(1));
+    }
+
+    #[test]
+    fn the_decomposition_recurses_until_nothing_fair_is_left() {
+        // Two rounds: removing 3 (outcome 9 refused) leaves {1, 2}, where
+        // outcome 8, enabled in 2, is still refused; removing 2 leaves 1
+        // with no loop.
+        let edges = [
+            (0, 1, 0),
+            (1, 2, 1),
+            (2, 1, 2),
+            (2, 3, 3),
+            (3, 2, 4),
+            (3, 4, 9),
+            (2, 4, 8),
+        ];
+        let g = graph_sf(5, &edges, &[4], &[8, 9]);
+        assert_eq!(find(&g, Waiting::Anyone), None);
     }
 }

@@ -104,6 +104,8 @@ struct Succ<A: Actor> {
     kind: Option<&'static str>,
     /// The action's fingerprint, or `None` for a fault.
     class: Option<u64>,
+    /// Whether the action is one outcome of a random choice.
+    strong: bool,
     /// The fingerprint of the state under its own names.
     raw: u64,
     /// The canonical state's fingerprint (equal to `raw` without symmetry).
@@ -138,6 +140,7 @@ impl<A: Lock> Expand<'_, A> {
         for (k, a) in actions.drain(..).enumerate() {
             let Some(t) = world.after(s, &a) else { continue };
             let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
+            let strong = random(world, &a);
             let raw = fingerprint(&t);
             // Under symmetry, a state met before under its own names needs
             // no second canonicalisation: most successors are repeats.
@@ -163,6 +166,7 @@ impl<A: Lock> Expand<'_, A> {
                 ordinal: k as u16,
                 kind: a.event_kind(),
                 class,
+                strong,
                 raw,
                 fp,
                 fresh,
@@ -327,6 +331,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                         to,
                         class,
                         ordinal: succ.ordinal,
+                        strong: succ.strong,
                     },
                 ));
             }
@@ -549,6 +554,12 @@ fn lifted_lasso<A: Lock>(
 fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
     let (s, back) = start(world);
     walk(world, s, back, ords).1
+}
+
+/// Whether `a` is one outcome of a random choice ([`Actor::random`]):
+/// strongly fair in the liveness pass.
+fn random<A: Actor>(world: &World<A>, a: &Action<A>) -> bool {
+    matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }
 
 /// The earliest starvation lasso over all clients.

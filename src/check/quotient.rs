@@ -16,7 +16,11 @@
 //! matter), and lifts each one: a breadth-first search in the full graph,
 //! in the names of one representative, over the states above the
 //! component. The exact liveness pass then runs on each lift, with the
-//! full graph's own fairness classes. A lasso found there is a real lasso
+//! full graph's own fairness classes, weak and strong: a lift holds every
+//! edge of its states (those leaving it go to a sink), so "enabled
+//! somewhere in a component" means in the lift what it means in the full
+//! graph, and the strongly fair decomposition (liveness.rs) applies as it
+//! is. A lasso found there is a real lasso
 //! of the full graph; a lift without one proves that no full component
 //! above that quotient component is a fair violating loop, because each is
 //! a renaming of one inside the lift. Stuck states are checked on the
@@ -61,6 +65,11 @@ pub fn lifts<A: Lock>(
     Ok(out)
 }
 
+/// A lift's edge before the sink is numbered: from, the action's ordinal,
+/// its fingerprint and whether it is random (`None` for a fault), and its
+/// target (`None`: outside the component).
+type Pending = (u32, u16, Option<(u64, bool)>, Option<u32>);
+
 /// The full states above `members` reachable from the representative of
 /// `root` by non-fault actions that stay above `members`, with all their
 /// edges (those leaving go to the sink, so fairness sees every enabled
@@ -88,7 +97,7 @@ fn lift<A: Lock>(
     graph.parent.push((0, 0));
     states.push(start);
     let mut queue = VecDeque::from([0u32]);
-    let mut edges: Vec<(u32, u16, Option<u64>, Option<u32>)> = Vec::new();
+    let mut edges: Vec<Pending> = Vec::new();
     let mut actions: Vec<Action<A>> = Vec::new();
     while let Some(i) = queue.pop_front() {
         actions.clear();
@@ -101,7 +110,7 @@ fn lift<A: Lock>(
                 edges.push((i, k as u16, None, None));
                 continue;
             }
-            let class = Some(fingerprint(&a));
+            let class = Some((fingerprint(&a), super::random(world, &a)));
             let raw = fingerprint(&t);
             let to = match index.get(&raw) {
                 Some(&to) => Some(to),
@@ -142,11 +151,11 @@ fn lift<A: Lock>(
     });
     graph.parent.push((0, 0));
     for (from, ordinal, class, to) in edges {
-        let class = match class {
-            None => FAULT,
-            Some(fp) => {
+        let (class, strong) = match class {
+            None => (FAULT, false),
+            Some((fp, strong)) => {
                 let next = classes.len() as u32;
-                *classes.entry(fp).or_insert(next)
+                (*classes.entry(fp).or_insert(next), strong)
             }
         };
         graph.raw.push((
@@ -155,6 +164,7 @@ fn lift<A: Lock>(
                 to: to.unwrap_or(sink),
                 class,
                 ordinal,
+                strong,
             },
         ));
     }

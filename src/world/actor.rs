@@ -49,6 +49,15 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         true
     }
 
+    /// Whether `step` is one outcome of a random choice the real process
+    /// makes (Redlock's retry delay): the actor lists every outcome as a
+    /// step, and each is strongly fair, so a run that keeps refusing one
+    /// outcome while it is enabled again and again is not fair (DESIGN.md
+    /// §2). The default: no step is random.
+    fn random(&self, _step: Self::Step) -> bool {
+        false
+    }
+
     /// Takes one of the steps [`Actor::steps`] listed.
     fn on_step(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _step: Self::Step, _out: &mut Out<Self>) {}
 

@@ -8,7 +8,7 @@ use locksmith::check::{check, Options};
 use locksmith::properties::{view, Lock, LockView, Prop};
 use locksmith::scenario::Verdict;
 use locksmith::trace::replay;
-use locksmith::world::{Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
+use locksmith::world::{Action, Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Model, Property};
 
@@ -160,4 +160,158 @@ fn an_unfair_loop_does_not_replay_as_a_violation() {
         .expect("c asks");
     let r = replay(&w, &[ask], Prop::DeadlockFreedom, Some(1));
     assert!(matches!(r, Ok(Some(_))), "{r:?}");
+}
+
+/// Strong fairness of random outcomes (issue 21, item 5): a client that is
+/// refused draws a coin before it asks again, and the server grants only
+/// an ask made on heads. When the coin is random (`random`), each outcome
+/// is strongly fair, and a run that draws tails for ever is not fair; when
+/// it is not, the two outcomes are the adversary's choice, weakly fair
+/// only, and tails for ever is a fair run that never acquires.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Dice {
+    Server,
+    Client { random: bool },
+}
+
+/// A client: 0 wants and asks (weakly fair, not urgent); 1 asked; 2 must
+/// draw; 3 drew heads, asks boldly; 4 holds (for ever).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum DiceSt {
+    Server,
+    Client(u8),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+enum DiceMsg {
+    Ask { bold: bool },
+    Yes,
+    No,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+enum Draw {
+    Ask,
+    Coin(bool),
+}
+
+impl Actor for Dice {
+    type State = DiceSt;
+    type Msg = DiceMsg;
+    type Timer = Timer;
+    type Watch = ();
+    type Step = Draw;
+
+    fn init(&self, _: &Ctx<'_, Self>, _: &mut Out<Self>) -> DiceSt {
+        match self {
+            Dice::Server => DiceSt::Server,
+            Dice::Client { .. } => DiceSt::Client(0),
+        }
+    }
+
+    fn steps(&self, _: &Ctx<'_, Self>, state: &DiceSt, steps: &mut Vec<Draw>) {
+        match state {
+            DiceSt::Client(0) => steps.push(Draw::Ask),
+            DiceSt::Client(2) => steps.extend([Draw::Coin(false), Draw::Coin(true)]),
+            _ => {}
+        }
+    }
+
+    fn urgent(&self, step: Draw) -> bool {
+        step != Draw::Ask
+    }
+
+    fn random(&self, step: Draw) -> bool {
+        matches!((self, step), (Dice::Client { random: true }, Draw::Coin(_)))
+    }
+
+    fn on_step(&self, _: &Ctx<'_, Self>, state: &mut DiceSt, step: Draw, out: &mut Out<Self>) {
+        let bold = step == Draw::Coin(true);
+        out.send(0, DiceMsg::Ask { bold });
+        *state = DiceSt::Client(if bold { 3 } else { 1 });
+    }
+
+    fn on_msg(&self, _: &Ctx<'_, Self>, state: &mut DiceSt, src: Id, msg: DiceMsg, out: &mut Out<Self>) {
+        match (self, msg) {
+            (Dice::Server, DiceMsg::Ask { bold }) => out.send(src, if bold { DiceMsg::Yes } else { DiceMsg::No }),
+            (Dice::Client { .. }, DiceMsg::Yes) => *state = DiceSt::Client(4),
+            (Dice::Client { .. }, DiceMsg::No) => *state = DiceSt::Client(2),
+            _ => {}
+        }
+    }
+}
+
+impl Lock for Dice {
+    fn lock_view(_: &World<Self>, s: &WorldState<Self>) -> LockView {
+        let mut v = LockView::default();
+        for (i, n) in s.nodes.iter().enumerate() {
+            match n.state {
+                DiceSt::Client(4) => v.holding |= 1 << i,
+                DiceSt::Client(_) => v.wanting |= 1 << i,
+                DiceSt::Server => {}
+            }
+        }
+        v
+    }
+}
+
+/// A server and `clients` clients drawing coins; `symmetric`: the clients
+/// are interchangeable for symmetry reduction.
+fn dice(clients: usize, random: bool, symmetric: bool) -> World<Dice> {
+    let ids: Vec<Id> = (1..=clients).collect();
+    World {
+        actors: std::iter::once(Dice::Server)
+            .chain(ids.iter().map(|_| Dice::Client { random }))
+            .collect(),
+        names: std::iter::once("s".to_string())
+            .chain(ids.iter().map(|i| format!("c{i}")))
+            .collect(),
+        roles: std::iter::once(Role::Server)
+            .chain(ids.iter().map(|_| Role::Client))
+            .collect(),
+        faults: Faults {
+            max_delay: Some(1),
+            ..Faults::default()
+        },
+        properties: Vec::new(),
+        symmetry: if symmetric { vec![ids] } else { Vec::new() },
+    }
+}
+
+#[test]
+fn a_coin_that_may_land_tails_for_ever_is_a_livelock_only_without_strong_fairness() {
+    let weak = check(&dice(1, false, false), &Options::default());
+    let df = weak.get(Prop::DeadlockFreedom);
+    assert_eq!(df.verdict, Verdict::Violated);
+    let cycle = df.trace.as_ref().and_then(|cx| cx.cycle.clone()).expect("a loop");
+    assert!(cycle.contains(&Action::Step {
+        node: 1,
+        step: Draw::Coin(false)
+    }));
+    assert!(!cycle.contains(&Action::Step {
+        node: 1,
+        step: Draw::Coin(true)
+    }));
+    let strong = check(&dice(1, true, false), &Options::default());
+    assert_eq!(strong.get(Prop::DeadlockFreedom).verdict, Verdict::Holds);
+    assert_eq!(strong.get(Prop::StarvationFreedom).verdict, Verdict::Holds);
+}
+
+#[test]
+fn strong_fairness_gives_the_same_verdicts_under_symmetry() {
+    for random in [false, true] {
+        let full = check(&dice(2, random, false), &Options::default());
+        let quotient = check(&dice(2, random, true), &Options::default());
+        assert!(quotient.unique_states < full.unique_states, "symmetry reduces");
+        for p in [Prop::DeadlockFreedom, Prop::StarvationFreedom] {
+            let expected = if random { Verdict::Holds } else { Verdict::Violated };
+            assert_eq!(full.get(p).verdict, expected, "random = {random}: {}", p.name());
+            assert_eq!(
+                quotient.get(p).verdict,
+                expected,
+                "random = {random}: {} under symmetry",
+                p.name()
+            );
+        }
+    }
 }

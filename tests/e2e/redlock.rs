@@ -10,7 +10,7 @@ use locksmith::algorithms::redlock::{self, Msg, State, Step, Timer};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
 use locksmith::scenario::{load, parse, Verdict};
-use locksmith::world::{Action, World, WorldState};
+use locksmith::world::{Action, Actor, World, WorldState};
 
 /// When attempts were numbered mod 2, the answer to the attempt two tries
 /// back counted as a vote: with one master, two clients, messages delayed
@@ -136,7 +136,7 @@ fn a_restarted_client_cannot_delete_its_previous_key() {
 /// and started another is ignored: it carries the earlier value.
 #[test]
 fn a_late_answer_is_ignored() {
-    let world = world("clients = 1\nretry = 1\ntimeout = 1", "max_delay = 2");
+    let world = world("clients = 1\nretry = 1\nretry_max = 1\ntimeout = 1", "max_delay = 2");
     let s = world.init();
     let s = step(
         &world,
@@ -169,6 +169,16 @@ fn a_late_answer_is_ignored() {
         unreachable!("node 1 is a client")
     };
     assert_eq!(c.value, 0, "the failed attempt is forgotten");
+    // It draws its back-off (the one delay there is), and when that timer
+    // fires it tries again at once.
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: 1,
+            step: Step::Backoff(1),
+        },
+    );
     let s = step(&world, &s, Action::Tick);
     let s = step(
         &world,
@@ -176,14 +186,6 @@ fn a_late_answer_is_ignored() {
         Action::Fire {
             node: 1,
             timer: Timer::Retry,
-        },
-    );
-    let s = step(
-        &world,
-        &s,
-        Action::Step {
-            node: 1,
-            step: Step::Acquire,
         },
     );
     let before = s.nodes[1].state.clone();
@@ -204,4 +206,71 @@ fn a_late_answer_is_ignored() {
         },
     );
     assert_eq!(s.nodes[1].state, before, "the late yes is no vote");
+}
+
+/// The first state, breadth-first, in which some client draws its
+/// back-off, with the steps it may draw.
+fn first_draw(world: &World<redlock::Node>) -> Vec<Step> {
+    let mut queue = std::collections::VecDeque::from([world.init()]);
+    let mut seen = std::collections::HashSet::new();
+    let mut enabled = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        enabled.clear();
+        world.enabled(&s, &mut enabled);
+        let draws: Vec<Step> = enabled
+            .iter()
+            .filter_map(|a| match a {
+                Action::Step {
+                    step: step @ Step::Backoff(_),
+                    ..
+                } => Some(*step),
+                _ => None,
+            })
+            .collect();
+        if !draws.is_empty() {
+            return draws;
+        }
+        for a in &enabled {
+            if let Some(t) = world.after(&s, a) {
+                if seen.insert(format!("{t:?}")) {
+                    queue.push_back(t);
+                }
+            }
+        }
+        assert!(seen.len() < 100_000, "a client gives up within the search");
+    }
+    Vec::new()
+}
+
+/// Issue 21, item 5: a client that gives up draws its back-off from
+/// `retry..=retry_max`, each outcome a random (strongly fair) step; with
+/// `retry_max = retry` there is one outcome, an ordinary step.
+#[test]
+fn a_client_draws_its_back_off_from_retry_to_retry_max() {
+    let w = world(
+        "clients = 2\nttl = 4\ntimeout = 1\nretry = 2\nretry_max = 4",
+        "max_delay = 1",
+    );
+    let draws = first_draw(&w);
+    assert_eq!(draws, vec![Step::Backoff(2), Step::Backoff(3), Step::Backoff(4)]);
+    let client = &w.actors[1];
+    assert!(draws.iter().all(|&d| client.random(d) && client.urgent(d)));
+    let fixed = world(
+        "clients = 2\nttl = 4\ntimeout = 1\nretry = 2\nretry_max = 2",
+        "max_delay = 1",
+    );
+    assert_eq!(first_draw(&fixed), vec![Step::Backoff(2)]);
+    assert!(!fixed.actors[1].random(Step::Backoff(2)));
+}
+
+/// `retry_max` below `retry` is refused, naming the key and the range.
+#[test]
+fn retry_max_below_retry_is_refused() {
+    let text = "summary = \"s\"\nalgorithm = \"redlock\"\n[system]\nretry = 3\nretry_max = 2\n";
+    let err = parse(Path::new("inline.toml"), text).expect_err("refused").to_string();
+    assert!(err.contains("inline.toml"), "{err}");
+    assert!(
+        err.contains("retry_max = 2 is not allowed; allowed: a whole number from 3 to 20"),
+        "{err}"
+    );
 }
