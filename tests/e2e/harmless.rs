@@ -103,7 +103,7 @@ fn no_verdict_flips_on_a_harmless_change() {
             }
         }
     }
-    assert!(tried >= 30, "the changes were compared in full ({tried})");
+    assert!(tried >= 25, "the changes were compared in full ({tried})");
     assert!(
         flips.is_empty(),
         "verdicts flipped without a pinned reason:\n{}",
