@@ -108,7 +108,23 @@ pub struct Params {
     pub drift: u8,
     /// Validity client: validity it insists on having left at its check.
     pub margin: u8,
+    /// `Mutex.Lock` checks that its own key still exists before it returns
+    /// (etcd-io/etcd#11408, in etcd 3.4.4); `false` is the earlier `Lock`,
+    /// which returns once no older key is left.
+    pub key_check: bool,
+    /// How `Mutex.Unlock` deletes the key.
+    pub unlock: Unlock,
     pub acquisitions: u8,
+}
+
+/// How the unlock deletes the client's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unlock {
+    /// `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete(/lock/ID)))`:
+    /// only the key this acquisition created.
+    CompareAndDelete,
+    /// `Delete(/lock/ID)`: clientv3's `Mutex.Unlock`, by name only.
+    Delete,
 }
 
 impl Params {
@@ -127,6 +143,12 @@ impl Params {
             )?,
             drift: 1,
             margin: 2,
+            key_check: k.flag("key_check", true)?,
+            unlock: k.choice(
+                "unlock",
+                &[("compare-and-delete", Unlock::CompareAndDelete), ("delete", Unlock::Delete)],
+                Unlock::CompareAndDelete,
+            )?,
             acquisitions: sc.acquisitions,
         };
         let drift = k.optional_uint("drift", 0, 10)?;
@@ -252,6 +274,8 @@ pub struct Client {
     pub lease: u32,
     /// Its key's create revision: the fencing token (0 until known).
     pub rev: u32,
+    /// Within `Stage::Watch`: the predecessor's key it watches (0 for none).
+    pub pred: u32,
     /// Validity client: checked its validity timer and found time left.
     pub checked: bool,
     pub ghost: u32,
@@ -264,6 +288,7 @@ impl Client {
             stage: Stage::Grant,
             lease: 0,
             rev: 0,
+            pred: 0,
             checked: false,
             ghost: 0,
         }
@@ -275,6 +300,7 @@ impl Client {
         self.stage = Stage::Grant;
         self.lease = 0;
         self.rev = 0;
+        self.pred = 0;
         self.checked = false;
         self.ghost = 0;
     }
@@ -423,6 +449,17 @@ impl Actor for Node {
         }
     }
 
+    /// Every timer here is Go's, on the monotonic clock: etcd's lessor
+    /// compares `time.Now()` with an expiry set by `time.Now().Add(..)`
+    /// (`Lease.refresh`, `lessor.expireExists`), and clientv3's deadlines
+    /// and keep-alive schedule are `time.Now().Add(..)` and `time.After`.
+    /// Go compares two such times by their monotonic readings, so a step of
+    /// the wall clock moves none of them; a clock running fast or slow
+    /// still does.
+    fn monotonic(&self, _timer: Timer) -> bool {
+        true
+    }
+
     /// A client comes to want the lock, and retries after its back-off,
     /// at any moment (DESIGN.md §2).
     fn urgent(&self, step: Step) -> bool {
@@ -493,9 +530,10 @@ impl Actor for Node {
                 Phase::Releasing => released(p, c, out),
                 _ => {}
             },
+            // `sendKeepAliveLoop`: the keep-alive is due; the next waits
+            // for its answer.
             (State::Client(c), Timer::KeepAlive) if c.lease != 0 => {
                 out.send(SERVER, Msg::LeaseKeepAlive { id: c.lease });
-                out.set_timer(Timer::KeepAlive, p.keep_alive_every());
             }
             // The lease's TTL ran out on the client's clock: the session
             // has expired, unless the client is past its check.
@@ -527,6 +565,7 @@ impl Actor for Node {
             }
             State::Client(c) => {
                 visit(Seq::Value, &mut c.lease);
+                visit(Seq::Value, &mut c.pred);
                 visit(Seq::Token, &mut c.rev);
                 visit(Seq::Ghost, &mut c.ghost);
             }
@@ -656,6 +695,7 @@ impl Actor for Node {
             Msg::Range { id, rev } => {
                 format!("Txn get last /lock/ below revision {rev}, get /lock/{id}")
             }
+            Msg::Unlock { id, .. } if self.params().unlock == Unlock::Delete => format!("Delete /lock/{id}"),
             Msg::Unlock { id, rev } => {
                 format!("Txn if create_revision(/lock/{id}) = {rev} then delete /lock/{id}")
             }
@@ -788,10 +828,20 @@ fn predecessor(s: &Server, id: u32, below: u32) -> u32 {
 fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
     match msg {
         // A new lease, in the lowest free slot.
+        // A grant the client sent again on a new connection (clientv3
+        // retries `LeaseGrant`) for a lease granted already: a new full
+        // TTL, as the second lease real etcd would grant (the first, an
+        // orphan, holds no key).
         Msg::LeaseGrant { id } => {
-            let slot = (0..).find(|n| s.leases.iter().all(|l| l.slot != *n)).unwrap_or(0);
-            s.leases.push(Lease { slot, id });
-            s.leases.sort();
+            let slot = match s.leases.iter().find(|l| l.id == id) {
+                Some(l) => l.slot,
+                None => {
+                    let slot = (0..).find(|n| s.leases.iter().all(|l| l.slot != *n)).unwrap_or(0);
+                    s.leases.push(Lease { slot, id });
+                    s.leases.sort();
+                    slot
+                }
+            };
             out.set_timer(Timer::LeaseExpiry { slot }, p.ttl);
             out.send(src, Msg::LeaseGranted { id });
         }
@@ -840,10 +890,14 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
         }
         // A watch from a revision before the delete: an already deleted key
         // gives its event at once.
+        // A watch resumed on a new connection replaces the old stream's.
         Msg::Watch { id, key } => {
             if s.keys.iter().any(|k| k.lease == key) {
-                s.watches.push(Watch { watcher: src, id, key });
-                s.watches.sort();
+                let w = Watch { watcher: src, id, key };
+                if !s.watches.contains(&w) {
+                    s.watches.push(w);
+                    s.watches.sort();
+                }
             } else {
                 out.send(src, Msg::Deleted { id, key });
             }
@@ -853,9 +907,15 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
             let mine = s.keys.iter().any(|k| k.lease == id);
             out.send(src, Msg::RangeAnswer { id, pred, mine });
         }
-        // Deletes only the key this lock created: never another's.
+        // Compare-and-delete deletes only the key this lock created, never
+        // another's; a plain delete, the key of that name.
         Msg::Unlock { id, rev } => {
-            if let Some(i) = s.keys.iter().position(|k| k.lease == id && k.create == rev) {
+            let plain = p.unlock == Unlock::Delete;
+            if let Some(i) = s
+                .keys
+                .iter()
+                .position(|k| k.lease == id && (plain || k.create == rev))
+            {
                 s.keys.remove(i);
                 s.revision += 1;
                 notify(s, id, out);
@@ -873,24 +933,32 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
 fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
     let acquiring = |stage| c.script.phase == Phase::Acquiring && c.stage == stage;
     match msg {
+        // `NewSession` calls `KeepAlive` right after the grant, and
+        // `KeepAlive` sets `nextKeepAlive = time.Now()`: the first
+        // keep-alive goes out at once.
         Msg::LeaseGranted { id } if id == c.lease && acquiring(Stage::Grant) => {
-            out.set_timer(Timer::KeepAlive, p.keep_alive_every());
             if p.validity() {
                 match validity_left(p.ttl, Some(0), p.drift) {
                     Some(v) => out.set_timer(Timer::Validity, v),
                     None => return start_over(p, c, out),
                 }
             }
+            out.send(SERVER, Msg::LeaseKeepAlive { id });
             out.send(SERVER, Msg::Lock { id });
             out.set_timer(Timer::Timeout, p.timeout);
             c.stage = Stage::Put;
         }
-        Msg::KeepAliveAnswer { id, alive } if id == c.lease && p.validity() => {
+        // `recvKeepAlive`: the next keep-alive TTL/3 after this answer; a
+        // TTL of 0 closes the keep-alive (no more are sent).
+        Msg::KeepAliveAnswer { id, alive } if id == c.lease => {
             if alive {
-                if let Some(v) = validity_left(p.ttl, Some(0), p.drift) {
-                    out.set_timer(Timer::Validity, v);
+                out.set_timer(Timer::KeepAlive, p.keep_alive_every());
+                if p.validity() {
+                    if let Some(v) = validity_left(p.ttl, Some(0), p.drift) {
+                        out.set_timer(Timer::Validity, v);
+                    }
                 }
-            } else {
+            } else if p.validity() {
                 lease_lost(p, c, out);
             }
         }
@@ -901,14 +969,14 @@ fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
             wait_for(c, pred, out);
         }
         Msg::LeaseNotFound { id } if id == c.lease && acquiring(Stage::Put) => start_over(p, c, out),
-        Msg::Deleted { id, .. } if id == c.lease && acquiring(Stage::Watch) => {
+        Msg::Deleted { id, key } if id == c.lease && key == c.pred && acquiring(Stage::Watch) => {
             out.send(SERVER, Msg::Range { id, rev: c.rev });
             out.set_timer(Timer::Timeout, p.timeout);
             c.stage = Stage::Range;
         }
         Msg::RangeAnswer { id, pred, mine } if id == c.lease && acquiring(Stage::Range) => {
             out.cancel_timer(Timer::Timeout);
-            if mine {
+            if mine || !p.key_check {
                 wait_for(c, pred, out);
             } else {
                 // ErrSessionExpired: the lease expired while it waited.
@@ -939,9 +1007,11 @@ fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
 fn wait_for(c: &mut Client, pred: u32, out: &mut Out<Node>) {
     if pred == 0 {
         c.script.phase = Phase::Holding;
+        c.pred = 0;
     } else {
         out.send(SERVER, Msg::Watch { id: c.lease, key: pred });
         c.stage = Stage::Watch;
+        c.pred = pred;
     }
 }
 
