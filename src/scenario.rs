@@ -293,6 +293,7 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
         max_drift: k.uint("max_drift", 0, 5, 0)?,
         max_delay: k.optional_uint("max_delay", 0, 10)?,
         partitions: k.uint("partitions", 0, 3, 0)?,
+        one_way: k.flag("one_way", false)?,
         loss: k.flag("loss", false)?,
         duplicate: k.flag("duplicate", false)?,
         reorder: k.flag("reorder", false)?,
@@ -323,6 +324,11 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
         return Err(ScenarioError(format!(
             "{file}: [faults] min_pause = {} is longer than max_pause = {}; allowed: 1 to {}",
             f.min_pause, f.max_pause, f.max_pause
+        )));
+    }
+    if f.one_way && f.partitions == 0 {
+        return Err(ScenarioError(format!(
+            "{file}: [faults] one_way = true lets a partition cut one direction of a link, but partitions is 0; allowed: partitions of 1 or more, or one_way = false"
         )));
     }
     if f.clock_jumps > 0 && f.max_jump == 0 {

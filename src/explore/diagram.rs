@@ -156,7 +156,7 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
                     escape(&label)
                 );
             }
-            Action::Partition { a: p, b: q } => {
+            Action::Partition { a: p, b: q } | Action::Cut { src: p, dst: q } => {
                 let _ = write!(
                     s,
                     "<line x1='{}' y1='{yr}' x2='{}' y2='{yr}' stroke='{FAULT}' stroke-width='2' stroke-dasharray='6 4'/>",

@@ -139,6 +139,29 @@ pub fn state_words<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
             .collect();
         lines.push(format!("cut links: {}", cut.join(", ")));
     }
+    if !s.one_way.is_empty() {
+        let cut: Vec<String> = s
+            .one_way
+            .iter()
+            .map(|(a, b)| format!("{}->{}", world.name(*a), world.name(*b)))
+            .collect();
+        lines.push(format!("links cut one way: {}", cut.join(", ")));
+    }
+    if !s.broken.is_empty() {
+        let broken: Vec<String> = s
+            .broken
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}-{}{}",
+                    world.name(c.node),
+                    world.name(c.peer),
+                    if c.noticed { "" } else { " (not yet noticed)" }
+                )
+            })
+            .collect();
+        lines.push(format!("broken connections: {}", broken.join(", ")));
+    }
     let f = &world.faults;
     let spent: Vec<String> = [
         ("crashes", s.spent.crashes, f.crashes),

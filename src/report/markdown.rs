@@ -371,10 +371,11 @@ pub(super) fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Pr
                 used[*src] = true;
                 used[*dst] = true;
             }
-            Action::Partition { a, b } => {
+            Action::Partition { a, b } | Action::Cut { src: a, dst: b } => {
                 used[*a] = true;
                 used[*b] = true;
             }
+            Action::Disconnected { peer, .. } | Action::Reconnect { peer, .. } => used[*peer] = true,
             Action::Drift { fast, slow } => fast.iter().chain(slow).for_each(|i| used[*i] = true),
             _ => {}
         }
@@ -474,6 +475,7 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
                         (vec![*node], format!("{} runs out", world.show_timer(*node, timer)))
                     }
                     Action::Partition { a, b } => (vec![*a, *b], "link cut".to_string()),
+                    Action::Cut { src, dst } => (vec![*src, *dst], "link cut one way".to_string()),
                     _ => match a.node() {
                         Some(node) => {
                             let text = world.describe(a);

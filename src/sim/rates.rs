@@ -130,7 +130,7 @@ pub fn kind_of<A: Actor>(action: &Action<A>) -> Option<usize> {
     Some(match action {
         Action::Crash { .. } => 0,
         Action::Pause { .. } => 1,
-        Action::Partition { .. } => 2,
+        Action::Partition { .. } | Action::Cut { .. } => 2,
         Action::Lose { .. } => 3,
         Action::Duplicate { .. } => 4,
         Action::ClockJump { .. } => 5,

@@ -27,6 +27,14 @@ pub enum Action<A: Actor> {
     Pause { node: Id, ticks: u8 },
     /// Fault: the link between two nodes is cut both ways.
     Partition { a: Id, b: Id },
+    /// Fault: the link is cut one way: messages from `src` to `dst` are
+    /// dropped, the other way still flows (`[faults] one_way`).
+    Cut { src: Id, dst: Id },
+    /// `node`'s client library notices that its connection to `peer`
+    /// broke (DESIGN.md §2 "Connections").
+    Disconnected { node: Id, peer: Id },
+    /// `node`'s client library opens a new connection to `peer`.
+    Reconnect { node: Id, peer: Id },
     /// Fault: the network loses a message.
     Lose { src: Id, dst: Id, msg: A::Msg },
     /// Fault: the network duplicates a message.
@@ -63,6 +71,7 @@ impl<A: Actor> Action<A> {
             Action::Crash { .. }
                 | Action::Pause { .. }
                 | Action::Partition { .. }
+                | Action::Cut { .. }
                 | Action::Lose { .. }
                 | Action::Duplicate { .. }
                 | Action::ClockJump { .. }
@@ -77,7 +86,7 @@ impl<A: Actor> Action<A> {
             Action::Crash { .. } => "crash",
             Action::Restart { .. } => "restart",
             Action::Pause { .. } => "pause",
-            Action::Partition { .. } => "partition",
+            Action::Partition { .. } | Action::Cut { .. } => "partition",
             Action::Heal => "heal",
             Action::Lose { .. } => "loss",
             Action::Duplicate { .. } => "duplicate",
@@ -95,7 +104,9 @@ impl<A: Actor> Action<A> {
             | Action::Restart { node }
             | Action::Crash { node }
             | Action::Pause { node, .. }
-            | Action::ClockJump { node, .. } => Some(*node),
+            | Action::ClockJump { node, .. }
+            | Action::Disconnected { node, .. }
+            | Action::Reconnect { node, .. } => Some(*node),
             Action::Deliver { dst, .. } => Some(*dst),
             _ => None,
         }

@@ -58,6 +58,30 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// Handles a timer that has run down to zero.
     fn on_timer(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _timer: Self::Timer, _out: &mut Out<Self>) {}
 
+    /// Whether this node talks to `peer` over a connection of its own (a
+    /// TCP connection, as Redis, ZooKeeper and etcd clients keep one). The
+    /// connecting end answers; the world then breaks the connection on a
+    /// loss or a cut of that link rather than dropping one message: what
+    /// was in flight on it, both ways, is gone, and so is everything sent
+    /// on it until this node reconnects (DESIGN.md §2). TCP delivers once
+    /// and in order, so such a link is never duplicated nor reordered.
+    fn connects_to(&self, _peer: Id) -> bool {
+        false
+    }
+
+    /// The connection to `peer` broke, and this node's client library has
+    /// noticed (`Action::Disconnected`): fail the requests that were
+    /// pending on it (ZooKeeper's CONNECTION_LOSS, gRPC's Unavailable),
+    /// as the real library does. The link carries nothing until
+    /// [`Actor::on_reconnect`].
+    fn on_disconnect(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _peer: Id, _out: &mut Out<Self>) {}
+
+    /// The client library has a new connection to `peer`
+    /// (`Action::Reconnect`): send what the real library sends on one
+    /// (ZooKeeper's session id and SetWatches with the last zxid; etcd's
+    /// watches resumed from their revision, the keep-alive stream).
+    fn on_reconnect(&self, _ctx: &Ctx<'_, Self>, _state: &mut Self::State, _peer: Id, _out: &mut Out<Self>) {}
+
     /// What survives a crash: reduce `state` to its durable image and keep
     /// only the timers that survive (a persisted key's expiry is an absolute
     /// deadline on disk, so it keeps running while the node is down). The

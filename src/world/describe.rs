@@ -24,6 +24,16 @@ impl<A: Actor> World<A> {
         self.actors[node].show_step(step)
     }
 
+    /// What a loss or a cut on a link does besides: it breaks the
+    /// connection there, if there is one.
+    fn breaks(&self, a: Id, b: Id) -> &'static str {
+        if self.connection(a, b).is_some() {
+            ", which breaks their connection"
+        } else {
+            ""
+        }
+    }
+
     /// One action in plain words: "c1 pauses for 3 ticks".
     pub fn describe(&self, action: &Action<A>) -> String {
         let n = |id: &Id| self.name(*id);
@@ -47,12 +57,23 @@ impl<A: Actor> World<A> {
                     if *ticks == 1 { "" } else { "s" }
                 )
             }
-            Action::Partition { a, b } => format!("the link {}-{} is cut", n(a), n(b)),
+            Action::Partition { a, b } => format!("the link {}-{} is cut{}", n(a), n(b), self.breaks(*a, *b)),
+            Action::Cut { src, dst } => format!(
+                "the link from {} to {} is cut (one way){}",
+                n(src),
+                n(dst),
+                self.breaks(*src, *dst)
+            ),
+            Action::Disconnected { node, peer } => {
+                format!("{} notices its connection to {} broke", n(node), n(peer))
+            }
+            Action::Reconnect { node, peer } => format!("{} reconnects to {}", n(node), n(peer)),
             Action::Lose { src, dst, msg } => format!(
-                "the network loses {} from {} to {}",
+                "the network loses {} from {} to {}{}",
                 self.show_msg(*src, msg),
                 n(src),
-                n(dst)
+                n(dst),
+                self.breaks(*src, *dst)
             ),
             Action::Duplicate { src, dst, msg } => format!(
                 "the network duplicates {} from {} to {}",

@@ -66,6 +66,10 @@ pub struct Faults {
     pub max_delay: Option<u8>,
     /// How many links may be cut in one run (heals are free).
     pub partitions: u8,
+    /// A partition may cut one direction of a link only (`Action::Cut`):
+    /// messages from one end are dropped while the other end's still flow
+    /// (DESIGN.md §2: a set of cut links, symmetric or one-way).
+    pub one_way: bool,
     /// Messages may be lost.
     pub loss: bool,
     /// Messages may be duplicated (each at most once, the copy as old as
@@ -92,6 +96,7 @@ impl Default for Faults {
             max_drift: 0,
             max_delay: None,
             partitions: 0,
+            one_way: false,
             loss: false,
             duplicate: false,
             reorder: false,

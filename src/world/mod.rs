@@ -6,6 +6,7 @@
 
 mod action;
 mod actor;
+mod connections;
 mod describe;
 mod faults;
 mod ranks;
@@ -16,7 +17,7 @@ mod tla;
 pub use action::{Action, EVENT_KINDS};
 pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
-pub use state::{Clocks, Envelope, Node, Spent, Status, WorldState};
+pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
 pub use tla::{all_links, FlagNames, Tla};
 
@@ -56,6 +57,8 @@ impl<A: Actor> World<A> {
             nodes: Vec::with_capacity(self.actors.len()),
             net: Vec::new(),
             cut: Vec::new(),
+            one_way: Vec::new(),
+            broken: Vec::new(),
             spent: Spent::default(),
             ghost: 0,
             value: 0,
@@ -118,6 +121,7 @@ impl<A: Actor> World<A> {
             let head = i == 0 || (s.net[i - 1].src, s.net[i - 1].dst) != (e.src, e.dst);
             if head
                 || (self.faults.reorder
+                    && self.connection(e.src, e.dst).is_none()
                     && !s.net[..i]
                         .iter()
                         .any(|o| (o.src, o.dst, &o.msg) == (e.src, e.dst, &e.msg)))
@@ -130,8 +134,16 @@ impl<A: Actor> World<A> {
 
     /// Time cannot pass a due timer or an enabled urgent step of a running
     /// node, nor a message to a running node that has been in flight
-    /// `max_delay`.
+    /// `max_delay`, nor a broken connection its running client has yet to
+    /// notice or can re-open.
     fn time_blocked(&self, s: &WorldState<A>) -> bool {
+        if !s.broken.is_empty() {
+            let mut steps = Vec::new();
+            self.connection_steps(s, &mut steps);
+            if !steps.is_empty() {
+                return true;
+            }
+        }
         for (id, n) in s.nodes.iter().enumerate() {
             if n.is_up()
                 && (n.timers.iter().any(|(_, v)| *v == 0)
@@ -238,7 +250,7 @@ impl<A: Actor> World<A> {
         for cmd in cmds {
             match cmd {
                 Cmd::Send(dst, msg) => {
-                    if s.nodes[dst].status != Status::Down && !s.is_cut(id, dst) {
+                    if s.nodes[dst].status != Status::Down && !s.drops(id, dst) {
                         s.net.push(Envelope {
                             src: id,
                             dst,
@@ -274,12 +286,26 @@ impl<A: Actor> World<A> {
 
     /// Keeps the network in its canonical order: grouped by link, send
     /// order within a link (a stable sort keeps it), or fully sorted when
-    /// order within a link carries no meaning.
+    /// order within a link carries no meaning (with `reorder`, except on a
+    /// connection, which is FIFO).
     fn normalise_net(&self, s: &mut WorldState<A>) {
+        self.normalise(&mut s.net);
+    }
+
+    /// [`World::normalise_net`] on a bare network.
+    pub(crate) fn normalise(&self, net: &mut [Envelope<A::Msg>]) {
         if self.faults.reorder {
-            s.net.sort();
+            net.sort_by(|x, y| {
+                (x.src, x.dst).cmp(&(y.src, y.dst)).then_with(|| {
+                    if self.connection(x.src, x.dst).is_some() {
+                        std::cmp::Ordering::Equal
+                    } else {
+                        x.cmp(y)
+                    }
+                })
+            });
         } else {
-            s.net.sort_by_key(|e| (e.src, e.dst));
+            net.sort_by_key(|e| (e.src, e.dst));
         }
     }
 
@@ -357,9 +383,10 @@ impl<A: Actor> World<A> {
                 actions.push(Action::Restart { node: id });
             }
         }
-        if !s.cut.is_empty() {
+        if !s.cut.is_empty() || !s.one_way.is_empty() {
             actions.push(Action::Heal);
         }
+        self.connection_steps(s, actions);
         // Faults from here on.
         for id in 0..n {
             if self.targeted(id) && s.nodes[id].status != Status::Down && s.spent.crashes < f.crashes {
@@ -384,6 +411,17 @@ impl<A: Actor> World<A> {
                     }
                 }
             }
+            if f.one_way {
+                for src in 0..n {
+                    for dst in 0..n {
+                        let reachable =
+                            src != dst && self.roles[src] != Role::Observer && self.roles[dst] != Role::Observer;
+                        if reachable && (self.targeted(src) || self.targeted(dst)) && !s.is_cut(src, dst) {
+                            actions.push(Action::Cut { src, dst });
+                        }
+                    }
+                }
+            }
         }
         if f.loss || f.duplicate {
             let mut seen: Vec<(Id, Id, &A::Msg)> = Vec::new();
@@ -401,7 +439,7 @@ impl<A: Actor> World<A> {
                     });
                 }
                 let fresh = s.net.iter().any(|o| (o.src, o.dst, &o.msg) == key && !o.copied);
-                if f.duplicate && fresh {
+                if f.duplicate && fresh && self.connection(e.src, e.dst).is_none() {
                     actions.push(Action::Duplicate {
                         src: e.src,
                         dst: e.dst,
@@ -523,7 +561,21 @@ impl<A: Actor> World<A> {
                 t.history |= out.raised;
                 self.apply(&mut t, id, out.cmds);
             }
-            Action::Heal => t.cut.clear(),
+            Action::Heal => {
+                t.cut.clear();
+                t.one_way.clear();
+            }
+            Action::Disconnected { node, peer } => {
+                let peer = *peer;
+                let c = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer))?;
+                c.noticed = true;
+                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_disconnect(ctx, st, peer, out));
+            }
+            Action::Reconnect { node, peer } => {
+                let peer = *peer;
+                t.broken.retain(|c| (c.node, c.peer) != (*node, peer));
+                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_reconnect(ctx, st, peer, out));
+            }
             Action::Crash { node } => {
                 let id = *node;
                 let n = &mut t.nodes[id];
@@ -532,6 +584,7 @@ impl<A: Actor> World<A> {
                 n.status = Status::Down;
                 n.skew = 0;
                 t.net.retain(|e| e.dst != id);
+                t.broken.retain(|c| c.node != id);
                 t.spent.crashes += 1;
             }
             Action::Pause { node, ticks } => {
@@ -543,11 +596,21 @@ impl<A: Actor> World<A> {
                 t.cut.sort();
                 t.net
                     .retain(|e| !((e.src, e.dst) == (*a, *b) || (e.src, e.dst) == (*b, *a)));
+                self.break_connection(&mut t, *a, *b);
+                t.spent.partitions += 1;
+            }
+            Action::Cut { src, dst } => {
+                t.one_way.push((*src, *dst));
+                t.one_way.sort();
+                t.net.retain(|e| (e.src, e.dst) != (*src, *dst));
+                self.break_connection(&mut t, *src, *dst);
                 t.spent.partitions += 1;
             }
             Action::Lose { src, dst, msg } => {
                 let i = self.find(&t, *src, *dst, msg, false)?;
-                t.net.remove(i);
+                if !self.break_connection(&mut t, *src, *dst) {
+                    t.net.remove(i);
+                }
             }
             // The copy is as old as its original and travels right behind
             // it; neither is duplicated again.

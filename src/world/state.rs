@@ -71,8 +71,19 @@ pub struct Spent {
     pub partitions: u8,
 }
 
+/// A connection (DESIGN.md §2) that a loss or a cut broke: `node` is the
+/// end that connects (`Actor::connects_to`) and reconnects, `peer` the
+/// other. Until the reconnect, everything sent either way on it is lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Broken {
+    pub node: Id,
+    pub peer: Id,
+    /// Whether `node` has learnt of the break (`Action::Disconnected`).
+    pub noticed: bool,
+}
+
 /// A state of the whole world.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorldState<A: Actor> {
     pub nodes: Vec<Node<A>>,
     /// Messages in flight, grouped by link `(src, dst)` in ascending order,
@@ -80,6 +91,11 @@ pub struct WorldState<A: Actor> {
     pub net: Vec<Envelope<A::Msg>>,
     /// Cut links `(a, b)` with `a < b`, sorted; cut both ways.
     pub cut: Vec<(Id, Id)>,
+    /// Links cut one way `(src, dst)`, sorted: messages from `src` to
+    /// `dst` are dropped, the other way still flows.
+    pub one_way: Vec<(Id, Id)>,
+    /// Broken connections, sorted.
+    pub broken: Vec<Broken>,
     pub spent: Spent,
     /// The last ghost number drawn (see `Out::next_ghost`).
     pub ghost: u32,
@@ -89,8 +105,44 @@ pub struct WorldState<A: Actor> {
     pub history: u32,
 }
 
+/// Hashes as the state did before one-way cuts and connections existed
+/// while both are empty, so that a scenario using neither keeps its
+/// fingerprints, and with them its symmetry representatives and traces.
+impl<A: Actor> std::hash::Hash for WorldState<A> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.nodes.hash(h);
+        self.net.hash(h);
+        self.cut.hash(h);
+        self.spent.hash(h);
+        self.ghost.hash(h);
+        self.value.hash(h);
+        self.history.hash(h);
+        if !self.one_way.is_empty() || !self.broken.is_empty() {
+            self.one_way.hash(h);
+            self.broken.hash(h);
+        }
+    }
+}
+
 impl<A: Actor> WorldState<A> {
+    /// Whether the link between `a` and `b` is cut, in either direction.
     pub fn is_cut(&self, a: Id, b: Id) -> bool {
-        self.cut.contains(&(a.min(b), a.max(b)))
+        self.cut.contains(&(a.min(b), a.max(b))) || self.one_way.contains(&(a, b)) || self.one_way.contains(&(b, a))
+    }
+
+    /// Whether a message from `src` to `dst` is dropped: the link is cut
+    /// that way, or a connection between the two is broken.
+    pub fn drops(&self, src: Id, dst: Id) -> bool {
+        self.cut.contains(&(src.min(dst), src.max(dst)))
+            || self.one_way.contains(&(src, dst))
+            || self.broken_between(src, dst)
+    }
+
+    /// Whether a connection between `a` and `b` (either end connecting)
+    /// is broken.
+    pub fn broken_between(&self, a: Id, b: Id) -> bool {
+        self.broken
+            .iter()
+            .any(|c| (c.node, c.peer) == (a, b) || (c.node, c.peer) == (b, a))
     }
 }

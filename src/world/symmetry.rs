@@ -37,21 +37,31 @@ impl<A: Actor> World<A> {
                 }
             })
             .collect();
-        if self.faults.reorder {
-            net.sort();
-        } else {
-            net.sort_by_key(|e| (e.src, e.dst));
-        }
+        self.normalise(&mut net);
         let mut cut: Vec<(Id, Id)> = s
             .cut
             .iter()
             .map(|&(a, b)| (perm[a].min(perm[b]), perm[a].max(perm[b])))
             .collect();
         cut.sort();
+        let mut one_way: Vec<(Id, Id)> = s.one_way.iter().map(|&(a, b)| (perm[a], perm[b])).collect();
+        one_way.sort();
+        let mut broken: Vec<super::Broken> = s
+            .broken
+            .iter()
+            .map(|c| super::Broken {
+                node: perm[c.node],
+                peer: perm[c.peer],
+                noticed: c.noticed,
+            })
+            .collect();
+        broken.sort();
         WorldState {
             nodes,
             net,
             cut,
+            one_way,
+            broken,
             spent: s.spent,
             ghost: s.ghost,
             value: s.value,
@@ -101,6 +111,18 @@ impl<A: Actor> World<A> {
             Action::Partition { a, b } => Action::Partition {
                 a: perm[*a].min(perm[*b]),
                 b: perm[*a].max(perm[*b]),
+            },
+            Action::Cut { src, dst } => Action::Cut {
+                src: perm[*src],
+                dst: perm[*dst],
+            },
+            Action::Disconnected { node, peer } => Action::Disconnected {
+                node: perm[*node],
+                peer: perm[*peer],
+            },
+            Action::Reconnect { node, peer } => Action::Reconnect {
+                node: perm[*node],
+                peer: perm[*peer],
             },
             Action::ClockJump { node, by } => Action::ClockJump {
                 node: perm[*node],

@@ -165,7 +165,7 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
             | Action::ClockJump { node, .. } => Some(lane(*node)),
             _ => None,
         };
-        if let Action::Partition { a, b } = a {
+        if let Action::Partition { a, b } | Action::Cut { src: a, dst: b } = a {
             cuts.push((lane(*a), lane(*b), i));
         }
         let mut notes: Vec<(Tone, String)> = alarms(before, after)

@@ -1,0 +1,246 @@
+//! Connections (DESIGN.md §2): where a real client talks over TCP, a loss
+//! or a cut breaks its connection rather than dropping one message. What
+//! was in flight on it, both ways, is gone; everything sent on it until
+//! the client library reconnects is lost too; the library notices the
+//! break (`Action::Disconnected`, where it fails its pending requests)
+//! and opens a new connection once the link is whole
+//! (`Action::Reconnect`, where it re-sends what the real library does).
+//! Both are urgent and weakly fair: a library does them at once, and a
+//! paused or crashed process does neither.
+
+use super::{Action, Actor, Broken, Id, Status, World, WorldState};
+
+impl<A: Actor> World<A> {
+    /// The connection between `a` and `b`, if one of them keeps one to the
+    /// other: `(connecting end, other end)`.
+    pub fn connection(&self, a: Id, b: Id) -> Option<(Id, Id)> {
+        if self.actors[a].connects_to(b) {
+            Some((a, b))
+        } else if self.actors[b].connects_to(a) {
+            Some((b, a))
+        } else {
+            None
+        }
+    }
+
+    /// What the client libraries of running nodes do about their broken
+    /// connections now: notice a break, or reconnect once the link is
+    /// whole and the peer runs. Both are urgent: a library does them at
+    /// once (DESIGN.md §2 "Connections").
+    pub(super) fn connection_steps(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
+        for c in &s.broken {
+            if !s.nodes[c.node].is_up() {
+                continue;
+            }
+            if !c.noticed {
+                actions.push(Action::Disconnected {
+                    node: c.node,
+                    peer: c.peer,
+                });
+            } else if s.nodes[c.peer].status != Status::Down && !s.is_cut(c.node, c.peer) {
+                actions.push(Action::Reconnect {
+                    node: c.node,
+                    peer: c.peer,
+                });
+            }
+        }
+    }
+
+    /// A loss or a cut on the link between `a` and `b` breaks the
+    /// connection there, if there is one: everything in flight on it, both
+    /// ways, is gone, and the connecting end will notice. `false` when the
+    /// link carries no connection.
+    pub(super) fn break_connection(&self, s: &mut WorldState<A>, a: Id, b: Id) -> bool {
+        let Some((node, peer)) = self.connection(a, b) else {
+            return false;
+        };
+        s.net
+            .retain(|e| !((e.src, e.dst) == (a, b) || (e.src, e.dst) == (b, a)));
+        if s.nodes[node].status != Status::Down && !s.broken_between(a, b) {
+            s.broken.push(Broken {
+                node,
+                peer,
+                noticed: false,
+            });
+            s.broken.sort();
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::{Deserialize, Serialize};
+
+    use crate::world::{Action, Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
+
+    /// A client (node 1) that pings a server (node 0) over a connection,
+    /// counting its disconnects and reconnects; node 2 is a peer with no
+    /// connection, which the server also pings.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    enum Probe {
+        Server,
+        Client,
+        Peer,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    enum Msg {
+        Ping,
+        Pong,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    enum Never {}
+
+    /// (pongs received, disconnects noticed, reconnects).
+    type St = (u8, u8, u8);
+
+    impl Actor for Probe {
+        type State = St;
+        type Msg = Msg;
+        type Timer = Never;
+        type Watch = Never;
+        type Step = Never;
+
+        fn init(&self, _: &Ctx<'_, Self>, out: &mut Out<Self>) -> St {
+            match self {
+                Probe::Client => out.send(0, Msg::Ping),
+                Probe::Server => out.send(2, Msg::Ping),
+                Probe::Peer => {}
+            }
+            (0, 0, 0)
+        }
+
+        fn on_msg(&self, _: &Ctx<'_, Self>, st: &mut St, src: Id, msg: Msg, out: &mut Out<Self>) {
+            match msg {
+                Msg::Ping => out.send(src, Msg::Pong),
+                Msg::Pong => st.0 += 1,
+            }
+        }
+
+        fn connects_to(&self, peer: Id) -> bool {
+            *self == Probe::Client && peer == 0
+        }
+
+        fn on_disconnect(&self, _: &Ctx<'_, Self>, st: &mut St, _: Id, _: &mut Out<Self>) {
+            st.1 += 1;
+        }
+
+        fn on_reconnect(&self, _: &Ctx<'_, Self>, st: &mut St, peer: Id, out: &mut Out<Self>) {
+            st.2 += 1;
+            out.send(peer, Msg::Ping);
+        }
+    }
+
+    fn world(faults: Faults) -> World<Probe> {
+        World {
+            actors: vec![Probe::Server, Probe::Client, Probe::Peer],
+            names: vec!["s".into(), "c".into(), "p".into()],
+            roles: vec![Role::Server, Role::Client, Role::Client],
+            faults,
+            properties: Vec::new(),
+            symmetry: Vec::new(),
+        }
+    }
+
+    fn enabled(w: &World<Probe>, s: &WorldState<Probe>) -> Vec<Action<Probe>> {
+        let mut a = Vec::new();
+        w.enabled(s, &mut a);
+        a
+    }
+
+    fn step(w: &World<Probe>, s: &WorldState<Probe>, a: Action<Probe>) -> WorldState<Probe> {
+        assert!(w.is_enabled(s, &a), "{a:?} is not enabled in {s:?}");
+        w.after_unranked(s, &a).expect("enabled")
+    }
+
+    #[test]
+    fn a_loss_breaks_the_connection_and_the_client_reconnects() {
+        let w = world(Faults {
+            loss: true,
+            duplicate: true,
+            ..Faults::default()
+        });
+        let s = w.init();
+        // Only the link without a connection may duplicate.
+        let dups: Vec<_> = enabled(&w, &s)
+            .into_iter()
+            .filter(|a| matches!(a, Action::Duplicate { .. }))
+            .collect();
+        assert_eq!(
+            dups,
+            vec![Action::Duplicate {
+                src: 0,
+                dst: 2,
+                msg: Msg::Ping
+            }]
+        );
+        let s = step(
+            &w,
+            &s,
+            Action::Deliver {
+                src: 1,
+                dst: 0,
+                msg: Msg::Ping,
+            },
+        );
+        // The Pong is in flight to c: losing it breaks the connection.
+        let s = step(
+            &w,
+            &s,
+            Action::Lose {
+                src: 0,
+                dst: 1,
+                msg: Msg::Pong,
+            },
+        );
+        assert!(s.net.iter().all(|e| e.dst != 1 && e.src != 1), "{:?}", s.net);
+        assert!(s.broken_between(0, 1));
+        assert!(!enabled(&w, &s).contains(&Action::Reconnect { node: 1, peer: 0 }));
+        let s = step(&w, &s, Action::Disconnected { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 1, 0));
+        let s = step(&w, &s, Action::Reconnect { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 1, 1));
+        assert!(s.broken.is_empty());
+        assert!(s.net.iter().any(|e| (e.src, e.dst, &e.msg) == (1, 0, &Msg::Ping)));
+    }
+
+    #[test]
+    fn a_cut_connection_reconnects_only_after_the_heal_and_drops_what_is_sent_meanwhile() {
+        let w = world(Faults {
+            partitions: 1,
+            ..Faults::default()
+        });
+        let s = step(&w, &w.init(), Action::Partition { a: 0, b: 1 });
+        let s = step(&w, &s, Action::Disconnected { node: 1, peer: 0 });
+        assert!(!enabled(&w, &s).contains(&Action::Reconnect { node: 1, peer: 0 }));
+        let s = step(&w, &s, Action::Heal);
+        // Healed but not yet reconnected: the server's answers are lost.
+        let mut t = s.clone();
+        w.handle(&mut t, 0, 0, |_, _, _, out| out.send(1, Msg::Pong));
+        assert!(t.net.iter().all(|e| e.dst != 1));
+        let s = step(&w, &s, Action::Reconnect { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 1, 1));
+    }
+
+    #[test]
+    fn a_one_way_cut_drops_one_direction_only() {
+        let w = world(Faults {
+            partitions: 1,
+            one_way: true,
+            ..Faults::default()
+        });
+        let s = w.init();
+        assert!(enabled(&w, &s).contains(&Action::Cut { src: 0, dst: 2 }));
+        // s -> p cut: the Ping to p is dropped; p's answers would still flow.
+        let s = step(&w, &s, Action::Cut { src: 0, dst: 2 });
+        assert!(s.net.iter().all(|e| (e.src, e.dst) != (0, 2)));
+        assert!(s.drops(0, 2) && !s.drops(2, 0));
+        assert!(!s.broken_between(0, 2), "no connection on that link");
+        // A one-way cut of a connection breaks it.
+        let s = step(&w, &w.init(), Action::Cut { src: 0, dst: 1 });
+        assert!(s.broken_between(0, 1));
+        assert!(enabled(&w, &s).contains(&Action::Heal));
+    }
+}
