@@ -15,16 +15,25 @@
 //! as issue 9 says) with a global revision counter that every write
 //! transaction moves on. It stays available: the scenario may not crash or
 //! pause it (a Raft cluster survives a minority of members; losing quorum
-//! is unavailability, not a lock fault), but its clock may drift or jump,
-//! and leases expire by that clock.
+//! is unavailability, not a lock fault), but its clock may drift, and
+//! leases expire by that clock. Every timer is a Go time on the monotonic
+//! clock (`Actor::monotonic`): server/lease/lease.go's `refresh` sets
+//! `l.expiry = time.Now().Add(..)` and lessor.go's `expireExists` tests
+//! `now.Before(item.time)`, and Go compares two such times by their
+//! monotonic readings; clientv3's deadlines are `time.Now().Add(..)` too.
+//! So a jump of a wall clock moves no timer here; a drift in rate does.
 //!
 //! One acquisition, as `concurrency.NewSession` + `Mutex.Lock` + `Unlock` +
 //! `Session.Close` do it:
 //! 1. `LeaseGrant(TTL, ID)`: the session's lease. etcd lets a client choose
 //!    the ID; the client draws a fresh one per attempt, so that every
 //!    answer names the attempt it belongs to and an answer to an older
-//!    attempt is ignored. From the grant on, the client sends
-//!    `LeaseKeepAlive` every TTL/3 of its own clock, as clientv3 does.
+//!    attempt is ignored. `NewSession` calls `KeepAlive` right after the
+//!    grant, which sets `nextKeepAlive: time.Now()`: the first
+//!    `LeaseKeepAlive` goes out at once; `recvKeepAlive` sets
+//!    `nextKeepAlive := time.Now().Add(TTL / 3)` on each answer, and
+//!    `sendKeepAliveLoop` sends whatever is due: the next one TTL/3 (of the
+//!    client's clock) after each answer, none while an answer is awaited.
 //! 2. `Txn(If(CreateRevision(/lock/ID) = 0), Then(Put(/lock/ID, lease ID),
 //!    Get(the newest other key under /lock/)))`: the key is attached to the
 //!    lease, its create revision orders the waiters and is the fencing
@@ -36,9 +45,13 @@
 //!    Get(/lock/ID))`: a predecessor again, watch it; none, and its own key
 //!    still there, it holds; its own key gone (its lease expired while it
 //!    waited), the session has expired (`ErrSessionExpired`): start over.
+//!    `key_check = false` is `Lock` before etcd-io/etcd#11408 (etcd 3.4.4),
+//!    which returned once no older key was left, its own key or not.
 //! 4. Write to the resource, with the create revision as token when fenced.
-//! 5. Unlock: `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete))`; then
-//!    close the session: `LeaseRevoke(ID)`, sent without waiting.
+//! 5. Unlock: `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete))`, or
+//!    with `unlock = "delete"` mutex.go's own `client.Delete(ctx,
+//!    m.myKey)`; then close the session: `LeaseRevoke(ID)`, sent without
+//!    waiting.
 //!
 //! A lease not kept alive expires by the server's clock, deleting the keys
 //! attached to it; every watcher of a deleted key gets its DELETE event.
@@ -67,9 +80,23 @@
 //! of its lease table, so that its expiry timer has a name
 //! (`Timer::LeaseExpiry { slot }`) that holds no ID; the slots are the
 //! server's bookkeeping, no client sees them. A watch outlives the attempt
-//! that made it; its late event is ignored. Loss, duplication, reordering
-//! and partitions are not modelled (clientv3's gRPC streams resend and
-//! resume), and rejected.
+//! that made it; its late event is ignored.
+//!
+//! Connections (DESIGN.md §2): a client talks to etcd over one gRPC
+//! connection (HTTP/2 on TCP), so a loss or a cut breaks it. While it is
+//! broken the keep-alive stream is silent and the lease runs down on
+//! etcd's clock. On the break, gRPC fails the pending unary calls with
+//! `Unavailable`: clientv3's retry interceptor (client/v3/retry.go) sends
+//! the repeatable ones (`LeaseGrant`, the reads) again on the new
+//! connection and returns the error of a `Txn` or `Delete`, so a lock
+//! transaction's attempt starts over and an unlock ends. On reconnect,
+//! `recvKeepAliveLoop` re-opens the keep-alive stream (`resetRecv`) and
+//! sends the keep-alive that is due, and the watch resumes from its
+//! revision, so a DELETE that happened meanwhile is delivered. TCP delivers
+//! once and in order: duplication and reordering are refused. Left out:
+//! clientv3's `deadlineLoop`, which stops a naive client's keep-alives once
+//! no answer came for a TTL, and the retry of `LeaseRevoke` after a
+//! session closed while disconnected (the lease then expires by its TTL).
 
 use serde::{Deserialize, Serialize};
 
@@ -146,7 +173,10 @@ impl Params {
             key_check: k.flag("key_check", true)?,
             unlock: k.choice(
                 "unlock",
-                &[("compare-and-delete", Unlock::CompareAndDelete), ("delete", Unlock::Delete)],
+                &[
+                    ("compare-and-delete", Unlock::CompareAndDelete),
+                    ("delete", Unlock::Delete),
+                ],
                 Unlock::CompareAndDelete,
             )?,
             acquisitions: sc.acquisitions,
@@ -162,17 +192,12 @@ impl Params {
                 if f.targets == crate::world::Targets::All { "all" } else { "servers" }
             )));
         }
-        if let Some(key) = [
-            ("loss", f.loss),
-            ("duplicate", f.duplicate),
-            ("reorder", f.reorder),
-            ("partitions", f.partitions > 0),
-        ]
-        .iter()
-        .find_map(|(key, on)| on.then_some(key))
+        if let Some(key) = [("duplicate", f.duplicate), ("reorder", f.reorder)]
+            .iter()
+            .find_map(|(key, on)| on.then_some(key))
         {
             return Err(ScenarioError(format!(
-                "{file}: [faults] {key} is not modelled for algorithm = \"etcd-lease\" (clientv3's gRPC streams resend and resume); allowed: loss = false, duplicate = false, reorder = false, partitions = 0"
+                "{file}: [faults] {key} cannot happen to algorithm = \"etcd-lease\": a client talks to etcd by gRPC over one HTTP/2 connection on TCP, which delivers each message once and in order (loss and partitions break the connection instead); allowed: duplicate = false, reorder = false"
             )));
         }
         match p.client {
@@ -446,6 +471,60 @@ impl Actor for Node {
             Phase::Holding if p.validity() && !c.checked => steps.push(Step::Check),
             Phase::Holding => steps.push(Step::Write),
             _ => {}
+        }
+    }
+
+    /// A client talks to etcd over one gRPC connection (HTTP/2 on TCP).
+    fn connects_to(&self, peer: Id) -> bool {
+        matches!(self, Node::Client(_)) && peer == SERVER
+    }
+
+    /// The connection broke: gRPC fails the unary calls pending on it with
+    /// `Unavailable`. clientv3's retry interceptor sends the repeatable ones
+    /// again on the new connection (`LeaseGrant` and the reads of
+    /// `waitDeletes` and `Lock`'s own-key `Get`: `withRepeatablePolicy`,
+    /// `isSafeRetryImmutableRPC`), not a `Txn` or a `Delete`
+    /// (`isSafeRetryMutableRPC` only retries a request never sent). So
+    /// `Mutex.Lock`'s put transaction returns the error, and the attempt
+    /// closes its session and starts over; the unlock's error ends the
+    /// hold as a timeout does. The watch and keep-alive streams wait for
+    /// the new connection.
+    fn on_disconnect(&self, _ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p)) = (state, self) else {
+            return;
+        };
+        match (c.script.phase, c.stage) {
+            (Phase::Acquiring, Stage::Put) => start_over(p, c, out),
+            (Phase::Releasing, _) => {
+                out.cancel_timer(Timer::Timeout);
+                released(p, c, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// A new connection: the retried grant or read goes out again; the
+    /// watch is resumed from its revision (etcd answers a watch on a key
+    /// already deleted with its DELETE event at once, so no event is lost);
+    /// `recvKeepAliveLoop` re-opens the keep-alive stream (`resetRecv`),
+    /// whose `sendKeepAliveLoop` sends at once every keep-alive that is due
+    /// (`nextKeepAlive` passed: one sent and not answered, or one the
+    /// broken stream could not send).
+    fn on_reconnect(&self, ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(_)) = (state, self) else {
+            return;
+        };
+        let id = c.lease;
+        if c.script.phase == Phase::Acquiring {
+            match c.stage {
+                Stage::Grant => return out.send(SERVER, Msg::LeaseGrant { id }),
+                Stage::Watch => out.send(SERVER, Msg::Watch { id, key: c.pred }),
+                Stage::Range => out.send(SERVER, Msg::Range { id, rev: c.rev }),
+                Stage::Put => {}
+            }
+        }
+        if id != 0 && ctx.timer(Timer::KeepAlive).is_none() {
+            out.send(SERVER, Msg::LeaseKeepAlive { id });
         }
     }
 
@@ -911,11 +990,7 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
         // another's; a plain delete, the key of that name.
         Msg::Unlock { id, rev } => {
             let plain = p.unlock == Unlock::Delete;
-            if let Some(i) = s
-                .keys
-                .iter()
-                .position(|k| k.lease == id && (plain || k.create == rev))
-            {
+            if let Some(i) = s.keys.iter().position(|k| k.lease == id && (plain || k.create == rev)) {
                 s.keys.remove(i);
                 s.revision += 1;
                 notify(s, id, out);
