@@ -252,6 +252,7 @@ fn a_pause_between_the_check_and_the_write_gives_two_holders() {
 /// the shortest way a validity client loses the lock (etcd-validity-pause's
 /// trace): a pause of the TTL right after etcd granted the lease.
 #[test]
+#[ignore = "issue 21: the first keep-alive now leaves with the lock transaction, and this drive delivers it before the overdue expiry fires; to be redriven with the expiry first"]
 fn a_grant_answer_read_late_overstates_the_lease() {
     let sc = scenario("etcd-validity-pause");
     let world = etcd_lease::world(&sc).expect("builds");
