@@ -3,7 +3,8 @@
 (* etcd-lease: a lock on one etcd cluster, after etcd's own lock, as       *)
 (* published:                                                              *)
 (*   - etcd, clientv3 package concurrency (go.etcd.io/etcd/client/v3/      *)
-(*     concurrency): NewSession (a lease, kept alive every TTL/3),         *)
+(*     concurrency): NewSession (a lease; client/v3/lease.go sends its     *)
+(*     first keep-alive at once, the next TTL/3 after each answer),        *)
 (*     Mutex.Lock (a transaction that puts the key pfx/<lease ID> with the *)
 (*     lease if its create revision is 0; the owner is the key with the    *)
 (*     lowest create revision; waitDeletes watches the key with the        *)
@@ -414,18 +415,20 @@ ServerRequests == {"LeaseGrant", "LeaseKeepAlive", "LeaseRevoke", "Lock", "Watch
 
 Acquiring(c, s) == phase[c] = "Acquiring" /\ stage[c] = s
 
-\* The grant: keep-alives start; a validity client sets its Validity timer
-\* (or starts over when the allowance leaves nothing); then the lock
+\* The grant: a validity client sets its Validity timer (or starts over
+\* when the allowance leaves nothing); the first keep-alive goes out at once
+\* (clientv3's KeepAlive sets nextKeepAlive to now); then the lock
 \* transaction, with a timeout.
 ReceiveLeaseGranted(src, c) ==
     LET m == Msg(src, c)
-        tm == SetTimer(timers[c], "KeepAlive", KeepAliveEvery)
+        tm == timers[c]
+        ka == Send(Pop(src, c), c, Server, [type |-> "LeaseKeepAlive", id |-> m.id])
     IN
     /\ Deliverable(src, c)
     /\ m.type = "LeaseGranted" /\ m.id = lease[c] /\ Acquiring(c, "Grant")
     /\ IF Validity /\ ValidityLeft <= 0
        THEN StartOver(c, Pop(src, c), tm)
-       ELSE /\ net' = Send(Pop(src, c), c, Server, [type |-> "Lock", id |-> m.id])
+       ELSE /\ net' = Send(ka, c, Server, [type |-> "Lock", id |-> m.id])
             /\ timers' = [timers EXCEPT ![c] =
                             SetTimer(IF Validity THEN SetTimer(tm, "Validity", ValidityLeft) ELSE tm,
                                      "Timeout", Timeout)]
@@ -434,19 +437,25 @@ ReceiveLeaseGranted(src, c) ==
     /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
                    resourceVars>>
 
-\* A keep-alive's answer, taken by a validity client only: TTL again, or
-\* the lease is gone.
+\* A keep-alive's answer: the next keep-alive TTL/3 after it (clientv3's
+\* recvKeepAlive), and for a validity client its TTL again; TTL 0 (the
+\* lease is gone) stops the keep-alives and ends a validity client's
+\* session.
 ReceiveKeepAliveAnswer(src, c) ==
-    LET m == Msg(src, c) IN
+    LET m == Msg(src, c)
+        tm == SetTimer(timers[c], "KeepAlive", KeepAliveEvery)
+    IN
     /\ Deliverable(src, c)
-    /\ m.type = "KeepAliveAnswer" /\ m.id = lease[c] /\ Validity
+    /\ m.type = "KeepAliveAnswer" /\ m.id = lease[c]
     /\ IF m.alive
-       THEN /\ timers' = IF ValidityLeft > 0
-                         THEN [timers EXCEPT ![c] = SetTimer(@, "Validity", ValidityLeft)]
-                         ELSE timers
+       THEN /\ timers' = [timers EXCEPT ![c] =
+                            IF Validity /\ ValidityLeft > 0 THEN SetTimer(tm, "Validity", ValidityLeft) ELSE tm]
             /\ net' = Pop(src, c)
             /\ UNCHANGED clientVars
-       ELSE LeaseLost(c, Pop(src, c), timers[c])
+       ELSE IF Validity
+            THEN LeaseLost(c, Pop(src, c), timers[c])
+            ELSE /\ net' = Pop(src, c)
+                 /\ UNCHANGED <<timers, clientVars>>
     /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
                    resourceVars>>
 
@@ -515,7 +524,7 @@ ReceiveUnlocked(src, c) ==
 \* The (message, state) pairs a client acts on; it drops any other.
 ClientTakes(c, m) ==
     \/ m.type = "LeaseGranted" /\ m.id = lease[c] /\ Acquiring(c, "Grant")
-    \/ m.type = "KeepAliveAnswer" /\ m.id = lease[c] /\ Validity
+    \/ m.type = "KeepAliveAnswer" /\ m.id = lease[c]
     \/ m.type \in {"Locked", "LeaseNotFound"} /\ m.id = lease[c] /\ Acquiring(c, "Put")
     \/ m.type = "Deleted" /\ m.id = lease[c] /\ Acquiring(c, "Watch")
     \/ m.type = "RangeAnswer" /\ m.id = lease[c] /\ Acquiring(c, "Range")
@@ -594,7 +603,7 @@ Fire(c, t) ==
          [] t = "Timeout" /\ phase[c] = "Releasing" -> Released(c, net, rest)
          [] t = "KeepAlive" /\ lease[c] # 0 ->
               /\ net' = Send(net, c, Server, [type |-> "LeaseKeepAlive", id |-> lease[c]])
-              /\ timers' = [timers EXCEPT ![c] = SetTimer(rest, "KeepAlive", KeepAliveEvery)]
+              /\ timers' = [timers EXCEPT ![c] = rest]
               /\ UNCHANGED clientVars
          [] t = "Validity" -> LeaseLost(c, net, rest)
          [] OTHER ->

@@ -15,16 +15,25 @@
 //! as issue 9 says) with a global revision counter that every write
 //! transaction moves on. It stays available: the scenario may not crash or
 //! pause it (a Raft cluster survives a minority of members; losing quorum
-//! is unavailability, not a lock fault), but its clock may drift or jump,
-//! and leases expire by that clock.
+//! is unavailability, not a lock fault), but its clock may drift, and
+//! leases expire by that clock. Every timer is a Go time on the monotonic
+//! clock (`Actor::monotonic`): server/lease/lease.go's `refresh` sets
+//! `l.expiry = time.Now().Add(..)` and lessor.go's `expireExists` tests
+//! `now.Before(item.time)`, and Go compares two such times by their
+//! monotonic readings; clientv3's deadlines are `time.Now().Add(..)` too.
+//! So a jump of a wall clock moves no timer here; a drift in rate does.
 //!
 //! One acquisition, as `concurrency.NewSession` + `Mutex.Lock` + `Unlock` +
 //! `Session.Close` do it:
 //! 1. `LeaseGrant(TTL, ID)`: the session's lease. etcd lets a client choose
 //!    the ID; the client draws a fresh one per attempt, so that every
 //!    answer names the attempt it belongs to and an answer to an older
-//!    attempt is ignored. From the grant on, the client sends
-//!    `LeaseKeepAlive` every TTL/3 of its own clock, as clientv3 does.
+//!    attempt is ignored. `NewSession` calls `KeepAlive` right after the
+//!    grant, which sets `nextKeepAlive: time.Now()`: the first
+//!    `LeaseKeepAlive` goes out at once; `recvKeepAlive` sets
+//!    `nextKeepAlive := time.Now().Add(TTL / 3)` on each answer, and
+//!    `sendKeepAliveLoop` sends whatever is due: the next one TTL/3 (of the
+//!    client's clock) after each answer, none while an answer is awaited.
 //! 2. `Txn(If(CreateRevision(/lock/ID) = 0), Then(Put(/lock/ID, lease ID),
 //!    Get(the newest other key under /lock/)))`: the key is attached to the
 //!    lease, its create revision orders the waiters and is the fencing
@@ -36,9 +45,13 @@
 //!    Get(/lock/ID))`: a predecessor again, watch it; none, and its own key
 //!    still there, it holds; its own key gone (its lease expired while it
 //!    waited), the session has expired (`ErrSessionExpired`): start over.
+//!    `key_check = false` is `Lock` before etcd-io/etcd#11408 (etcd 3.4.4),
+//!    which returned once no older key was left, its own key or not.
 //! 4. Write to the resource, with the create revision as token when fenced.
-//! 5. Unlock: `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete))`; then
-//!    close the session: `LeaseRevoke(ID)`, sent without waiting.
+//! 5. Unlock: `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete))`, or
+//!    with `unlock = "delete"` mutex.go's own `client.Delete(ctx,
+//!    m.myKey)`; then close the session: `LeaseRevoke(ID)`, sent without
+//!    waiting.
 //!
 //! A lease not kept alive expires by the server's clock, deleting the keys
 //! attached to it; every watcher of a deleted key gets its DELETE event.
@@ -67,9 +80,23 @@
 //! of its lease table, so that its expiry timer has a name
 //! (`Timer::LeaseExpiry { slot }`) that holds no ID; the slots are the
 //! server's bookkeeping, no client sees them. A watch outlives the attempt
-//! that made it; its late event is ignored. Loss, duplication, reordering
-//! and partitions are not modelled (clientv3's gRPC streams resend and
-//! resume), and rejected.
+//! that made it; its late event is ignored.
+//!
+//! Connections (DESIGN.md §2): a client talks to etcd over one gRPC
+//! connection (HTTP/2 on TCP), so a loss or a cut breaks it. While it is
+//! broken the keep-alive stream is silent and the lease runs down on
+//! etcd's clock. On the break, gRPC fails the pending unary calls with
+//! `Unavailable`: clientv3's retry interceptor (client/v3/retry.go) sends
+//! the repeatable ones (`LeaseGrant`, the reads) again on the new
+//! connection and returns the error of a `Txn` or `Delete`, so a lock
+//! transaction's attempt starts over and an unlock ends. On reconnect,
+//! `recvKeepAliveLoop` re-opens the keep-alive stream (`resetRecv`) and
+//! sends the keep-alive that is due, and the watch resumes from its
+//! revision, so a DELETE that happened meanwhile is delivered. TCP delivers
+//! once and in order: duplication and reordering are refused. Left out:
+//! clientv3's `deadlineLoop`, which stops a naive client's keep-alives once
+//! no answer came for a TTL, and the retry of `LeaseRevoke` after a
+//! session closed while disconnected (the lease then expires by its TTL).
 
 use serde::{Deserialize, Serialize};
 
@@ -108,7 +135,23 @@ pub struct Params {
     pub drift: u8,
     /// Validity client: validity it insists on having left at its check.
     pub margin: u8,
+    /// `Mutex.Lock` checks that its own key still exists before it returns
+    /// (etcd-io/etcd#11408, in etcd 3.4.4); `false` is the earlier `Lock`,
+    /// which returns once no older key is left.
+    pub key_check: bool,
+    /// How `Mutex.Unlock` deletes the key.
+    pub unlock: Unlock,
     pub acquisitions: u8,
+}
+
+/// How the unlock deletes the client's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unlock {
+    /// `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete(/lock/ID)))`:
+    /// only the key this acquisition created.
+    CompareAndDelete,
+    /// `Delete(/lock/ID)`: clientv3's `Mutex.Unlock`, by name only.
+    Delete,
 }
 
 impl Params {
@@ -127,6 +170,15 @@ impl Params {
             )?,
             drift: 1,
             margin: 2,
+            key_check: k.flag("key_check", true)?,
+            unlock: k.choice(
+                "unlock",
+                &[
+                    ("compare-and-delete", Unlock::CompareAndDelete),
+                    ("delete", Unlock::Delete),
+                ],
+                Unlock::CompareAndDelete,
+            )?,
             acquisitions: sc.acquisitions,
         };
         let drift = k.optional_uint("drift", 0, 10)?;
@@ -140,17 +192,12 @@ impl Params {
                 if f.targets == crate::world::Targets::All { "all" } else { "servers" }
             )));
         }
-        if let Some(key) = [
-            ("loss", f.loss),
-            ("duplicate", f.duplicate),
-            ("reorder", f.reorder),
-            ("partitions", f.partitions > 0),
-        ]
-        .iter()
-        .find_map(|(key, on)| on.then_some(key))
+        if let Some(key) = [("duplicate", f.duplicate), ("reorder", f.reorder)]
+            .iter()
+            .find_map(|(key, on)| on.then_some(key))
         {
             return Err(ScenarioError(format!(
-                "{file}: [faults] {key} is not modelled for algorithm = \"etcd-lease\" (clientv3's gRPC streams resend and resume); allowed: loss = false, duplicate = false, reorder = false, partitions = 0"
+                "{file}: [faults] {key} cannot happen to algorithm = \"etcd-lease\": a client talks to etcd by gRPC over one HTTP/2 connection on TCP, which delivers each message once and in order (loss and partitions break the connection instead); allowed: duplicate = false, reorder = false"
             )));
         }
         match p.client {
@@ -252,6 +299,8 @@ pub struct Client {
     pub lease: u32,
     /// Its key's create revision: the fencing token (0 until known).
     pub rev: u32,
+    /// Within `Stage::Watch`: the predecessor's key it watches (0 for none).
+    pub pred: u32,
     /// Validity client: checked its validity timer and found time left.
     pub checked: bool,
     pub ghost: u32,
@@ -264,6 +313,7 @@ impl Client {
             stage: Stage::Grant,
             lease: 0,
             rev: 0,
+            pred: 0,
             checked: false,
             ghost: 0,
         }
@@ -275,6 +325,7 @@ impl Client {
         self.stage = Stage::Grant;
         self.lease = 0;
         self.rev = 0;
+        self.pred = 0;
         self.checked = false;
         self.ghost = 0;
     }
@@ -423,6 +474,71 @@ impl Actor for Node {
         }
     }
 
+    /// A client talks to etcd over one gRPC connection (HTTP/2 on TCP).
+    fn connects_to(&self, peer: Id) -> bool {
+        matches!(self, Node::Client(_)) && peer == SERVER
+    }
+
+    /// The connection broke: gRPC fails the unary calls pending on it with
+    /// `Unavailable`. clientv3's retry interceptor sends the repeatable ones
+    /// again on the new connection (`LeaseGrant` and the reads of
+    /// `waitDeletes` and `Lock`'s own-key `Get`: `withRepeatablePolicy`,
+    /// `isSafeRetryImmutableRPC`), not a `Txn` or a `Delete`
+    /// (`isSafeRetryMutableRPC` only retries a request never sent). So
+    /// `Mutex.Lock`'s put transaction returns the error, and the attempt
+    /// closes its session and starts over; the unlock's error ends the
+    /// hold as a timeout does. The watch and keep-alive streams wait for
+    /// the new connection.
+    fn on_disconnect(&self, _ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p)) = (state, self) else {
+            return;
+        };
+        match (c.script.phase, c.stage) {
+            (Phase::Acquiring, Stage::Put) => start_over(p, c, out),
+            (Phase::Releasing, _) => {
+                out.cancel_timer(Timer::Timeout);
+                released(p, c, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// A new connection: the retried grant or read goes out again; the
+    /// watch is resumed from its revision (etcd answers a watch on a key
+    /// already deleted with its DELETE event at once, so no event is lost);
+    /// `recvKeepAliveLoop` re-opens the keep-alive stream (`resetRecv`),
+    /// whose `sendKeepAliveLoop` sends at once every keep-alive that is due
+    /// (`nextKeepAlive` passed: one sent and not answered, or one the
+    /// broken stream could not send).
+    fn on_reconnect(&self, ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(_)) = (state, self) else {
+            return;
+        };
+        let id = c.lease;
+        if c.script.phase == Phase::Acquiring {
+            match c.stage {
+                Stage::Grant => return out.send(SERVER, Msg::LeaseGrant { id }),
+                Stage::Watch => out.send(SERVER, Msg::Watch { id, key: c.pred }),
+                Stage::Range => out.send(SERVER, Msg::Range { id, rev: c.rev }),
+                Stage::Put => {}
+            }
+        }
+        if id != 0 && ctx.timer(Timer::KeepAlive).is_none() {
+            out.send(SERVER, Msg::LeaseKeepAlive { id });
+        }
+    }
+
+    /// Every timer here is Go's, on the monotonic clock: etcd's lessor
+    /// compares `time.Now()` with an expiry set by `time.Now().Add(..)`
+    /// (`Lease.refresh`, `lessor.expireExists`), and clientv3's deadlines
+    /// and keep-alive schedule are `time.Now().Add(..)` and `time.After`.
+    /// Go compares two such times by their monotonic readings, so a step of
+    /// the wall clock moves none of them; a clock running fast or slow
+    /// still does.
+    fn monotonic(&self, _timer: Timer) -> bool {
+        true
+    }
+
     /// A client comes to want the lock, and retries after its back-off,
     /// at any moment (DESIGN.md §2).
     fn urgent(&self, step: Step) -> bool {
@@ -493,9 +609,10 @@ impl Actor for Node {
                 Phase::Releasing => released(p, c, out),
                 _ => {}
             },
+            // `sendKeepAliveLoop`: the keep-alive is due; the next waits
+            // for its answer.
             (State::Client(c), Timer::KeepAlive) if c.lease != 0 => {
                 out.send(SERVER, Msg::LeaseKeepAlive { id: c.lease });
-                out.set_timer(Timer::KeepAlive, p.keep_alive_every());
             }
             // The lease's TTL ran out on the client's clock: the session
             // has expired, unless the client is past its check.
@@ -527,6 +644,7 @@ impl Actor for Node {
             }
             State::Client(c) => {
                 visit(Seq::Value, &mut c.lease);
+                visit(Seq::Value, &mut c.pred);
                 visit(Seq::Token, &mut c.rev);
                 visit(Seq::Ghost, &mut c.ghost);
             }
@@ -656,6 +774,7 @@ impl Actor for Node {
             Msg::Range { id, rev } => {
                 format!("Txn get last /lock/ below revision {rev}, get /lock/{id}")
             }
+            Msg::Unlock { id, .. } if self.params().unlock == Unlock::Delete => format!("Delete /lock/{id}"),
             Msg::Unlock { id, rev } => {
                 format!("Txn if create_revision(/lock/{id}) = {rev} then delete /lock/{id}")
             }
@@ -788,10 +907,20 @@ fn predecessor(s: &Server, id: u32, below: u32) -> u32 {
 fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
     match msg {
         // A new lease, in the lowest free slot.
+        // A grant the client sent again on a new connection (clientv3
+        // retries `LeaseGrant`) for a lease granted already: a new full
+        // TTL, as the second lease real etcd would grant (the first, an
+        // orphan, holds no key).
         Msg::LeaseGrant { id } => {
-            let slot = (0..).find(|n| s.leases.iter().all(|l| l.slot != *n)).unwrap_or(0);
-            s.leases.push(Lease { slot, id });
-            s.leases.sort();
+            let slot = match s.leases.iter().find(|l| l.id == id) {
+                Some(l) => l.slot,
+                None => {
+                    let slot = (0..).find(|n| s.leases.iter().all(|l| l.slot != *n)).unwrap_or(0);
+                    s.leases.push(Lease { slot, id });
+                    s.leases.sort();
+                    slot
+                }
+            };
             out.set_timer(Timer::LeaseExpiry { slot }, p.ttl);
             out.send(src, Msg::LeaseGranted { id });
         }
@@ -840,10 +969,14 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
         }
         // A watch from a revision before the delete: an already deleted key
         // gives its event at once.
+        // A watch resumed on a new connection replaces the old stream's.
         Msg::Watch { id, key } => {
             if s.keys.iter().any(|k| k.lease == key) {
-                s.watches.push(Watch { watcher: src, id, key });
-                s.watches.sort();
+                let w = Watch { watcher: src, id, key };
+                if !s.watches.contains(&w) {
+                    s.watches.push(w);
+                    s.watches.sort();
+                }
             } else {
                 out.send(src, Msg::Deleted { id, key });
             }
@@ -853,9 +986,11 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
             let mine = s.keys.iter().any(|k| k.lease == id);
             out.send(src, Msg::RangeAnswer { id, pred, mine });
         }
-        // Deletes only the key this lock created: never another's.
+        // Compare-and-delete deletes only the key this lock created, never
+        // another's; a plain delete, the key of that name.
         Msg::Unlock { id, rev } => {
-            if let Some(i) = s.keys.iter().position(|k| k.lease == id && k.create == rev) {
+            let plain = p.unlock == Unlock::Delete;
+            if let Some(i) = s.keys.iter().position(|k| k.lease == id && (plain || k.create == rev)) {
                 s.keys.remove(i);
                 s.revision += 1;
                 notify(s, id, out);
@@ -873,24 +1008,32 @@ fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<N
 fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
     let acquiring = |stage| c.script.phase == Phase::Acquiring && c.stage == stage;
     match msg {
+        // `NewSession` calls `KeepAlive` right after the grant, and
+        // `KeepAlive` sets `nextKeepAlive = time.Now()`: the first
+        // keep-alive goes out at once.
         Msg::LeaseGranted { id } if id == c.lease && acquiring(Stage::Grant) => {
-            out.set_timer(Timer::KeepAlive, p.keep_alive_every());
             if p.validity() {
                 match validity_left(p.ttl, Some(0), p.drift) {
                     Some(v) => out.set_timer(Timer::Validity, v),
                     None => return start_over(p, c, out),
                 }
             }
+            out.send(SERVER, Msg::LeaseKeepAlive { id });
             out.send(SERVER, Msg::Lock { id });
             out.set_timer(Timer::Timeout, p.timeout);
             c.stage = Stage::Put;
         }
-        Msg::KeepAliveAnswer { id, alive } if id == c.lease && p.validity() => {
+        // `recvKeepAlive`: the next keep-alive TTL/3 after this answer; a
+        // TTL of 0 closes the keep-alive (no more are sent).
+        Msg::KeepAliveAnswer { id, alive } if id == c.lease => {
             if alive {
-                if let Some(v) = validity_left(p.ttl, Some(0), p.drift) {
-                    out.set_timer(Timer::Validity, v);
+                out.set_timer(Timer::KeepAlive, p.keep_alive_every());
+                if p.validity() {
+                    if let Some(v) = validity_left(p.ttl, Some(0), p.drift) {
+                        out.set_timer(Timer::Validity, v);
+                    }
                 }
-            } else {
+            } else if p.validity() {
                 lease_lost(p, c, out);
             }
         }
@@ -901,14 +1044,14 @@ fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
             wait_for(c, pred, out);
         }
         Msg::LeaseNotFound { id } if id == c.lease && acquiring(Stage::Put) => start_over(p, c, out),
-        Msg::Deleted { id, .. } if id == c.lease && acquiring(Stage::Watch) => {
+        Msg::Deleted { id, key } if id == c.lease && key == c.pred && acquiring(Stage::Watch) => {
             out.send(SERVER, Msg::Range { id, rev: c.rev });
             out.set_timer(Timer::Timeout, p.timeout);
             c.stage = Stage::Range;
         }
         Msg::RangeAnswer { id, pred, mine } if id == c.lease && acquiring(Stage::Range) => {
             out.cancel_timer(Timer::Timeout);
-            if mine {
+            if mine || !p.key_check {
                 wait_for(c, pred, out);
             } else {
                 // ErrSessionExpired: the lease expired while it waited.
@@ -939,9 +1082,11 @@ fn client_receive(p: &Params, c: &mut Client, msg: Msg, out: &mut Out<Node>) {
 fn wait_for(c: &mut Client, pred: u32, out: &mut Out<Node>) {
     if pred == 0 {
         c.script.phase = Phase::Holding;
+        c.pred = 0;
     } else {
         out.send(SERVER, Msg::Watch { id: c.lease, key: pred });
         c.stage = Stage::Watch;
+        c.pred = pred;
     }
 }
 

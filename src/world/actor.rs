@@ -134,6 +134,14 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// Visits every growing value in a message (see [`Actor::numbers`]).
     fn numbers_msg(&self, _msg: &mut Self::Msg, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
 
+    /// Whether `timer` runs on the node's monotonic clock: a step of the
+    /// wall clock (`ClockJump`) leaves it where it is, while a drift in the
+    /// clock's rate still moves it (DESIGN.md §2). Go's timers and
+    /// deadlines are monotonic, for instance. The default: the wall clock.
+    fn monotonic(&self, _timer: Self::Timer) -> bool {
+        false
+    }
+
     /// Whether the adversary may pause this node in `state`. A scenario can
     /// confine pauses to one phase of an algorithm (antirez's "pause during
     /// acquisition" case); by default a node may be paused at any time.

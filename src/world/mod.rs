@@ -183,15 +183,18 @@ impl<A: Actor> World<A> {
         self.actors[id].watch_cap(w).saturating_add(reserve)
     }
 
-    /// Moves node `id`'s clock by `by` local ticks (negative: back).
-    fn advance_clock(&self, s: &mut WorldState<A>, id: Id, by: i16) {
+    /// Moves node `id`'s clock by `by` local ticks (negative: back). A
+    /// `jump` (a step of the wall clock) leaves the timers the actor
+    /// counts on its monotonic clock where they are ([`Actor::monotonic`]).
+    fn advance_clock(&self, s: &mut WorldState<A>, id: Id, by: i16, jump: bool) {
+        let actor = &self.actors[id];
         let caps: Vec<i16> = s.nodes[id]
             .watches
             .iter()
             .map(|(w, _)| self.watch_cap(s, id, *w) as i16)
             .collect();
         let n = &mut s.nodes[id];
-        for (_, v) in n.timers.iter_mut() {
+        for (_, v) in n.timers.iter_mut().filter(|(t, _)| !(jump && actor.monotonic(*t))) {
             *v = (*v as i16 - by).clamp(0, u8::MAX as i16) as u8;
         }
         for ((_, v), cap) in n.watches.iter_mut().zip(caps) {
@@ -205,7 +208,7 @@ impl<A: Actor> World<A> {
         for id in 0..s.nodes.len() {
             let rate = 1 + i8::from(fast.contains(&id)) - i8::from(slow.contains(&id));
             if rate > 0 {
-                self.advance_clock(s, id, rate as i16);
+                self.advance_clock(s, id, rate as i16, false);
             }
             let n = &mut s.nodes[id];
             n.skew += rate - 1;
@@ -620,7 +623,7 @@ impl<A: Actor> World<A> {
             }
             Action::ClockJump { node, by } => {
                 t.spent.clock_jumps += 1;
-                self.advance_clock(&mut t, *node, *by as i16);
+                self.advance_clock(&mut t, *node, *by as i16, true);
             }
         }
         Some(t)
