@@ -201,8 +201,7 @@ fn heartbeat_keys_without_a_detector_are_refused() {
     ] {
         let text = format!("summary = \"s\"\nalgorithm = \"coordinator\"\n[system]\n{system}\n[faults]\n[bounds]\n");
         let err = locksmith::scenario::parse(Path::new("bad.toml"), &text)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(err.contains("bad.toml") && err.contains("allowed"), "{err}");
     }
