@@ -42,6 +42,7 @@ fn the_adversarial_scenarios_keep_their_verdicts() {
         "restart-without-standby",
         "replicated-bounded-delay",
         "crash-stop-detected",
+        "standby-one-way-cut",
     ] {
         assert_expected(&local(name));
     }
