@@ -672,17 +672,7 @@ impl Actor for Node {
                     create(p, *mode, c, out)
                 }
                 (Phase::Acquiring, _) => list(p, c, out),
-                (Phase::Releasing, _) => {
-                    out.send(
-                        ENSEMBLE,
-                        Msg::Delete {
-                            session: c.session,
-                            value: c.value,
-                            node: c.node,
-                        },
-                    );
-                    out.set_timer(Timer::Timeout, p.timeout);
-                }
+                (Phase::Releasing, _) => delete(p, c, out),
                 _ => {}
             },
             // SUSPENDED: a holder that has not checked stops using the lock.
@@ -747,17 +737,7 @@ impl Actor for Node {
         match (c.script.phase, c.wait) {
             (Phase::Acquiring, Wait::Creating) if !p.protection => create(p, *mode, c, out),
             (Phase::Acquiring, Wait::Creating | Wait::Listing | Wait::Checking) => list(p, c, out),
-            (Phase::Releasing, _) => {
-                out.send(
-                    ENSEMBLE,
-                    Msg::Delete {
-                        session: c.session,
-                        value: c.value,
-                        node: c.node,
-                    },
-                );
-                out.set_timer(Timer::Timeout, p.timeout);
-            }
+            (Phase::Releasing, _) => delete(p, c, out),
             _ => {}
         }
     }
@@ -1536,4 +1516,18 @@ pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
         world.properties.push(crate::properties::rw_exclusion_property());
     }
     Ok(world)
+}
+
+/// Sends the release's `delete` of the client's node (again, after a
+/// timeout or a reconnect), with its timeout.
+fn delete(p: &Params, c: &Client, out: &mut Out<Node>) {
+    out.send(
+        ENSEMBLE,
+        Msg::Delete {
+            session: c.session,
+            value: c.value,
+            node: c.node,
+        },
+    );
+    out.set_timer(Timer::Timeout, p.timeout);
 }

@@ -39,8 +39,9 @@ pub fn variant(sc: &Scenario) -> Result<Variant, ScenarioError> {
         "etcd-lease" => etcd_variant(&etcd_lease::Params::read(sc)?),
         "coordinator" => coordinator_variant(&coordinator::Params::read(sc)?),
         "ricart-agrawala" => {
-            ricart_agrawala::Params::read(sc)?;
-            (String::new(), false, PauseWindow::Any)
+            let p = ricart_agrawala::Params::read(sc)?;
+            let name = join(&[on(p.replies == ricart_agrawala::Replies::Tagged, "tagged replies")]);
+            (name, false, PauseWindow::Any)
         }
         "token-ring" => token_ring_variant(&token_ring::Params::read(sc)?),
         other => {
@@ -107,6 +108,7 @@ fn redlock_variant(p: &redlock::Params) -> Named {
             Fencing::LockValue => Some("lock value as fencing token".into()),
             Fencing::Counter => Some("fencing counter".into()),
         },
+        on(p.retry_max == p.retry, "fixed back-off"),
     ]);
     // A delayed restart comes back empty too; it answers nothing until the
     // keys it forgot have expired.
@@ -132,6 +134,11 @@ fn primary_replica_variant(p: &primary_replica::Params) -> Named {
         Some(replication),
         on(p.replicas != 1, &format!("{} replicas", p.replicas)),
         on(p.client == ClientKind::Validity, "validity check"),
+        on(
+            p.sentinels != 1,
+            &format!("{} Sentinels, quorum {}", p.sentinels, p.quorum),
+        ),
+        on(p.min_replicas > 0, &format!("min-replicas-to-write {}", p.min_replicas)),
     ]);
     // A crashed Redis restarts empty but serves nothing until Sentinel has
     // made it a replica: what a crash costs here is the failover.
@@ -157,6 +164,7 @@ fn zookeeper_variant(p: &zookeeper::Params) -> Named {
         ),
         on(p.client == ClientKind::Curator, "Curator SUSPENDED check"),
         on(p.fencing, "zxid fencing"),
+        on(!p.protection, "no protection prefix"),
     ]);
     (name, false, PauseWindow::Any)
 }
@@ -166,19 +174,32 @@ fn etcd_variant(p: &etcd_lease::Params) -> Named {
         Some("lease lock".into()),
         on(p.client == etcd_lease::ClientKind::Validity, "validity check"),
         on(p.fencing, "revision fencing"),
+        on(!p.key_check, "Lock without its own-key check"),
+        on(p.unlock == etcd_lease::Unlock::Delete, "plain Delete unlock"),
     ]);
     (name, false, PauseWindow::Any)
 }
 
 fn coordinator_variant(p: &coordinator::Params) -> Named {
-    let name = match p.standby {
+    let standby = match p.standby {
         coordinator::Standby::None => "no standby",
         coordinator::Standby::NoState => "standby without state",
         coordinator::Standby::Replicated => "standby with replicated state",
     };
+    let name = join(&[
+        Some(standby.into()),
+        on(
+            p.standby != coordinator::Standby::None && p.detector == coordinator::Detector::Restart,
+            "restart notice only",
+        ),
+        on(
+            p.client_restart == coordinator::ClientRestart::Notice,
+            "client restart notice",
+        ),
+    ]);
     // The coordinator's queue is in memory, but what its crash costs is
     // decided by the standby: the row says which.
-    (name.into(), false, PauseWindow::Any)
+    (name, false, PauseWindow::Any)
 }
 
 fn token_ring_variant(p: &token_ring::Params) -> Named {
@@ -215,7 +236,15 @@ mod tests {
         assert_eq!(row("redlock-gc-pause-fencing").name, "3 masters, fencing counter");
         assert_eq!(row("redlock-delayed-restart").name, "3 masters, delayed restart");
         assert_eq!(row("zk-herd").name, "lock recipe, watch all children");
-        assert_eq!(row("coordinator-standby-no-state").name, "standby without state");
+        assert_eq!(
+            row("coordinator-standby-no-state").name,
+            "standby without state, restart notice only"
+        );
+        assert_eq!(
+            row("coordinator-standby-crash-stop").name,
+            "standby with replicated state"
+        );
+        assert_eq!(row("etcd-unlock-delete").name, "lease lock, plain Delete unlock");
         assert_eq!(row("ricart-agrawala-loss").name, "");
     }
 
