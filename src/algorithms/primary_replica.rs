@@ -2164,7 +2164,6 @@ mod tests {
             ("replication = \"async\"", "replication = \"wait\"\nwait_replicas = 2"),
             ("replication = \"async\"", "replicas = 4"),
             ("max_delay = 1", "max_delay = 1\nloss = true"),
-            ("max_delay = 1", "max_delay = 1\npartitions = 1"),
             ("replication = \"async\"", "replication = \"async\"\nwait_timeout = 3"),
             ("replication = \"async\"", "replication = \"async\"\ndrift = 1"),
             ("replication = \"async\"", "replication = \"async\"\nmargin = 1"),

@@ -194,6 +194,17 @@ impl Params {
                 }
             )));
         }
+        // The client library keeps one TCP connection to the ensemble
+        // (DESIGN.md §2): a loss or a cut breaks it, but it never delivers
+        // a message twice or out of order.
+        if let Some(key) = [("duplicate", f.duplicate), ("reorder", f.reorder)]
+            .iter()
+            .find_map(|(key, on)| on.then_some(key))
+        {
+            return Err(ScenarioError(format!(
+                "{file}: [faults] {key} cannot happen to algorithm = \"zookeeper\": a client talks to the ensemble over one TCP connection, which delivers each message once and in order (loss and partitions break the connection instead); allowed: duplicate = false, reorder = false"
+            )));
+        }
         let readers = match (recipe, readers) {
             (Recipe::Lock, Some(_)) => {
                 return Err(ScenarioError(format!(
