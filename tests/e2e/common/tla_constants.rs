@@ -146,6 +146,7 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
             set("Drift", p.drift.to_string());
             set("Margin", p.margin.to_string());
             set("Retry", p.retry.to_string());
+            set("RetryMax", p.retry_max.to_string());
             set("RestartMode", quoted(restart));
             set("Fencing", quoted(fencing));
             set("PauseWindow", quoted(window));
