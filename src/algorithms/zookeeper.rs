@@ -1447,15 +1447,7 @@ fn decide(p: &Params, mode: Mode, c: &mut Client, children: &[Child], ghost: u32
 
 /// The critical section is over: delete the node.
 fn release(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.send(
-        ENSEMBLE,
-        Msg::Delete {
-            session: c.session,
-            value: c.value,
-            node: c.node,
-        },
-    );
-    out.set_timer(Timer::Timeout, p.timeout);
+    delete(p, c, out);
     c.script.phase = Phase::Releasing;
 }
 

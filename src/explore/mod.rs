@@ -131,21 +131,18 @@ pub fn state_words<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
             ));
         }
     }
-    if !s.cut.is_empty() {
-        let cut: Vec<String> = s
-            .cut
+    let links = |label: &str, sep: &str, pairs: &[(usize, usize)]| {
+        let shown: Vec<String> = pairs
             .iter()
-            .map(|(a, b)| format!("{}-{}", world.name(*a), world.name(*b)))
+            .map(|(a, b)| format!("{}{sep}{}", world.name(*a), world.name(*b)))
             .collect();
-        lines.push(format!("cut links: {}", cut.join(", ")));
+        format!("{label}: {}", shown.join(", "))
+    };
+    if !s.cut.is_empty() {
+        lines.push(links("cut links", "-", &s.cut));
     }
     if !s.one_way.is_empty() {
-        let cut: Vec<String> = s
-            .one_way
-            .iter()
-            .map(|(a, b)| format!("{}->{}", world.name(*a), world.name(*b)))
-            .collect();
-        lines.push(format!("links cut one way: {}", cut.join(", ")));
+        lines.push(links("links cut one way", "->", &s.one_way));
     }
     if !s.broken.is_empty() {
         let broken: Vec<String> = s
