@@ -46,6 +46,9 @@ const WORLD_FAULTS: [&str; 6] = [
     "duplicate",
 ];
 
+/// The specs whose ASSUME refuses pauses (every other spec models them).
+const PAUSELESS_SPECS: [&str; 3] = ["Coordinator.tla", "TokenRing.tla", "RicartAgrawala.tla"];
+
 /// The spec that models the scenario's algorithm and the constants that
 /// mirror its `[system]`, `[faults]` and `[bounds]` tables; an error when
 /// no `.cfg` can mirror the scenario: it turns on a fault its spec does not
@@ -192,6 +195,19 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
                 coordinator::Standby::NoState => "no-state",
                 coordinator::Standby::Replicated => "replicated",
             };
+            // The spec's standby takes over when the coordinator says it
+            // restarted; it has no heartbeat, and no client tells it of a
+            // restart.
+            if p.standby != coordinator::Standby::None && p.detector != coordinator::Detector::Restart {
+                return Err(format!(
+                    "{file}: specs/Coordinator.tla models detector = \"restart\" only"
+                ));
+            }
+            if p.client_restart != coordinator::ClientRestart::None {
+                return Err(format!(
+                    "{file}: specs/Coordinator.tla does not model client_restart = \"notice\""
+                ));
+            }
             set("Clients", p.clients.to_string());
             set("Standby", quoted(standby));
             // Extends World.tla but takes only its crashes and restarts.
@@ -283,6 +299,8 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
         set("Recovery", quoted(recovery(f.recovery)));
     }
     let faults = [
+        ("pauses", f.pauses != 0 && PAUSELESS_SPECS.contains(&spec)),
+        ("one_way", f.one_way),
         ("min_pause", f.min_pause != 1),
         ("clock_jumps", f.clock_jumps != 0),
         ("max_drift", f.max_drift != 0),
