@@ -150,6 +150,9 @@ pub struct Params {
     pub suspect_after: u8,
     pub client_restart: ClientRestart,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 impl Params {
@@ -171,6 +174,7 @@ impl Params {
             suspect_after: 4,
             client_restart: ClientRestart::None,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
         };
         let detector = k.choice(
             "detector",
@@ -424,6 +428,14 @@ impl Actor for Node {
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             }
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

@@ -142,6 +142,9 @@ pub struct Params {
     /// How `Mutex.Unlock` deletes the key.
     pub unlock: Unlock,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 /// How the unlock deletes the client's key.
@@ -180,6 +183,7 @@ impl Params {
                 Unlock::CompareAndDelete,
             )?,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
         };
         let drift = k.optional_uint("drift", 0, 10)?;
         let margin = k.optional_uint("margin", 0, 10)?;
@@ -537,6 +541,14 @@ impl Actor for Node {
     /// still does.
     fn monotonic(&self, _timer: Timer) -> bool {
         true
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
+        }
     }
 
     /// A client comes to want the lock, and retries after its back-off,

@@ -59,6 +59,9 @@ pub struct Params {
     pub retry: u8,
     pub pause_window: PauseWindow,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 impl Params {
@@ -79,6 +82,7 @@ impl Params {
             retry: k.uint("retry", 1, 10, 1)?,
             pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
         };
         k.finish()?;
         if p.client == ClientKind::Validity && !p.expiry {
@@ -242,6 +246,14 @@ impl Actor for Node {
             Phase::Holding if p.validity() && !c.checked => steps.push(Step::Check),
             Phase::Holding => steps.push(Step::Write),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

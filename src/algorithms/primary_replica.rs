@@ -282,6 +282,9 @@ pub struct Params {
     /// checks, to cover the write and its answer.
     pub margin: u8,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
     /// How many failovers the fault budget can cause, when that is
     /// bounded ([`Params::monitors`]); `None` when false failovers can
     /// happen too. Derived from `[faults]`, not a key.
@@ -337,6 +340,7 @@ impl Params {
             drift: drift.unwrap_or(1),
             margin: margin.unwrap_or(2),
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
             failovers: None,
         };
         k.finish()?;
@@ -880,6 +884,14 @@ impl Actor for Node {
                     .map(|replica| Step::SelectReplica { replica }),
             ),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

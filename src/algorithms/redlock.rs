@@ -95,6 +95,9 @@ pub struct Params {
     pub fencing: Fencing,
     pub pause_window: PauseWindow,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 impl Params {
@@ -129,6 +132,7 @@ impl Params {
             )?,
             pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
         };
         let mut p = p;
         p.retry_max = k.uint("retry_max", p.retry, 20, p.retry + 1)?;
@@ -319,6 +323,14 @@ impl Actor for Node {
             Phase::Holding if !c.checked && c.token.is_some() => steps.push(Step::Check),
             Phase::Holding if c.checked => steps.push(Step::Write),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

@@ -100,6 +100,9 @@ pub struct Params {
     pub nodes: u8,
     pub replies: Replies,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 impl Params {
@@ -113,6 +116,7 @@ impl Params {
                 Replies::Counter,
             )?,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
         };
         k.finish()?;
         Ok(p)
@@ -196,6 +200,14 @@ impl Actor for Node {
             Phase::Want => steps.push(Step::Request),
             Phase::Holding => steps.push(Step::Release),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it leaves its critical section.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node(p) if step == Step::Release && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

@@ -97,6 +97,9 @@ pub struct Params {
     /// Validity client: validity it insists on having left at its check.
     pub margin: u8,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
     /// Whether tokens may be renumbered by rank: not when a crash can
     /// reset the counter (`restart = "empty"` and the server may crash),
     /// since the reset counter is then compared with older tokens by its
@@ -141,6 +144,7 @@ impl Params {
             drift: 1,
             margin: 2,
             acquisitions: sc.acquisitions,
+            work: k.uint("work", 0, 10, 0)?,
             rank_tokens: true,
         };
         let drift = k.optional_uint("drift", 0, 10)?;
@@ -377,6 +381,14 @@ impl Actor for Node {
             (Phase::Holding, Expire::Done) if p.validity() && !c.checked => steps.push(Step::Check),
             (Phase::Holding, Expire::Done) => steps.push(Step::Write),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

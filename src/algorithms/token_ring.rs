@@ -76,6 +76,9 @@ pub struct Params {
     /// `naive`: ticks without the token before a node makes a new one.
     pub timeout: u8,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
 }
 
 impl Params {
@@ -89,6 +92,7 @@ impl Params {
             Regenerate::None,
         )?;
         let timeout = k.optional_uint("timeout", 1, 30)?;
+        let work = k.uint("work", 0, 10, 0)?;
         k.finish()?;
         let file = sc.path.display();
         if rings == 1 && nodes < 2 {
@@ -118,6 +122,7 @@ impl Params {
             regenerate,
             timeout: timeout.unwrap_or(8),
             acquisitions: sc.acquisitions,
+            work,
         })
     }
 
@@ -235,6 +240,13 @@ impl Actor for Node {
                 Phase::Holding => steps.push(Step::Write),
                 _ => {}
             }
+        }
+    }
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Ring(p) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

@@ -146,6 +146,9 @@ pub struct Params {
     /// Ticks a client waits before it tries again after losing an attempt.
     pub retry: u8,
     pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
     /// Session slots per client on the ensemble: one, plus one for each
     /// crash the budget allows (a crashed client's session lives on until
     /// it expires, while the restarted client opens a new one).
@@ -181,6 +184,7 @@ impl Params {
         let protection = k.flag("protection", true)?;
         let timeout = k.uint("timeout", 1, 30, 3)?;
         let retry = k.uint("retry", 1, 10, 1)?;
+        let work = k.uint("work", 0, 10, 0)?;
         k.finish()?;
         let file = sc.path.display();
         let f = &sc.faults;
@@ -262,6 +266,7 @@ impl Params {
             timeout,
             retry,
             acquisitions: sc.acquisitions,
+            work,
             slots,
             connections: f.loss || f.partitions > 0,
         })
@@ -604,6 +609,14 @@ impl Actor for Node {
             Phase::Holding if *mode == Mode::Read => steps.push(Step::Read),
             Phase::Holding => steps.push(Step::Write),
             _ => {}
+        }
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p, _) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
         }
     }
 

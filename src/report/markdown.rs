@@ -298,6 +298,16 @@ pub(crate) fn changed<A: Lock>(
         if !running.is_empty() {
             out.push(format!("timers: {}", running.join(", ")));
         }
+        for (i, n) in after.nodes.iter().enumerate() {
+            if n.waited > before.nodes[i].waited {
+                let w = n.waited;
+                out.push(format!(
+                    "{} has worked {w} tick{}",
+                    world.name(i),
+                    if w == 1 { "" } else { "s" }
+                ));
+            }
+        }
     }
     for (i, holds) in belief_changes(world, ranked.0, ranked.1) {
         if holds {

@@ -49,6 +49,18 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         true
     }
 
+    /// How long `step` may wait once enabled, in the node's local ticks:
+    /// time passes while it is enabled, up to this many ticks, and then it
+    /// is urgent. A holder's critical section that takes `[system] work`
+    /// ticks is such a step: it writes after any time from 0 to `work`, so
+    /// a lease that runs out while its holder is still working is a
+    /// normal run, not a fault. A pause stops the count (the process does
+    /// no work), a crash forgets it. `None` (the default): [`Actor::urgent`]
+    /// alone decides.
+    fn within(&self, _step: Self::Step) -> Option<u8> {
+        None
+    }
+
     /// Whether `step` is one outcome of a random choice the real process
     /// makes (Redlock's retry delay): the actor lists every outcome as a
     /// step, and each is strongly fair, so a run that keeps refusing one

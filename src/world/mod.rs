@@ -7,6 +7,7 @@
 mod action;
 mod actor;
 mod connections;
+mod deadlines;
 mod describe;
 mod faults;
 mod ranks;
@@ -83,6 +84,7 @@ impl<A: Actor> World<A> {
                 timers: Clocks::new(),
                 watches: Clocks::new(),
                 skew: 0,
+                waited: 0,
             });
             pending.push((id, out.cmds));
         }
@@ -132,42 +134,48 @@ impl<A: Actor> World<A> {
         out
     }
 
-    /// Time cannot pass a due timer or an enabled urgent step of a running
-    /// node, nor a message to a running node that has been in flight
-    /// `max_delay`, nor a broken connection its running client has yet to
-    /// notice or can re-open.
-    fn time_blocked(&self, s: &WorldState<A>) -> bool {
+    /// Whether time is blocked, and whether a step with a deadline is
+    /// waiting on it. Time cannot pass a due timer or an enabled urgent
+    /// step of a running node (a step with a deadline is urgent once it has
+    /// waited that long: [`Actor::within`]), nor a message to a running
+    /// node that has been in flight `max_delay`, nor a broken connection
+    /// its running client has yet to notice or can re-open.
+    fn clock(&self, s: &WorldState<A>) -> Clock {
+        let mut c = Clock::default();
         if !s.broken.is_empty() {
             let mut steps = Vec::new();
             self.connection_steps(s, &mut steps);
-            if !steps.is_empty() {
-                return true;
-            }
+            c.blocked |= !steps.is_empty();
         }
         for (id, n) in s.nodes.iter().enumerate() {
-            if n.is_up()
-                && (n.timers.iter().any(|(_, v)| *v == 0)
-                    || self.node_steps(s, id).into_iter().any(|st| self.actors[id].urgent(st)))
-            {
-                return true;
+            if !n.is_up() {
+                continue;
+            }
+            c.blocked |= n.timers.iter().any(|(_, v)| *v == 0);
+            for st in self.node_steps(s, id) {
+                match self.actors[id].within(st) {
+                    Some(d) if n.waited < d => c.waiting = true,
+                    Some(_) => c.blocked = true,
+                    None => c.blocked |= self.actors[id].urgent(st),
+                }
             }
         }
-        match self.faults.max_delay {
-            Some(d) => s.net.iter().any(|e| e.age >= d && s.nodes[e.dst].is_up()),
-            None => false,
+        if let Some(d) = self.faults.max_delay {
+            c.blocked |= s.net.iter().any(|e| e.age >= d && s.nodes[e.dst].is_up());
         }
+        c
     }
 
     /// Whether a tick would change anything: a world with nothing timed
     /// never enables `Tick` (DESIGN.md section 2).
-    fn time_matters(&self, s: &WorldState<A>) -> bool {
+    fn time_matters(&self, s: &WorldState<A>, clock: Clock) -> bool {
         let clocks = s.nodes.iter().enumerate().any(|(id, n)| {
             matches!(n.status, Status::Paused(_))
                 || n.timers.iter().any(|(_, v)| *v > 0)
                 || n.watches.iter().any(|(w, v)| *v < self.watch_cap(s, id, *w))
         });
         let ageing = self.faults.max_delay.is_some_and(|d| s.net.iter().any(|e| e.age < d));
-        clocks || ageing
+        clocks || ageing || clock.waiting
     }
 
     /// Where a stopwatch saturates in `s`. Saturation is sound only for a
@@ -207,6 +215,7 @@ impl<A: Actor> World<A> {
     fn tick(&self, s: &mut WorldState<A>, fast: &[Id], slow: &[Id]) {
         for id in 0..s.nodes.len() {
             let rate = 1 + i8::from(fast.contains(&id)) - i8::from(slow.contains(&id));
+            self.count_waited(s, id, rate as u8);
             if rate > 0 {
                 self.advance_clock(s, id, rate as i16, false);
             }
@@ -243,6 +252,7 @@ impl<A: Actor> World<A> {
         s.value = out.value;
         s.history |= out.raised;
         self.apply(s, id, out.cmds);
+        self.settle_deadline(s, id);
     }
 
     fn apply(&self, s: &mut WorldState<A>, id: Id, cmds: Vec<Cmd<A>>) {
@@ -346,7 +356,8 @@ impl<A: Actor> World<A> {
     pub fn enabled(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
         let f = &self.faults;
         let n = s.nodes.len();
-        let blocked = self.time_blocked(s) || !self.time_matters(s);
+        let clock = self.clock(s);
+        let blocked = clock.blocked || !self.time_matters(s, clock);
         if !blocked {
             actions.push(Action::Tick);
         }
@@ -583,6 +594,7 @@ impl<A: Actor> World<A> {
                 n.watches.clear();
                 n.status = Status::Down;
                 n.skew = 0;
+                n.waited = 0;
                 t.net.retain(|e| e.dst != id);
                 t.broken.retain(|c| c.node != id);
                 t.spent.crashes += 1;
@@ -628,6 +640,15 @@ impl<A: Actor> World<A> {
         }
         Some(t)
     }
+}
+
+/// What the clocks allow in a state (see [`World::clock`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    /// Time cannot pass.
+    blocked: bool,
+    /// A step with a deadline waits, and may wait longer.
+    waiting: bool,
 }
 
 impl<A: Actor> Model for World<A> {

@@ -23,7 +23,7 @@ pub enum Status {
 }
 
 /// One node: its program's state and its clock.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node<A: Actor> {
     pub status: Status,
     pub state: A::State,
@@ -33,6 +33,25 @@ pub struct Node<A: Actor> {
     pub watches: Clocks<A::Watch>,
     /// Accumulated clock skew against real time, in ticks.
     pub skew: i8,
+    /// Local ticks that a step with a deadline ([`Actor::within`]) has
+    /// been enabled while time passed: a holder's work so far.
+    pub waited: u8,
+}
+
+/// Hashes as the node did before deadlines existed while `waited` is 0, so
+/// that a scenario without `work` keeps its fingerprints, and with them its
+/// symmetry representatives and traces.
+impl<A: Actor> std::hash::Hash for Node<A> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.status.hash(h);
+        self.state.hash(h);
+        self.timers.hash(h);
+        self.watches.hash(h);
+        self.skew.hash(h);
+        if self.waited != 0 {
+            self.waited.hash(h);
+        }
+    }
 }
 
 impl<A: Actor> Node<A> {

@@ -173,7 +173,11 @@ impl<A: Actor> World<A> {
             })
             .collect();
         links.sort_unstable();
-        fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links))
+        if n.waited == 0 {
+            fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links))
+        } else {
+            fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links, n.waited))
+        }
     }
 
     /// The orbit's representative and the renaming that produced it.

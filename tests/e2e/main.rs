@@ -37,4 +37,5 @@ mod svg;
 mod symmetry;
 mod token_ring;
 mod traces;
+mod work;
 mod zookeeper;

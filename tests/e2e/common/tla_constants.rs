@@ -314,6 +314,16 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
             "{file}: [faults] {key} is set, and specs/{spec} does not model it"
         ));
     }
+    if sc
+        .system
+        .get("work")
+        .and_then(toml::Value::as_integer)
+        .is_some_and(|w| w > 0)
+    {
+        return Err(format!(
+            "{file}: [system] work is set, and specs/{spec} has holders write at once"
+        ));
+    }
     if sc.symmetry {
         return Err(format!(
             "{file}: [bounds] symmetry is on, and no .cfg declares a SYMMETRY: TLC would count every ordering"
