@@ -1,5 +1,6 @@
 //! Harmless parameter changes (issue 21, "How to keep it true"): one more
-//! client, one more acquisition, or another back-off must not flip a
+//! client, one more acquisition, every duration doubled (`max_delay` scaled
+//! with the timeouts), or another back-off (tests/e2e/fidelity.rs) must not flip a
 //! verdict without a reason of the algorithm. A safety violation found
 //! with fewer clients or acquisitions stays reachable with more (the extra
 //! client need not act before it, nor the extra acquisition happen), so
@@ -26,6 +27,82 @@ const BOUND: usize = 60_000;
 enum Change {
     OneMoreClient,
     OneMoreAcquisition,
+    /// Every duration twice as long: the network's `max_delay`, the
+    /// pauses, jumps and drift the adversary may use, and every timeout,
+    /// TTL, back-off and allowance of the algorithm. Each run of the
+    /// scenario is a run of the doubled one with every wait twice as long,
+    /// so a safety violation stays; the doubled one also has runs at
+    /// half-tick offsets, so "holds" may become "violated" only by a race
+    /// the coarser tick hid (pinned below with its reason, if any).
+    DoubleTime,
+}
+
+/// The `[system]` keys that are durations.
+const DURATIONS: &[&str] = &[
+    "ttl",
+    "timeout",
+    "retry",
+    "retry_max",
+    "session_timeout",
+    "ping",
+    "suspend_after",
+    "heartbeat",
+    "suspect_after",
+    "down_after",
+    "wait_timeout",
+    "max_lag",
+    "drift",
+    "margin",
+    "work",
+];
+
+/// Each family's default for a duration above, where it is a plain
+/// number (`None`: derived from other keys, so it doubles with them, or
+/// allowed only in some variants, so it is doubled only where set).
+fn default_duration(algorithm: &str, key: &str) -> Option<i64> {
+    let d = match (algorithm, key) {
+        ("single-redis" | "lock-table", "ttl") => 4,
+        ("etcd-lease", "ttl") => 6,
+        ("primary-replica", "ttl") => 7,
+        ("redlock", "ttl") => 8,
+        ("redlock", "timeout") => 2,
+        ("single-redis" | "lock-table" | "primary-replica" | "etcd-lease" | "zookeeper", "timeout") => 3,
+        ("redlock", "retry") => 3,
+        ("single-redis" | "lock-table" | "primary-replica" | "etcd-lease" | "zookeeper", "retry") => 1,
+        ("primary-replica", "ping") => 1,
+        ("primary-replica", "down_after") => 3,
+        ("zookeeper", "session_timeout") => 6,
+        ("lock-table" | "redlock", "drift") => 1,
+        ("lock-table" | "redlock", "margin") => 2,
+        _ => return None,
+    };
+    Some(d)
+}
+
+/// `sc` with every duration doubled (see [`Change::DoubleTime`]).
+fn doubled(sc: &mut Scenario) {
+    for key in DURATIONS {
+        let value = match sc.system.get(*key).and_then(toml::Value::as_integer) {
+            Some(v) => Some(v),
+            None => default_duration(&sc.algorithm, key),
+        };
+        if let Some(v) = value {
+            sc.system.insert((*key).into(), toml::Value::Integer(2 * v));
+        }
+    }
+    // Redlock's back-off range: `retry_max` defaults to `retry + 1`.
+    if sc.algorithm == "redlock" && !sc.system.contains_key("retry_max") {
+        let retry = sc.system.get("retry").and_then(toml::Value::as_integer).unwrap_or(6);
+        sc.system.insert("retry_max".into(), toml::Value::Integer(retry + 2));
+    }
+    let f = &mut sc.faults;
+    f.max_delay = f.max_delay.map(|d| 2 * d);
+    if f.pauses > 0 {
+        f.min_pause *= 2;
+        f.max_pause *= 2;
+    }
+    f.max_jump *= 2;
+    f.max_drift *= 2;
 }
 
 /// Verdicts that a change flips, with the reason: (scenario, change,
@@ -46,6 +123,7 @@ fn changed(sc: &Scenario, change: Change) -> Option<Scenario> {
             }
             sc.acquisitions += 1;
         }
+        Change::DoubleTime => doubled(&mut sc),
     }
     validate(&sc).ok()?;
     Some(sc)
@@ -59,6 +137,7 @@ fn no_verdict_flips_on_a_harmless_change() {
     };
     let mut flips = Vec::new();
     let mut tried = 0;
+    let mut doubled_tried = Vec::new();
     for path in all() {
         let sc = load(&path).expect("bundled scenarios are valid");
         let base = run(&sc, bounded());
@@ -66,7 +145,7 @@ fn no_verdict_flips_on_a_harmless_change() {
             eprintln!("harmless: {} is larger than {BOUND} states: not tried", sc.name);
             continue;
         }
-        for change in [Change::OneMoreClient, Change::OneMoreAcquisition] {
+        for change in [Change::OneMoreClient, Change::OneMoreAcquisition, Change::DoubleTime] {
             let Some(other) = changed(&sc, change) else { continue };
             let r = run(&other, bounded());
             if r.unique_states >= BOUND {
@@ -77,6 +156,9 @@ fn no_verdict_flips_on_a_harmless_change() {
                 continue;
             }
             tried += 1;
+            if change == Change::DoubleTime {
+                doubled_tried.push((sc.algorithm.clone(), sc.name.clone()));
+            }
             for p in Prop::ALL {
                 let (before, after) = (base.verdict(p), r.verdict(p));
                 if after == Verdict::Unknown || before == after {
@@ -96,14 +178,24 @@ fn no_verdict_flips_on_a_harmless_change() {
                 }
                 assert!(
                     !(p.is_safety() && before == Verdict::Violated && after == Verdict::Holds),
-                    "{}: {change:?} hides a safety violation of {}: more clients or acquisitions allow more runs",
+                    "{}: {change:?} hides a safety violation of {}: the changed scenario allows every run of the first",
                     sc.name,
                     p.name()
                 );
             }
         }
     }
+    let names: Vec<&str> = doubled_tried.iter().map(|(_, n)| n.as_str()).collect();
+    eprintln!(
+        "harmless: {tried} changes compared; with every duration doubled: {}",
+        names.join(", ")
+    );
     assert!(tried >= 25, "the changes were compared in full ({tried})");
+    let families: std::collections::BTreeSet<&str> = doubled_tried.iter().map(|(a, _)| a.as_str()).collect();
+    assert!(
+        families.len() >= 7,
+        "durations doubled in too few families: {families:?}"
+    );
     assert!(
         flips.is_empty(),
         "verdicts flipped without a pinned reason:\n{}",
