@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{run, scenario, Result};
+use crate::common::{meets_expectations, run, scenario};
 use locksmith::algorithms::{redlock, single_redis, validate};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
@@ -17,17 +17,6 @@ fn fidelity(name: &str) -> Scenario {
         .join("tests/fidelity")
         .join(format!("{name}.toml"));
     load(&path).expect("a valid scenario")
-}
-
-/// Checks `sc` and asserts every verdict its `[expect]` table states.
-fn meets_expectations(sc: &Scenario) -> Result {
-    let r = run(sc, Options::default());
-    for p in Prop::ALL {
-        if let Some(expected) = sc.expected(p) {
-            assert_eq!(r.verdict(p), expected, "{}: {}", sc.name, p.name());
-        }
-    }
-    r
 }
 
 /// Every scenario in tests/fidelity/ meets its expectations: each one

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{run, toml_files};
+use crate::common::{meets_expectations, run, toml_files};
 use locksmith::algorithms::NAMES;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
@@ -34,12 +34,7 @@ fn every_work_scenario_meets_its_expectations() {
     let all: BTreeSet<&str> = NAMES.iter().copied().collect();
     assert_eq!(families, all, "one work scenario per family at least");
     for sc in &scenarios {
-        let r = run(sc, Options::default());
-        for p in Prop::ALL {
-            if let Some(expected) = sc.expected(p) {
-                assert_eq!(r.verdict(p), expected, "{}: {}", sc.name, p.name());
-            }
-        }
+        meets_expectations(sc);
     }
 }
 

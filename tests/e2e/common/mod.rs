@@ -58,6 +58,17 @@ pub fn run(sc: &Scenario, opts: Options) -> Result {
     dispatch(sc, Check(opts)).expect("the scenario builds")
 }
 
+/// Checks `sc` and asserts every verdict its `[expect]` table states.
+pub fn meets_expectations(sc: &Scenario) -> Result {
+    let r = run(sc, Options::default());
+    for p in Prop::ALL {
+        if let Some(expected) = sc.expected(p) {
+            assert_eq!(r.verdict(p), expected, "{}: {}", sc.name, p.name());
+        }
+    }
+    r
+}
+
 /// A directory under the system's temp dir, unique to one test of this
 /// process, removed when dropped.
 pub struct TempDir(std::path::PathBuf);
