@@ -48,8 +48,12 @@
 //! Operations are sent on the grid (tick j at j·T after the start) and
 //! must be answered, and expected events seen, within 3/8 T; later (a
 //! loaded machine) the case stops there, is not compared further, and is
-//! counted. A reconnect after a heal takes what the library takes: the
-//! model reconnects at the first grid point after it.
+//! counted; so does a request the library gives up on (a stalled machine:
+//! its connection's idle timeout is 2/5 of the session timeout). A
+//! reconnect after a heal takes what the library takes: the model
+//! reconnects at the first grid point after it, and a case whose model
+//! session would expire by then while the real one was touched in time
+//! stops there. Cases running at once start a fifth of a tick apart.
 //!
 //! Abstractions (the model's answers carry less; also in README,
 //! "Conformance: ZooKeeper"):
@@ -458,19 +462,31 @@ fn name(seqs: &BTreeMap<u32, i64>, guid: u32, czxid: u32) -> String {
     }
 }
 
-fn real_answer<T>(r: Result<T, zk::Error>, ok: impl FnOnce(T) -> Answer) -> Answer {
+/// The real answer in the model's terms. A library timeout (the machine
+/// stalled longer than the connection's idle timeout, 2/5 of the session
+/// timeout) stops the case, as a late answer does.
+fn real_answer<T>(r: Result<T, zk::Error>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, Late> {
     match r {
-        Ok(t) => ok(t),
-        Err(zk::Error::SessionExpired) => Answer::SessionExpired,
-        Err(zk::Error::ConnectionLoss) => Answer::Lost,
+        Ok(t) => Ok(ok(t)),
+        Err(zk::Error::SessionExpired) => Ok(Answer::SessionExpired),
+        Err(zk::Error::ConnectionLoss) => Ok(Answer::Lost),
+        Err(e @ (zk::Error::Timeout | zk::Error::Custom(_))) => Err(Late(format!("the library gave up: {e}"))),
         Err(e) => panic!("unexpected error from ZooKeeper: {e:?}"),
     }
+}
+
+/// A connection lost where the test cut nothing: the machine stalled.
+fn not_lost(a: Answer) -> Result<Answer, Late> {
+    if a == Answer::Lost {
+        return Err(Late("the connection broke with no cut (a stalled machine)".into()));
+    }
+    Ok(a)
 }
 
 impl Run<'_> {
     fn connect(&mut self, c: usize) -> Result<(), Late> {
         let connect = format!("{}{}", self.sides[c].proxy.addr(), self.chroot);
-        let client = ZkClient::connect(&connect, self.timeout).expect("connects through the proxy");
+        let client = ZkClient::connect(&connect, self.timeout).map_err(|e| Late(format!("connect: {e}")))?;
         let granted = client.session_timeout();
         assert_eq!(granted, self.timeout, "the server grants the session timeout asked for");
         self.next_value += 1;
@@ -575,10 +591,10 @@ impl Run<'_> {
                 let r = real.create_ephemeral_sequential(&format!("{chroot_lock}/_c_g{value}-lock-"));
                 self.on_time("create")?;
                 let mut real_czxid = None;
-                let real = real_answer(r, |(n, seq, stat)| {
+                let real = not_lost(real_answer(r, |(n, seq, stat)| {
                     real_czxid = Some((stat.czxid, seq));
                     Answer::Created(n)
-                });
+                })?)?;
                 let answers = self.model_request(
                     c,
                     Msg::Create {
@@ -608,7 +624,7 @@ impl Run<'_> {
                 let real = self.sides[c].real.as_ref().expect("a client");
                 let r = real.children(chroot_lock, watch);
                 self.on_time("getChildren")?;
-                let real = real_answer(r, Answer::Children);
+                let real = not_lost(real_answer(r, Answer::Children)?)?;
                 let answers = self.model_request(
                     c,
                     Msg::GetChildren {
@@ -635,7 +651,7 @@ impl Run<'_> {
                 let real = self.sides[c].real.as_ref().expect("a client");
                 let r = real.exists(&path, true);
                 self.on_time("exists")?;
-                let real = real_answer(r, |s| Answer::Stat(s.is_some()));
+                let real = not_lost(real_answer(r, |s| Answer::Stat(s.is_some()))?)?;
                 let answers = self.model_request(
                     c,
                     Msg::Exists {
@@ -662,7 +678,7 @@ impl Run<'_> {
                     r => r,
                 };
                 self.on_time("delete")?;
-                let real = real_answer(r, |()| Answer::Deleted);
+                let real = not_lost(real_answer(r, |()| Answer::Deleted)?)?;
                 let answers = self.model_request(
                     c,
                     Msg::Delete {
@@ -700,7 +716,11 @@ impl Run<'_> {
         if r.is_ok() {
             self.sides[c].zxid = self.m.ensemble().zxid;
         }
-        assert!(r.is_ok() || self.sides[c].expired, "touch: {r:?}");
+        match r {
+            Ok(_) => {}
+            Err(zk::Error::SessionExpired) if self.sides[c].expired => {}
+            Err(e) => return Err(Late(format!("the last request before the fault: {e}"))),
+        }
         Ok(())
     }
 
@@ -736,7 +756,7 @@ impl Run<'_> {
             real = real_answer(r, |mut n| {
                 n.sort();
                 Answer::Children(n)
-            });
+            })?;
             self.m.send(
                 c + 1,
                 Msg::GetChildren {
@@ -781,9 +801,38 @@ impl Run<'_> {
             sleep(Duration::from_millis(2));
         };
         let back = Instant::now();
-        // The reconnect touched a live session at `back`; the model's at the
-        // next grid point. A session that expires in between is ambiguous.
+        // The reconnect touched a live session at `back`; the model's comes
+        // at the next grid point. A real session still live then whose
+        // model expires by that grid point (tick `at`) is the rounding's
+        // doing while the reconnect came before the real expiry could have
+        // (a half to a quarter tick before `at`'s grid point; module doc):
+        // the case stops. Later than `at`'s grid point, the real session
+        // outlived its timeout: a difference.
         let target = self.clock.next_tick_after(back);
+        let session = self.sides[c].session;
+        let e = self.m.ensemble();
+        let expiry = e.sessions.iter().position(|s| *s == session).and_then(|slot| {
+            let timer = zkm::Timer::SessionExpiry { slot: slot as u8 };
+            self.m.state.nodes[ENSEMBLE].timer(timer)
+        });
+        if let (zk::SessionState::SyncConnected, Some(r)) = (state, expiry) {
+            let at = self.clock.now + u32::from(r);
+            if at <= target {
+                if back <= self.clock.grid(at) + self.clock.tick / 8 {
+                    return Err(Late(format!(
+                        "the reconnect came {:.0} ms after tick {}, within the session's expiry window (tick {at})",
+                        self.clock.late_ms(back),
+                        self.clock.now
+                    )));
+                }
+                panic!(
+                    "the real session lived through a reconnect {:.0} ms after tick {}, the model's expires at tick {at}\n{}",
+                    self.clock.late_ms(back),
+                    self.clock.now,
+                    self.log.join("\n")
+                );
+            }
+        }
         while self.clock.now < target {
             self.tick()?;
         }
@@ -933,7 +982,7 @@ impl Run<'_> {
         let real = self
             .observer
             .children("/lock", false)
-            .expect("the observer lists /lock");
+            .map_err(|e| Late(format!("the observer's getChildren: {e}")))?;
         self.on_time("the observer's getChildren")?;
         let mut model: Vec<String> = self
             .m
@@ -968,10 +1017,13 @@ fn run_case(server_port: u16, tick: Duration, n: usize, case: &Case, log: &mut V
     let timeout = Duration::from_millis(u64::from(case.session_timeout) * t_ms - t_ms / 2);
     let addr = SocketAddr::from(([127, 0, 0, 1], server_port));
     let chroot = format!("/case{n}");
-    let admin = ZkClient::connect(&format!("127.0.0.1:{server_port}"), timeout).expect("connects");
+    // The test's own sessions never expire, and a stalled machine should
+    // not break their connections: a long timeout.
+    let long = Duration::from_secs(20);
+    let admin = ZkClient::connect(&format!("127.0.0.1:{server_port}"), long).expect("connects");
     admin.ensure(&chroot).expect("the case's root");
     admin.ensure(&format!("{chroot}/lock")).expect("/lock");
-    let observer = ZkClient::connect(&format!("127.0.0.1:{server_port}{chroot}"), timeout).expect("connects");
+    let observer = ZkClient::connect(&format!("127.0.0.1:{server_port}{chroot}"), long).expect("connects");
     let sides = (0..CLIENTS)
         .map(|_| Side {
             proxy: Proxy::start(addr).expect("a proxy"),
@@ -990,8 +1042,9 @@ fn run_case(server_port: u16, tick: Duration, n: usize, case: &Case, log: &mut V
     let mut run = Run {
         chroot,
         timeout,
+        // Cases running at once keep their grid points apart.
         clock: Clock {
-            start: Instant::now() + tick,
+            start: Instant::now() + tick + tick * (n % 5) as u32 / 5,
             tick,
             now: 0,
         },
