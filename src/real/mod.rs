@@ -54,3 +54,10 @@ pub fn require_redis() -> Option<PathBuf> {
 }
 
 pub mod reenact;
+
+/// A real standalone ZooKeeper (Debian's `zookeeper` package), a proxy to
+/// cut a client's connection, and a client over the `zookeeper-client`
+/// crate: tests/e2e/zookeeper_conformance.rs and reenact use them.
+pub mod zookeeper;
+
+pub use zookeeper::{require_zookeeper, Proxy, ZkClient, ZkInstall, ZkServer};

@@ -39,3 +39,4 @@ mod token_ring;
 mod traces;
 mod work;
 mod zookeeper;
+mod zookeeper_conformance;
