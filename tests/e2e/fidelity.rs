@@ -64,7 +64,7 @@ const HEAVY: &[&str] = &[
 
 /// Unique states beyond which the back-off test leaves a scenario to the
 /// full sweep (`retry_sweep_of_every_bundled_scenario`): the CI budget.
-const BACK_OFF_BOUND: usize = 120_000;
+const BACK_OFF_BOUND: usize = 60_000;
 
 /// Small primary-replica scenarios the back-off test checks in place of
 /// the heavy bundled ones (the spec's own: one failover, and a validity

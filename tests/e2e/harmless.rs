@@ -20,7 +20,7 @@ use locksmith::scenario::{all, load, Scenario, Verdict};
 use crate::common::run;
 
 /// Unique states beyond which a changed scenario is not checked here.
-const BOUND: usize = 60_000;
+const BOUND: usize = 40_000;
 
 /// A harmless change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
