@@ -7,6 +7,7 @@
 //! its own temporary directory, and stops it (and removes the directory)
 //! when dropped, so servers stop even when a test fails.
 
+mod process;
 pub mod server;
 
 pub use server::{Persistence, RedisServer, Role, SentinelTiming, SENTINEL_MASTER};
@@ -20,12 +21,7 @@ pub fn find_redis() -> Option<PathBuf> {
         let p = PathBuf::from(p);
         return p.is_file().then_some(p);
     }
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join("redis-server"))
-        .find(|p| p.is_file());
-    on_path.or_else(|| {
+    process::on_path("redis-server").or_else(|| {
         let debian = PathBuf::from("/usr/bin/redis-server");
         debian.is_file().then_some(debian)
     })
@@ -37,20 +33,14 @@ pub fn find_redis() -> Option<PathBuf> {
 /// returns `None`, so the caller returns early and the test passes on a
 /// machine without Redis.
 pub fn require_redis() -> Option<PathBuf> {
-    if let Some(p) = find_redis() {
-        return Some(p);
+    let found = find_redis();
+    if found.is_none() {
+        process::missing(
+            "redis-server not found (CI=true): .ci/run installs Debian's redis-server package; install it with `apt-get install -y redis-server` or set REDIS_SERVER",
+            "REAL REDIS NOT RUN: redis-server not found; this test passes without comparing the model with Redis (it fails under CI=true). Install Debian's redis-server package, or set REDIS_SERVER.",
+        );
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("redis-server not found (CI=true): .ci/run installs Debian's redis-server package; install it with `apt-get install -y redis-server` or set REDIS_SERVER");
-    }
-    // Straight to stderr: libtest captures `eprintln!` of a passing test,
-    // and this line must be seen.
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** REAL REDIS NOT RUN: redis-server not found; this test passes without comparing the model with Redis (it fails under CI=true). Install Debian's redis-server package, or set REDIS_SERVER.\n"
-    );
-    None
+    found
 }
 
 pub mod reenact;

@@ -12,10 +12,10 @@
 
 use std::fs;
 use std::io;
-use std::net::TcpListener;
+
+use super::process::{fresh_dir, on_free_port};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -85,8 +85,6 @@ const READY_TIMEOUT: Duration = Duration::from_secs(20);
 /// `WAIT` needs a longer read timeout, which the caller sets.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
-static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
-
 impl RedisServer {
     /// A primary with the given persistence.
     pub fn primary(bin: &Path, persistence: Persistence) -> io::Result<RedisServer> {
@@ -114,7 +112,7 @@ impl RedisServer {
     /// directory, and waits until it answers `PING`. A port another process
     /// took between our probe and Redis's bind is retried with a new one.
     pub fn start(bin: &Path, persistence: Persistence, role: Role) -> io::Result<RedisServer> {
-        let dir = fresh_dir()?;
+        let dir = fresh_dir("redis")?;
         let mut server = RedisServer {
             bin: bin.to_path_buf(),
             dir,
@@ -123,18 +121,11 @@ impl RedisServer {
             role,
             child: None,
         };
-        let mut last = None;
-        for _ in 0..5 {
-            server.port = free_port()?;
-            match server.spawn() {
-                Ok(()) => return Ok(server),
-                Err(e) => {
-                    server.kill();
-                    last = Some(e);
-                }
-            }
-        }
-        Err(last.unwrap_or_else(|| io::Error::other("redis-server did not start")))
+        on_free_port("redis-server", |port| {
+            server.port = port;
+            server.spawn().inspect_err(|_| server.kill())
+        })?;
+        Ok(server)
     }
 
     pub fn port(&self) -> u16 {
@@ -410,27 +401,6 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
         let _ = fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// A port nothing listens on now: bind 127.0.0.1:0 and let the listener
-/// go. Another process may take it before Redis binds it; [`RedisServer::start`]
-/// then tries another.
-fn free_port() -> io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-/// A new empty directory under the system's temporary directory.
-fn fresh_dir() -> io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    loop {
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let dir = base.join(format!("locksmith-redis-{}-{n}", std::process::id()));
-        match fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
     }
 }
 

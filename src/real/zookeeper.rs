@@ -21,13 +21,15 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
 
 pub use zookeeper_client as zk;
+
+use super::process::{fresh_dir, missing, on_free_port, on_path};
 
 /// Debian's jar; its manifest's Class-Path names the rest.
 const DEBIAN_JAR: &str = "/usr/share/java/zookeeper.jar";
@@ -39,8 +41,6 @@ const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// ([`zk::Error::Timeout`]); a request pending on a broken connection is
 /// failed by the library itself much sooner.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(20);
-
-static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
 
 /// Where ZooKeeper is: the `java` to run it with and the jar.
 #[derive(Clone, Debug)]
@@ -58,11 +58,7 @@ pub fn find_zookeeper() -> Option<ZkInstall> {
     if !jar.is_file() {
         return None;
     }
-    let java = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join("java"))
-        .find(|p| p.is_file())?;
+    let java = on_path("java")?;
     Some(ZkInstall { java, jar })
 }
 
@@ -70,17 +66,14 @@ pub fn find_zookeeper() -> Option<ZkInstall> {
 /// (CI installs it), and otherwise prints a loud `*** REAL ZOOKEEPER NOT
 /// RUN` line and returns `None`, so the test passes on a machine without it.
 pub fn require_zookeeper() -> Option<ZkInstall> {
-    if let Some(z) = find_zookeeper() {
-        return Some(z);
+    let found = find_zookeeper();
+    if found.is_none() {
+        missing(
+            "ZooKeeper not found (CI=true): .ci/run installs Debian's zookeeper package (and a Java); install it with `apt-get install -y zookeeper` or set ZOOKEEPER_JAR",
+            &format!("REAL ZOOKEEPER NOT RUN: {DEBIAN_JAR} (or java) not found; this test passes without comparing the model with ZooKeeper (it fails under CI=true). Install Debian's zookeeper package, or set ZOOKEEPER_JAR."),
+        );
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("ZooKeeper not found (CI=true): .ci/run installs Debian's zookeeper package (and a Java); install it with `apt-get install -y zookeeper` or set ZOOKEEPER_JAR");
-    }
-    let _ = writeln!(
-        io::stderr(),
-        "\n*** REAL ZOOKEEPER NOT RUN: {DEBIAN_JAR} (or java) not found; this test passes without comparing the model with ZooKeeper (it fails under CI=true). Install Debian's zookeeper package, or set ZOOKEEPER_JAR.\n"
-    );
-    None
+    found
 }
 
 /// A running (or killed, and restartable) standalone ZooKeeper.
@@ -98,7 +91,7 @@ impl ZkServer {
     /// Starts a server with `tickTime = tick_ms` on a free loopback port in
     /// a fresh temporary directory, and waits until it serves.
     pub fn start(install: &ZkInstall, tick_ms: u64) -> io::Result<ZkServer> {
-        let dir = fresh_dir()?;
+        let dir = fresh_dir("zk")?;
         fs::create_dir(dir.join("data"))?;
         let mut server = ZkServer {
             install: install.clone(),
@@ -108,18 +101,11 @@ impl ZkServer {
             child: None,
             started_in: Duration::ZERO,
         };
-        let mut last = None;
-        for _ in 0..5 {
-            server.port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-            match server.spawn() {
-                Ok(()) => return Ok(server),
-                Err(e) => {
-                    server.kill();
-                    last = Some(e);
-                }
-            }
-        }
-        Err(last.unwrap_or_else(|| io::Error::other("ZooKeeper did not start")))
+        on_free_port("ZooKeeper", |port| {
+            server.port = port;
+            server.spawn().inspect_err(|_| server.kill())
+        })?;
+        Ok(server)
     }
 
     pub fn port(&self) -> u16 {
@@ -277,19 +263,6 @@ fn four_letter(port: u16, word: &str) -> io::Result<String> {
     let mut answer = String::new();
     s.read_to_string(&mut answer)?;
     Ok(answer)
-}
-
-fn fresh_dir() -> io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    loop {
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let dir = base.join(format!("locksmith-zk-{}-{n}", std::process::id()));
-        match fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------

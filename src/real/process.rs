@@ -1,0 +1,70 @@
+//! What every real server process here needs, whatever the server: its own
+//! temporary directory, a free loopback port (bind 127.0.0.1:0, hand the
+//! port over, and try another if the server lost the race for it), its
+//! binary found on `PATH`, and the rule for a missing one (a panic under
+//! `CI=true`, a loud "NOT RUN" line otherwise).
+
+use std::fs;
+use std::io::{self, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
+
+/// A new empty directory `locksmith-{kind}-{pid}-{n}` under the system's
+/// temporary directory.
+pub(crate) fn fresh_dir(kind: &str) -> io::Result<PathBuf> {
+    let base = std::env::temp_dir();
+    loop {
+        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("locksmith-{kind}-{}-{n}", std::process::id()));
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A loopback port nobody listens on now.
+pub(crate) fn free_port() -> io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Runs `start` on a free port, and again on another one if it fails
+/// (another process may take the port between the probe and the server's
+/// bind), five times at most; `start` cleans up after its own failure.
+/// The last failure, if every attempt failed.
+pub(crate) fn on_free_port(what: &str, mut start: impl FnMut(u16) -> io::Result<()>) -> io::Result<()> {
+    let mut last = None;
+    for _ in 0..5 {
+        match start(free_port()?) {
+            Ok(()) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other(format!("{what} did not start"))))
+}
+
+/// The first file `name` in a folder of `PATH`.
+pub(crate) fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A tool a test needs is missing: under `CI=true` (CI installs it, so a
+/// missing one is a broken CI, not a pass) panics with `ci`; otherwise
+/// prints `not_run` loudly and returns, so the caller returns early and
+/// the test passes on a machine without the tool.
+pub(crate) fn missing(ci: &str, not_run: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{ci}");
+    }
+    // Straight to stderr: libtest captures `eprintln!` of a passing test,
+    // and this line must be seen.
+    let _ = writeln!(io::stderr(), "\n*** {not_run}\n");
+}
