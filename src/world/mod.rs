@@ -141,29 +141,44 @@ impl<A: Actor> World<A> {
     /// node that has been in flight `max_delay`, nor a broken connection
     /// its running client has yet to notice or can re-open.
     fn clock(&self, s: &WorldState<A>) -> Clock {
-        let mut c = Clock::default();
+        // Once time is blocked nothing else matters: stop looking.
+        let blocked = Clock {
+            blocked: true,
+            waiting: false,
+        };
         if !s.broken.is_empty() {
             let mut steps = Vec::new();
             self.connection_steps(s, &mut steps);
-            c.blocked |= !steps.is_empty();
+            if !steps.is_empty() {
+                return blocked;
+            }
         }
+        let mut waiting = false;
         for (id, n) in s.nodes.iter().enumerate() {
             if !n.is_up() {
                 continue;
             }
-            c.blocked |= n.timers.iter().any(|(_, v)| *v == 0);
+            if n.timers.iter().any(|(_, v)| *v == 0) {
+                return blocked;
+            }
             for st in self.node_steps(s, id) {
                 match self.actors[id].within(st) {
-                    Some(d) if n.waited < d => c.waiting = true,
-                    Some(_) => c.blocked = true,
-                    None => c.blocked |= self.actors[id].urgent(st),
+                    Some(d) if n.waited < d => waiting = true,
+                    Some(_) => return blocked,
+                    None if self.actors[id].urgent(st) => return blocked,
+                    None => {}
                 }
             }
         }
         if let Some(d) = self.faults.max_delay {
-            c.blocked |= s.net.iter().any(|e| e.age >= d && s.nodes[e.dst].is_up());
+            if s.net.iter().any(|e| e.age >= d && s.nodes[e.dst].is_up()) {
+                return blocked;
+            }
         }
-        c
+        Clock {
+            blocked: false,
+            waiting,
+        }
     }
 
     /// Whether a tick would change anything: a world with nothing timed
