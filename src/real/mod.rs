@@ -51,3 +51,8 @@ pub mod reenact;
 pub mod zookeeper;
 
 pub use zookeeper::{require_zookeeper, Proxy, ZkClient, ZkInstall, ZkServer};
+/// A real etcd (Debian's `etcd-server`, 3.4) and a blocking client on the
+/// `etcd-client` crate, for tests/e2e/etcd_conformance.rs and reenact; only
+/// with the `etcd` feature, since that crate's build needs `protoc`.
+#[cfg(feature = "etcd")]
+pub mod etcd;
