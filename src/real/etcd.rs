@@ -346,11 +346,12 @@ pub struct WatchEvent {
 /// runs. Dropping the client closes the connection, which ends its watch
 /// and keep-alive streams on the server.
 pub struct EtcdClient {
-    rt: Runtime,
     client: Client,
     /// One keep-alive stream per lease, opened by its first keep-alive.
     keepers: HashMap<i64, (LeaseKeeper, LeaseKeepAliveStream)>,
     watches: Vec<Option<WatchStream>>,
+    /// Last, so that it is dropped after the streams and the connection.
+    rt: Runtime,
 }
 
 /// A watch opened by [`EtcdClient::watch`].

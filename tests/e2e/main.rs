@@ -12,6 +12,7 @@ mod bundled;
 mod cli;
 mod coordinator;
 mod determinism;
+mod etcd_conformance;
 mod etcd_lease;
 mod explore;
 mod fidelity;
