@@ -56,3 +56,15 @@ pub use zookeeper::{require_zookeeper, Proxy, ZkClient, ZkInstall, ZkServer};
 /// with the `etcd` feature, since that crate's build needs `protoc`.
 #[cfg(feature = "etcd")]
 pub mod etcd;
+
+/// Without the `etcd` feature this locksmith has no etcd client: what would
+/// run the real etcd calls this instead, which panics under `CI=true` (CI
+/// builds the feature, so this is a broken CI, not a pass) and otherwise
+/// says loudly that the real etcd was not run.
+#[cfg(not(feature = "etcd"))]
+pub fn etcd_not_built() {
+    process::missing(
+        "built without the `etcd` feature (CI=true): .ci/run runs `cargo test --release --features etcd`",
+        "REAL ETCD NOT RUN: locksmith was built without the `etcd` feature (its client's build needs protoc); run `cargo test --release --features etcd` to compare the model with etcd",
+    );
+}
