@@ -1,11 +1,12 @@
-//! `locksmith reenact TRACE`: a counterexample of the single-redis,
-//! primary-replica or Redlock family, executed on real `redis-server`
-//! processes (issue 14 item 2). The model found the bug exhaustively; this
-//! shows it on the real thing, or says that the real servers do not
-//! reproduce it.
+//! `locksmith reenact TRACE`: a counterexample executed on real servers: of
+//! the single-redis, primary-replica or Redlock family on real
+//! `redis-server` processes, of the zookeeper family on a real ZooKeeper
+//! ([`zookeeper`]), of the etcd-lease family on a real etcd ([`etcd`], with
+//! the `etcd` feature). The model found the bug exhaustively; this shows it
+//! on the real thing, or says that the real servers do not reproduce it.
 //!
-//! How a step becomes real is in [`plan`] (which operation) and [`driver`]
-//! (how it runs). Whether the violation happened is judged from the real
+//! How a Redis step becomes real is in [`plan`] (which operation) and
+//! [`driver`] (how it runs). Whether the violation happened is judged from the real
 //! servers' answers, never from the model: a client holds the lock when the
 //! trace's client logic says it does *and* the real servers gave it the
 //! answers that logic needs (Redlock: a real majority of `OK`s), within the
@@ -18,7 +19,10 @@
 //! run leaves the repository unchanged.
 
 pub mod driver;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod plan;
+pub mod zookeeper;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,9 +61,10 @@ impl Default for Options {
 }
 
 /// The model's view along the trace: which clients hold the lock after
-/// each step, by the client logic alone.
-struct Shadow<'a> {
-    trace: &'a TraceFile,
+/// each step, by the client logic alone (a bit per node), and the nodes'
+/// names.
+pub(crate) struct Shadow<'a> {
+    pub(crate) trace: &'a TraceFile,
 }
 
 impl Job for Shadow<'_> {
@@ -123,6 +128,24 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     ) {
         return invalid(format!("{} is not judged on real servers here", prop.name()));
     }
+    match sc.algorithm.as_str() {
+        "zookeeper" => {
+            let (log, outcome) = zookeeper::reenact(&shown, &trace, prop, &sc, opts);
+            return finish(path, opts, &log, outcome);
+        }
+        #[cfg(feature = "etcd")]
+        "etcd-lease" => {
+            let (log, outcome) = etcd::reenact(&shown, &trace, prop, &sc, opts);
+            return finish(path, opts, &log, outcome);
+        }
+        #[cfg(not(feature = "etcd"))]
+        "etcd-lease" => {
+            return invalid(
+                "this locksmith was built without the `etcd` feature, so it has no etcd client; build it with `cargo install --path . --features etcd` (which needs protoc)".into(),
+            )
+        }
+        _ => {}
+    }
     let model_setup = match Setup::of(&sc) {
         Ok(s) => s,
         Err(e) => return invalid(e),
@@ -130,16 +153,10 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     let (real_sc, setup) = match &opts.scenario {
         None => (sc.clone(), model_setup.clone()),
         Some(name) => {
-            let other = match scenario::find(name).and_then(|p| scenario::load(&p)) {
+            let other = match other_configuration(name, &sc) {
                 Ok(o) => o,
-                Err(e) => return Replay::Invalid(format!("--scenario {name}: {e}")),
+                Err(e) => return Replay::Invalid(e),
             };
-            if other.algorithm != sc.algorithm {
-                return Replay::Invalid(format!(
-                    "--scenario {name}: its algorithm \"{}\" is not the trace's \"{}\"; allowed: a scenario of the same algorithm",
-                    other.algorithm, sc.algorithm
-                ));
-            }
             let s = match Setup::of(&other) {
                 Ok(s) => s,
                 Err(e) => return invalid(e),
@@ -204,8 +221,32 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     driver.stop();
     let outcome = match failed {
         Some(e) => invalid(e),
-        None => verdict(&shown, prop, &witness, &real_sc),
+        None => verdict(&shown, prop, &witness, &real_sc, "Redis"),
     };
+    finish(path, opts, &log, outcome)
+}
+
+/// The scenario `--scenario NAME` names, whose configuration the real
+/// servers run with: it must be of the trace's algorithm (the caller checks
+/// that its nodes are the trace's).
+pub(crate) fn other_configuration(name: &str, sc: &Scenario) -> Result<Scenario, String> {
+    let other = scenario::find(name)
+        .and_then(|p| scenario::load(&p))
+        .map_err(|e| format!("--scenario {name}: {e}"))?;
+    if other.algorithm != sc.algorithm {
+        return Err(format!(
+            "--scenario {name}: its algorithm \"{}\" is not the trace's \"{}\"; allowed: a scenario of the same algorithm",
+            other.algorithm, sc.algorithm
+        ));
+    }
+    Ok(other)
+}
+
+/// Writes the log (with the verdict as its last line) beside the trace, in
+/// one rename so that no half-written log is left, and names it in the
+/// verdict.
+fn finish(path: &Path, opts: &Options, log: &str, outcome: Replay) -> Replay {
+    let mut log = log.to_string();
     let _ = writeln!(log, "verdict: {outcome}");
     let log_file = log_path(path, opts.scenario.as_deref());
     let tmp = log_file.with_extension("log.part");
@@ -218,7 +259,9 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     }
 }
 
-fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario) -> Replay {
+/// The verdict from what the real run showed (`system` names the real
+/// servers: "Redis", "ZooKeeper", "etcd").
+pub(crate) fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario, system: &str) -> Replay {
     let seen = match prop {
         Prop::MutualExclusion => w
             .two_holders
@@ -245,12 +288,12 @@ fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario) -> Replay {
     }
     match seen {
         Some(s) => Replay::Reproduced(format!(
-            "{shown}: {} is violated on real Redis ({} configuration): {s}; {differences}",
+            "{shown}: {} is violated on real {system} ({} configuration): {s}; {differences}",
             prop.name(),
             real.name
         )),
         None => Replay::NotReproduced(format!(
-            "{shown}: {} is not violated on real Redis ({} configuration); {differences}",
+            "{shown}: {} is not violated on real {system} ({} configuration); {differences}",
             prop.name(),
             real.name
         )),
