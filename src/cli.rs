@@ -317,26 +317,31 @@ explorer otherwise runs until stopped).")]
         #[arg(long)]
         no_symmetry: bool,
     },
-    /// Execute a counterexample on real redis-server processes (single-redis,
-    /// primary-replica and redlock traces) and say whether the violation
-    /// happens on the real servers.
+    /// Execute a counterexample on real servers (redis-server for
+    /// single-redis, primary-replica and redlock traces; ZooKeeper for
+    /// zookeeper traces; etcd for etcd-lease traces, with the `etcd` feature)
+    /// and say whether the violation happens on them.
     #[command(after_help = "Examples:
   locksmith reenact reports/redlock-no-fsync/trace.json
   locksmith reenact reports/redlock-no-fsync/trace.json --scenario redlock-fsync
   locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
+  locksmith reenact reports/zk-session-expiry-pause/trace.json
 
-Needs redis-server (Debian's package) on PATH, or REDIS_SERVER. Writes a log
+Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; ZooKeeper
+(Debian's zookeeper package, on Java); etcd (Debian's etcd-server). Writes a log
 beside the trace (reenact.log; git-ignored: it holds real ports and times).
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
 trace cannot be enacted (not a trace, a liveness trace, another family, a
-step with no real counterpart, redis-server missing).")]
+step with no real counterpart, the real server missing).")]
     Reenact {
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,
-        /// Real milliseconds per tick: a TTL of N ticks is PX N x this.
-        #[arg(long, default_value_t = crate::real::reenact::DEFAULT_TICK_MS)]
-        tick_ms: u64,
+        /// Real milliseconds per tick: a TTL of N ticks is PX N x this
+        /// [default: 100 for Redis, 300 for ZooKeeper, 2000 for etcd, whose
+        /// lease TTLs are whole seconds].
+        #[arg(long)]
+        tick_ms: Option<u64>,
         /// Run the real servers with this scenario's configuration (same
         /// algorithm and nodes), e.g. redlock-fsync for a redlock-no-fsync
         /// trace.

@@ -37,6 +37,7 @@ mod random_faults;
 mod redis_conformance;
 mod redlock;
 mod reenact;
+mod reenact_zookeeper;
 mod ricart_agrawala;
 mod scenarios;
 mod simulate;
