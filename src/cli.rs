@@ -318,25 +318,30 @@ explorer otherwise runs until stopped).")]
         no_symmetry: bool,
     },
     /// Execute a counterexample on real redis-server processes (single-redis,
-    /// primary-replica and redlock traces) and say whether the violation
+    /// primary-replica and redlock traces) or a real etcd (etcd-lease
+    /// traces, with the `etcd` feature) and say whether the violation
     /// happens on the real servers.
     #[command(after_help = "Examples:
   locksmith reenact reports/redlock-no-fsync/trace.json
   locksmith reenact reports/redlock-no-fsync/trace.json --scenario redlock-fsync
   locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
+  locksmith reenact reports/etcd-partition/trace.json
 
-Needs redis-server (Debian's package) on PATH, or REDIS_SERVER. Writes a log
+Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; for etcd-lease
+traces etcd (Debian's etcd-server) on PATH, or ETCD_SERVER. Writes a log
 beside the trace (reenact.log; git-ignored: it holds real ports and times).
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
 trace cannot be enacted (not a trace, a liveness trace, another family, a
-step with no real counterpart, redis-server missing).")]
+step with no real counterpart, redis-server or etcd missing).")]
     Reenact {
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,
-        /// Real milliseconds per tick: a TTL of N ticks is PX N x this.
-        #[arg(long, default_value_t = crate::real::reenact::DEFAULT_TICK_MS)]
-        tick_ms: u64,
+        /// Real milliseconds per tick: a TTL of N ticks is PX N x this
+        /// [default: 100 on Redis, 4000 on etcd, whose leases are whole
+        /// seconds].
+        #[arg(long)]
+        tick_ms: Option<u64>,
         /// Run the real servers with this scenario's configuration (same
         /// algorithm and nodes), e.g. redlock-fsync for a redlock-no-fsync
         /// trace.

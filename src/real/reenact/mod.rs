@@ -37,14 +37,16 @@ use crate::world::{Action, World};
 use driver::{Driver, Witness};
 use plan::{Op, Part, Setup};
 
-/// The default length of one tick in real time.
+/// The default length of one tick in real time on Redis (etcd's is
+/// 4000 ms, `etcd::DEFAULT_TICK_MS`: its leases are whole seconds).
 pub const DEFAULT_TICK_MS: u64 = 100;
 
 /// How to reenact.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Real milliseconds per model tick (TTLs in `PX` are ticks × this).
-    pub tick_ms: u64,
+    /// Real milliseconds per model tick (TTLs in `PX` are ticks × this);
+    /// `None`: the family's default ([`DEFAULT_TICK_MS`] on Redis).
+    pub tick_ms: Option<u64>,
     /// Run the real servers with another scenario's configuration (same
     /// algorithm and nodes), e.g. `redlock-fsync` for a `redlock-no-fsync`
     /// trace: the same steps against the safe configuration.
@@ -54,7 +56,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            tick_ms: DEFAULT_TICK_MS,
+            tick_ms: None,
             scenario: None,
         }
     }
@@ -106,10 +108,9 @@ pub fn log_path(trace: &Path, scenario: Option<&str>) -> PathBuf {
 pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     let shown = path.display().to_string();
     let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
-    if !(10..=10_000).contains(&opts.tick_ms) {
+    if let Some(ms) = opts.tick_ms.filter(|ms| !(10..=10_000).contains(ms)) {
         return Replay::Invalid(format!(
-            "--tick-ms {} is out of range; allowed: 10 to 10000 (milliseconds per tick)",
-            opts.tick_ms
+            "--tick-ms {ms} is out of range; allowed: 10 to 10000 (milliseconds per tick)"
         ));
     }
     let (trace, prop, sc) = match read_trace(path) {
@@ -185,7 +186,8 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         .map(|c| setup.cast.iter().position(|p| *p == Part::Client(c)).unwrap_or(0))
         .collect();
 
-    let tick = Duration::from_millis(opts.tick_ms);
+    let tick_ms = opts.tick_ms.unwrap_or(DEFAULT_TICK_MS);
+    let tick = Duration::from_millis(tick_ms);
     let mut log = String::new();
     let _ = writeln!(log, "locksmith reenact {shown}");
     let _ = writeln!(
@@ -195,7 +197,7 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         prop.name(),
         trace.steps.len(),
         real_sc.name,
-        opts.tick_ms
+        tick_ms
     );
     let _ = writeln!(
         log,
