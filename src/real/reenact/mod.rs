@@ -42,7 +42,7 @@ use plan::{Op, Part, Setup};
 pub const DEFAULT_TICK_MS: u64 = 100;
 
 /// How to reenact.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Real milliseconds per model tick (TTLs in `PX` are ticks × this);
     /// `None`: the family's default ([`DEFAULT_TICK_MS`] on Redis).
@@ -51,15 +51,6 @@ pub struct Options {
     /// algorithm and nodes), e.g. `redlock-fsync` for a `redlock-no-fsync`
     /// trace: the same steps against the safe configuration.
     pub scenario: Option<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            tick_ms: None,
-            scenario: None,
-        }
-    }
 }
 
 /// The model's view along the trace: which clients hold the lock after

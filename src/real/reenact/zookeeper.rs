@@ -6,5 +6,8 @@ use crate::trace::{Replay, TraceFile};
 use super::Options;
 
 pub fn reenact(shown: &str, _trace: &TraceFile, _prop: Prop, _sc: &Scenario, _opts: &Options) -> (String, Replay) {
-    (String::new(), Replay::Invalid(format!("{shown}: cannot be enacted: not yet")))
+    (
+        String::new(),
+        Replay::Invalid(format!("{shown}: cannot be enacted: not yet")),
+    )
 }

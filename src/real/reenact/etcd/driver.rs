@@ -18,9 +18,9 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use super::plan::{self, SERVER};
+use crate::algorithms::client::Phase;
 use crate::algorithms::etcd_lease::{ClientKind, Msg, Node, Params, Stage, Timer, Unlock};
 use crate::algorithms::resource::ResourceMsg;
-use crate::algorithms::client::Phase;
 use crate::real::etcd::{EtcdClient, EtcdServer, WatchId};
 use crate::real::reenact::driver::Witness;
 use crate::real::zookeeper::Proxy;
@@ -46,14 +46,25 @@ pub(super) struct Config {
 /// etcd's real answer, held until the trace hands the model's over.
 #[derive(Clone, Debug)]
 enum Real {
-    Granted { real: i64, ttl: i64 },
+    Granted {
+        real: i64,
+        ttl: i64,
+    },
     /// The TTL renewed, 0 when the lease is gone, `None` for alive with the
     /// TTL unreported (a stream's first keep-alive).
     KeepAlive(Option<i64>),
-    Locked { rev: i64, pred: Option<(String, i64)> },
+    Locked {
+        rev: i64,
+        pred: Option<(String, i64)>,
+    },
     LeaseNotFound,
-    Range { pred: Option<(String, i64)>, mine: bool },
-    Unlocked { deleted: bool },
+    Range {
+        pred: Option<(String, i64)>,
+        mine: bool,
+    },
+    Unlocked {
+        deleted: bool,
+    },
     /// The request failed (no connection, an error from etcd).
     Failed(String),
 }
@@ -144,8 +155,6 @@ pub(super) struct Driver<'a> {
     leases: HashMap<u32, i64>,
     /// When each real lease was last refreshed (granted or kept alive).
     refreshed: HashMap<i64, Instant>,
-    /// Real revision = model revision + base.
-    base: i64,
     store: Store,
     grants: u32,
     start: Instant,
@@ -209,7 +218,6 @@ impl<'a> Driver<'a> {
             clients,
             leases: HashMap::new(),
             refreshed: HashMap::new(),
-            base,
             store: Store {
                 fencing: cfg.p.fencing,
                 ..Store::default()
@@ -276,12 +284,29 @@ impl<'a> Driver<'a> {
         let mut line = format!("{} step {:>2}: {does}\n           real: {what}", self.at(), k + 1);
         if !holding.is_empty() {
             let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
-            line.push_str(&format!("\n           holding by the real answers: {}", names.join(", ")));
+            line.push_str(&format!(
+                "\n           holding by the real answers: {}",
+                names.join(", ")
+            ));
+        }
+        for c in (0..self.clients.len()).filter(|c| model.get(*c) == Some(&true) && !holding.contains(c)) {
+            line.push_str(&format!(
+                "\n           c{} holds by the trace, not by the real answers: {}",
+                c + 1,
+                self.why_not(c, now)
+            ));
         }
         if holding.len() >= 2 && self.witness.two_holders.is_none() {
             let who: Vec<String> = holding
                 .iter()
-                .map(|&c| format!("c{} (its key {} created at revision {})", c + 1, self.clients[c].key, self.clients[c].rev))
+                .map(|&c| {
+                    format!(
+                        "c{} (its key {} created at revision {})",
+                        c + 1,
+                        self.clients[c].key,
+                        self.clients[c].rev
+                    )
+                })
                 .collect();
             self.witness.two_holders = Some((k + 1, who.join(" and ")));
         }
@@ -295,12 +320,27 @@ impl<'a> Driver<'a> {
     /// tick).
     fn holds(&self, c: usize, model: bool, now: Instant) -> bool {
         let cl = &self.clients[c];
-        let within = !self.validity()
-            || cl.checked == Some(true)
-            || cl
-                .valid_until
-                .is_some_and(|t| now + self.cfg.tick / 2 < t);
+        let within =
+            !self.validity() || cl.checked == Some(true) || cl.valid_until.is_some_and(|t| now + self.cfg.tick / 2 < t);
         model && !cl.down && cl.agreed && !cl.gave_up && cl.checked != Some(false) && !cl.skipped_write && within
+    }
+
+    /// Why client `c` does not hold by the real answers.
+    fn why_not(&self, c: usize, now: Instant) -> &'static str {
+        let cl = &self.clients[c];
+        if cl.down {
+            "it is down"
+        } else if !cl.agreed {
+            "a real answer in this attempt differed from the trace's"
+        } else if cl.gave_up || cl.checked == Some(false) {
+            "the real configuration's client gave up this attempt"
+        } else if cl.skipped_write {
+            "it made no write"
+        } else if cl.valid_until.is_none_or(|t| now + self.cfg.tick / 2 >= t) {
+            "its lease's validity ran out on its real clock"
+        } else {
+            "unknown"
+        }
     }
 
     /// Marks a disagreement: the client does not hold until its next
@@ -308,7 +348,10 @@ impl<'a> Driver<'a> {
     fn differs(&mut self, c: usize, what: String) -> String {
         self.witness.differences += 1;
         self.clients[c].agreed = false;
-        format!("DIFFERS: {what}; c{} does not count as holding until its next attempt", c + 1)
+        format!(
+            "DIFFERS: {what}; c{} does not count as holding until its next attempt",
+            c + 1
+        )
     }
 
     fn enact(&mut self, k: usize, a: &Action<Node>, before: &WorldState<Node>, after: &WorldState<Node>) -> String {
@@ -446,7 +489,10 @@ impl<'a> Driver<'a> {
                 if ok == model_ok {
                     format!("{what} (as the trace's client)")
                 } else {
-                    let d = self.differs(c, format!("the trace's client {}", if model_ok { "goes on" } else { "gives up" }));
+                    let d = self.differs(
+                        c,
+                        format!("the trace's client {}", if model_ok { "goes on" } else { "gives up" }),
+                    );
                     format!("{what}; {d}")
                 }
             }
@@ -467,7 +513,11 @@ impl<'a> Driver<'a> {
                         c + 1
                     )
                 } else {
-                    format!("{notes}c{} writes to the resource (token: real revision {})", c + 1, cl.rev)
+                    format!(
+                        "{notes}c{} writes to the resource (token: real revision {})",
+                        c + 1,
+                        cl.rev
+                    )
                 }
             }
         }
@@ -579,7 +629,12 @@ impl<'a> Driver<'a> {
             }
             Msg::LeaseKeepAlive { id } => {
                 let Some(real) = self.leases.get(&id).copied() else {
-                    return self.hold_failure(c, Kind::KeepAlive, id, format!("no real lease for the model's lease {id}"));
+                    return self.hold_failure(
+                        c,
+                        Kind::KeepAlive,
+                        id,
+                        format!("no real lease for the model's lease {id}"),
+                    );
                 };
                 let sent = Instant::now();
                 let r = self.conn(c).and_then(|x| x.keep_alive(real).map_err(|e| e.to_string()));
@@ -602,7 +657,9 @@ impl<'a> Driver<'a> {
                 let Some(real) = self.leases.get(&id).copied() else {
                     return format!("no real lease for the model's lease {id}: nothing to revoke");
                 };
-                let r = self.conn(c).and_then(|x| x.lease_revoke(real).map_err(|e| e.to_string()));
+                let r = self
+                    .conn(c)
+                    .and_then(|x| x.lease_revoke(real).map_err(|e| e.to_string()));
                 match r {
                     Ok(rev) => format!("{name} → etcd: LeaseRevoke {real:x}; revoked (revision {rev}); not waited for, as Session.Close"),
                     Err(e) => format!("{name} → etcd: LeaseRevoke {real:x}: {e} (not waited for)"),
@@ -613,7 +670,9 @@ impl<'a> Driver<'a> {
                 let Some((pred, header)) = self.clients[c].pred.clone() else {
                     return format!("{name} → etcd: nothing to watch: etcd's answers named no predecessor (the model's: lease {key}, for lease {id})");
                 };
-                let r = self.conn(c).and_then(|x| x.watch(&pred, header).map_err(|e| e.to_string()));
+                let r = self
+                    .conn(c)
+                    .and_then(|x| x.watch(&pred, header).map_err(|e| e.to_string()));
                 match r {
                     Ok(w) => {
                         self.clients[c].watch = Some(w);
@@ -622,14 +681,14 @@ impl<'a> Driver<'a> {
                     Err(e) => format!("{name} → etcd: Watch {pred} failed: {e}"),
                 }
             }
-            Msg::Range { id, rev } => {
+            Msg::Range { id, .. } => {
                 let Some(real) = self.leases.get(&id).copied() else {
                     return self.hold_failure(c, Kind::Range, id, format!("no real lease for the model's lease {id}"));
                 };
-                let my_rev = match self.clients[c].rev {
-                    0 => i64::from(rev) + self.base,
-                    r => r,
-                };
+                let my_rev = self.clients[c].rev;
+                if my_rev == 0 {
+                    return self.hold_failure(c, Kind::Range, id, "etcd gave this attempt no key to look below".into());
+                }
                 let key = key_of(real);
                 let r = self.conn(c).and_then(|x| {
                     let (p, header) = x.last_created_before(PREFIX, my_rev - 1).map_err(|e| e.to_string())?;
@@ -691,7 +750,9 @@ impl<'a> Driver<'a> {
         match r {
             Ok(None) => {
                 self.hold(c, Kind::Lock, id, Real::LeaseNotFound);
-                format!("{name} → etcd: Txn put {key} with lease {real:x}; etcd answers requested lease not found (held)")
+                format!(
+                    "{name} → etcd: Txn put {key} with lease {real:x}; etcd answers requested lease not found (held)"
+                )
             }
             Ok(Some((rev, pred))) => {
                 let said = match &pred {
@@ -729,7 +790,9 @@ impl<'a> Driver<'a> {
                     if self.witness.foreign_release.is_none() {
                         self.witness.foreign_release = Some((
                             k + 1,
-                            format!("{name}'s Delete removed {key} created at revision {created}, not its own at {rev}"),
+                            format!(
+                                "{name}'s Delete removed {key} created at revision {created}, not its own at {rev}"
+                            ),
                         ));
                     }
                 }
@@ -739,7 +802,10 @@ impl<'a> Driver<'a> {
                 } else {
                     format!("Txn if create_revision({key}) = {rev} then delete {key}")
                 };
-                format!("{name} → etcd: {cmd}; {} (revision {header}; held)", if deleted { "deleted" } else { "nothing deleted" })
+                format!(
+                    "{name} → etcd: {cmd}; {} (revision {header}; held)",
+                    if deleted { "deleted" } else { "nothing deleted" }
+                )
             }
             Err(e) => self.hold_failure(c, Kind::Unlock, id, format!("the unlock failed: {e}")),
         }
@@ -765,7 +831,9 @@ impl<'a> Driver<'a> {
         let (kind, id, used) = match *msg {
             Msg::LeaseGranted { id } => (Kind::Grant, id, current(id) && acquiring(Stage::Grant)),
             Msg::KeepAliveAnswer { id, .. } => (Kind::KeepAlive, id, current(id)),
-            Msg::Locked { id, .. } | Msg::LeaseNotFound { id } => (Kind::Lock, id, current(id) && acquiring(Stage::Put)),
+            Msg::Locked { id, .. } | Msg::LeaseNotFound { id } => {
+                (Kind::Lock, id, current(id) && acquiring(Stage::Put))
+            }
             Msg::RangeAnswer { id, .. } => (Kind::Range, id, current(id) && acquiring(Stage::Range)),
             Msg::Unlocked { id } => (Kind::Unlock, id, current(id)),
             Msg::Deleted { id, key } => {
@@ -784,7 +852,9 @@ impl<'a> Driver<'a> {
         }
         let now = Instant::now();
         match (msg, real) {
-            (_, Real::Failed(e)) => self.differs(c, format!("the request failed ({e}); the trace's client got {msg:?}")),
+            (_, Real::Failed(e)) => {
+                self.differs(c, format!("the request failed ({e}); the trace's client got {msg:?}"))
+            }
             (Msg::LeaseGranted { .. }, Real::Granted { real, ttl }) => {
                 if self.validity() {
                     self.clients[c].valid_until = Some(now + self.validity_window());
@@ -804,11 +874,20 @@ impl<'a> Driver<'a> {
                 if real_alive == *alive {
                     format!("{name} receives {said} (as the trace says)")
                 } else {
-                    let d = self.differs(c, format!("etcd says {said}, the trace {}", if *alive { "alive" } else { "TTL 0" }));
+                    let d = self.differs(
+                        c,
+                        format!("etcd says {said}, the trace {}", if *alive { "alive" } else { "TTL 0" }),
+                    );
                     format!("{name} receives {said}; {d}")
                 }
             }
-            (Msg::Locked { id, rev, pred, .. }, Real::Locked { rev: real_rev, pred: real_pred }) => {
+            (
+                Msg::Locked { id, pred, .. },
+                Real::Locked {
+                    rev: real_rev,
+                    pred: real_pred,
+                },
+            ) => {
                 let key = self.leases.get(id).map(|&r| key_of(r)).unwrap_or_default();
                 let cl = &mut self.clients[c];
                 cl.key = key;
@@ -819,20 +898,24 @@ impl<'a> Driver<'a> {
                     Some((p, _)) => format!("created at revision {real_rev}, predecessor {p}"),
                 };
                 let mut out = format!("{name} receives {said}");
-                if i64::from(*rev) + self.base != real_rev {
-                    out.push_str(&format!(
-                        " (note: the model's revision {rev} + {} would be {})",
-                        self.base,
-                        i64::from(*rev) + self.base
-                    ));
-                }
                 if (*pred == 0) == real_pred.is_none() {
-                    out.push_str(if *pred == 0 { " (first, as the trace says)" } else { " (not first, as the trace says)" });
+                    out.push_str(if *pred == 0 {
+                        " (first, as the trace says)"
+                    } else {
+                        " (not first, as the trace says)"
+                    });
                     out
                 } else {
                     let d = self.differs(
                         c,
-                        format!("the trace says {}", if *pred == 0 { "no key before it" } else { "a predecessor" }),
+                        format!(
+                            "the trace says {}",
+                            if *pred == 0 {
+                                "no key before it"
+                            } else {
+                                "a predecessor"
+                            }
+                        ),
                     );
                     format!("{out}; {d}")
                 }
@@ -840,7 +923,13 @@ impl<'a> Driver<'a> {
             (Msg::LeaseNotFound { .. }, Real::LeaseNotFound) => {
                 format!("{name} receives requested lease not found (as the trace says)")
             }
-            (Msg::RangeAnswer { pred, mine, .. }, Real::Range { pred: real_pred, mine: real_mine }) => {
+            (
+                Msg::RangeAnswer { pred, mine, .. },
+                Real::Range {
+                    pred: real_pred,
+                    mine: real_mine,
+                },
+            ) => {
                 self.clients[c].pred = real_pred.clone();
                 let said = format!(
                     "predecessor {}, own key {}",
@@ -872,7 +961,10 @@ impl<'a> Driver<'a> {
                 format!("{name} receives {said} (as the trace says)")
             }
             (Msg::Unlocked { .. }, Real::Unlocked { deleted }) => {
-                format!("{name} receives the unlock's answer (etcd {})", if deleted { "deleted its key" } else { "deleted nothing" })
+                format!(
+                    "{name} receives the unlock's answer (etcd {})",
+                    if deleted { "deleted its key" } else { "deleted nothing" }
+                )
             }
             (_, real) => self.differs(c, format!("etcd answered {real:?}, the trace delivers {msg:?}")),
         }
@@ -986,7 +1078,11 @@ impl<'a> Driver<'a> {
                 format!(
                     "c{}'s connection to etcd is closed (a loss breaks a gRPC connection); {}",
                     c + 1,
-                    if dst == SERVER { "the request is never sent" } else { "held answers are dropped" }
+                    if dst == SERVER {
+                        "the request is never sent"
+                    } else {
+                        "held answers are dropped"
+                    }
                 )
             }
             None => "nothing real".into(),

@@ -43,8 +43,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{other_configuration, verdict, Options, Shadow};
-use crate::algorithms::etcd_lease::{self, Params};
 use crate::algorithms::dispatch;
+use crate::algorithms::etcd_lease::{self, Params};
 use crate::properties::Prop;
 use crate::scenario::Scenario;
 use crate::trace::{Replay, TraceFile};
@@ -66,7 +66,7 @@ pub fn reenact(shown: &str, trace: &TraceFile, prop: Prop, sc: &Scenario, opts: 
     let mut log = String::new();
     let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
     let tick_ms = opts.tick_ms.unwrap_or(DEFAULT_TICK_MS);
-    if tick_ms < 2000 || tick_ms % 1000 != 0 {
+    if tick_ms < 2000 || !tick_ms.is_multiple_of(1000) {
         return (
             log,
             Replay::Invalid(format!(

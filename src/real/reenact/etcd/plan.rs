@@ -2,12 +2,18 @@
 //! model's state before it: the driver needs that state to know which
 //! lease a `LeaseExpiry { slot }` names (slots are the model's
 //! bookkeeping) and whether an answer reaches the attempt that asked for
-//! it (the client ignores answers to older attempts). A step with no real
+//! it (the client ignores answers to older attempts). Actions and states
+//! are the trace story's ([`Story`]): the model renumbers lease IDs and
+//! revisions by rank after every step, so the ID 2 of one step may be the
+//! ID 3 of an earlier one; the story names each value once for the whole
+//! trace, and the driver maps those names to real lease IDs. A step with no real
 //! counterpart is refused here, before any process starts, so a trace is
 //! either enacted whole or not at all (exit 2, never a quiet "not
 //! violated").
 
 use crate::algorithms::etcd_lease::{Msg, Node, State, Timer};
+use crate::check::Counterexample;
+use crate::report::story::Story;
 use crate::trace::TraceFile;
 use crate::world::{Action, Id, World, WorldState};
 
@@ -15,7 +21,8 @@ use crate::world::{Action, Id, World, WorldState};
 pub(super) const SERVER: Id = 0;
 
 /// The trace's actions, and the model's state before each and after the
-/// last (`states[k]` is before step k + 1, `states[k + 1]` after it).
+/// last (`states[k]` is before step k + 1, `states[k + 1]` after it),
+/// every lease ID and revision under its name for the whole trace.
 pub(super) struct Plan {
     pub actions: Vec<Action<Node>>,
     pub states: Vec<WorldState<Node>>,
@@ -26,10 +33,7 @@ pub(super) struct Plan {
 /// naming the step.
 pub(super) fn read(world: &World<Node>, trace: &TraceFile) -> Result<Plan, String> {
     let mut s = world.init();
-    let mut plan = Plan {
-        actions: Vec::new(),
-        states: vec![s.clone()],
-    };
+    let mut actions = Vec::new();
     for (i, step) in trace.steps.iter().enumerate() {
         let at = || format!("step {} ({})", i + 1, step.does);
         let a: Action<Node> = serde_json::from_value(step.action.clone())
@@ -42,10 +46,19 @@ pub(super) fn read(world: &World<Node>, trace: &TraceFile) -> Result<Plan, Strin
             .then(|| world.after(&s, &a))
             .flatten()
             .ok_or_else(|| format!("{} is not enabled in the model", at()))?;
-        plan.actions.push(a);
-        plan.states.push(s.clone());
+        actions.push(a);
     }
-    Ok(plan)
+    let story = Story::new(
+        world,
+        &Counterexample {
+            prefix: actions,
+            cycle: None,
+        },
+    );
+    Ok(Plan {
+        actions: story.shown_actions,
+        states: story.shown,
+    })
 }
 
 /// Why `a` cannot happen on a real etcd and real clients, if it cannot.
