@@ -183,7 +183,7 @@ impl Driver<'_> {
         });
         match r {
             Ok((deleted, header, created)) => {
-                if let Some(created) = created.filter(|&r| deleted && r != rev) {
+                if let Some(created) = created.filter(|&r| deleted && rev != 0 && r != rev) {
                     if self.witness.foreign_release.is_none() {
                         self.witness.foreign_release = Some((
                             k + 1,
