@@ -326,9 +326,11 @@ explorer otherwise runs until stopped).")]
   locksmith reenact reports/redlock-no-fsync/trace.json --scenario redlock-fsync
   locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
   locksmith reenact reports/zk-session-expiry-pause/trace.json
+  locksmith reenact reports/etcd-partition/trace.json
 
-Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; ZooKeeper
-(Debian's zookeeper package, on Java); etcd (Debian's etcd-server). Writes a log
+Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; for zookeeper
+traces ZooKeeper (Debian's zookeeper package, on Java), or ZOOKEEPER_JAR; for
+etcd-lease traces etcd (Debian's etcd-server) on PATH, or ETCD_SERVER. Writes a log
 beside the trace (reenact.log; git-ignored: it holds real ports and times).
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
@@ -338,8 +340,8 @@ step with no real counterpart, the real server missing).")]
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,
         /// Real milliseconds per tick: a TTL of N ticks is PX N x this
-        /// [default: 100 for Redis, 300 for ZooKeeper, 2000 for etcd, whose
-        /// lease TTLs are whole seconds].
+        /// [default: 100 on Redis, 300 on ZooKeeper, 4000 on etcd, whose
+        /// leases are whole seconds].
         #[arg(long)]
         tick_ms: Option<u64>,
         /// Run the real servers with this scenario's configuration (same

@@ -37,6 +37,8 @@ mod random_faults;
 mod redis_conformance;
 mod redlock;
 mod reenact;
+#[cfg(feature = "etcd")]
+mod reenact_etcd;
 mod reenact_zookeeper;
 mod ricart_agrawala;
 mod scenarios;

@@ -103,8 +103,8 @@ fn the_same_steps_against_fsynced_masters_keep_the_lock_safe() {
 fn traces_it_cannot_enact_exit_2_with_the_reason() {
     for (args, says) in [
         (
-            vec!["reports/zk-session-expiry-pause/trace.json"],
-            "algorithm \"zookeeper\" has no real counterpart here",
+            vec!["reports/coordinator-standby-no-state/trace.json"],
+            "algorithm \"coordinator\" has no real counterpart here",
         ),
         (
             vec!["reports/redlock-no-fsync/trace.json", "--tick-ms", "0"],

@@ -37,14 +37,15 @@ use crate::world::{Action, World};
 use driver::{Driver, Witness};
 use plan::{Op, Part, Setup};
 
-/// The default length of one tick in real time, on Redis.
+/// The default length of one tick in real time on Redis (etcd's is
+/// 4000 ms, `etcd::DEFAULT_TICK_MS`: its leases are whole seconds).
 pub const DEFAULT_TICK_MS: u64 = 100;
 
 /// How to reenact.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Real milliseconds per model tick (TTLs in `PX` are ticks × this);
-    /// `None`: the family's default.
+    /// `None`: the family's default ([`DEFAULT_TICK_MS`] on Redis).
     pub tick_ms: Option<u64>,
     /// Run the real servers with another scenario's configuration (same
     /// algorithm and nodes), e.g. `redlock-fsync` for a `redlock-no-fsync`

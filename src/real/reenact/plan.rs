@@ -177,7 +177,7 @@ impl Setup {
                 })
             }
             other => Err(format!(
-                "algorithm \"{other}\" has no real counterpart here; reenact runs single-redis, redlock and primary-replica traces"
+                "algorithm \"{other}\" has no real counterpart here; reenact runs single-redis, redlock, primary-replica, zookeeper and etcd-lease traces"
             )),
         }
     }
@@ -518,8 +518,8 @@ mod tests {
 
     #[test]
     fn other_families_are_not_enacted() {
-        let sc = scenario::load(&scenario::find("zk-no-faults").expect("bundled")).expect("valid");
-        let err = Setup::of(&sc).expect_err("zookeeper has no real counterpart here");
-        assert!(err.contains("\"zookeeper\""), "{err}");
+        let sc = scenario::load(&scenario::find("coordinator-no-faults").expect("bundled")).expect("valid");
+        let err = Setup::of(&sc).expect_err("the coordinator has no real counterpart here");
+        assert!(err.contains("\"coordinator\""), "{err}");
     }
 }
