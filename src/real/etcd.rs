@@ -22,10 +22,8 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -52,8 +50,6 @@ const READY_TIMEOUT: Duration = Duration::from_secs(20);
 /// Every request's timeout (a loaded CI machine is slow).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
-
 /// Where `etcd` is: `$ETCD_SERVER` if set, else the first `etcd` on
 /// `PATH`, else Debian's `/usr/bin/etcd`.
 pub fn find_etcd() -> Option<PathBuf> {
@@ -61,12 +57,7 @@ pub fn find_etcd() -> Option<PathBuf> {
         let p = PathBuf::from(p);
         return p.is_file().then_some(p);
     }
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join("etcd"))
-        .find(|p| p.is_file());
-    on_path.or_else(|| {
+    super::process::on_path("etcd").or_else(|| {
         let debian = PathBuf::from("/usr/bin/etcd");
         debian.is_file().then_some(debian)
     })
@@ -80,13 +71,9 @@ pub fn require_etcd() -> Option<PathBuf> {
     if let Some(p) = find_etcd() {
         return Some(p);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("etcd not found (CI=true): .ci/run installs Debian's etcd-server package; install it with `apt-get install -y etcd-server` or set ETCD_SERVER");
-    }
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** REAL ETCD NOT RUN: etcd not found; this test passes without comparing the model with etcd (it fails under CI=true). Install Debian's etcd-server package, or set ETCD_SERVER.\n"
+    super::process::missing(
+        "etcd not found (CI=true): .ci/run installs Debian's etcd-server package; install it with `apt-get install -y etcd-server` or set ETCD_SERVER",
+        "REAL ETCD NOT RUN: etcd not found; this test passes without comparing the model with etcd (it fails under CI=true). Install Debian's etcd-server package, or set ETCD_SERVER.",
     );
     None
 }
@@ -107,15 +94,15 @@ impl EtcdServer {
     pub fn start(bin: &Path) -> io::Result<EtcdServer> {
         let mut server = EtcdServer {
             bin: bin.to_path_buf(),
-            dir: fresh_dir()?,
+            dir: super::process::fresh_dir("etcd")?,
             client_port: 0,
             peer_port: 0,
             child: None,
         };
         let mut last = None;
         for _ in 0..5 {
-            server.client_port = free_port()?;
-            server.peer_port = free_port()?;
+            server.client_port = super::process::free_port()?;
+            server.peer_port = super::process::free_port()?;
             if server.client_port == server.peer_port {
                 continue;
             }
@@ -279,23 +266,6 @@ impl Drop for EtcdServer {
     fn drop(&mut self) {
         self.kill();
         let _ = fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn free_port() -> io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-fn fresh_dir() -> io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    loop {
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let dir = base.join(format!("locksmith-etcd-{}-{n}", std::process::id()));
-        match fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
     }
 }
 

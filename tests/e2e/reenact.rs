@@ -10,29 +10,12 @@
 //! one to three seconds. Without redis-server the tests print a loud
 //! `*** REAL REDIS NOT RUN` line and pass, except under `CI=true`, where
 //! they fail.
-
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::common::{reenact, reenact_text as text};
 
 const TICK_MS: &str = "200";
-
-fn reenact(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .arg("reenact")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("locksmith runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// Reenacts `trace` and asserts exit 0 and the real violation on stdout.
 fn reproduces(trace: &str, property: &str) {

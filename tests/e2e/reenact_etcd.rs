@@ -9,27 +9,9 @@
 //! 26 s (the pauses, 6 ticks). The four runs go in parallel threads, so
 //! the test takes about as long as the longest. Without etcd it prints
 //! `*** REAL ETCD NOT RUN` and passes, except under `CI=true`.
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn reenact(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .arg("reenact")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("locksmith runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::common::{reenact, reenact_text as text};
 
 fn log_of(trace: &str, scenario: Option<&str>) -> String {
     let log = locksmith::real::reenact::log_path(Path::new(trace), scenario);
@@ -71,7 +53,7 @@ fn etcd_lease_counterexamples_happen_on_real_etcd() {
             "no_stale_write is not violated on real etcd (etcd-revision-fencing configuration)",
         ),
     ];
-    let outs: Vec<Output> = std::thread::scope(|s| {
+    let outs: Vec<std::process::Output> = std::thread::scope(|s| {
         let handles: Vec<_> = runs.iter().map(|(args, _, _)| s.spawn(|| reenact(args))).collect();
         handles.into_iter().map(|h| h.join().expect("a run")).collect()
     });

@@ -11,27 +11,9 @@
 //! where it fails.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::common::TempDir;
-
-fn reenact(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .arg("reenact")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("locksmith runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::common::{reenact, reenact_text as text, TempDir};
 
 /// Each case: the arguments, the exit code, and what the verdict says.
 fn check(args: &[&str], code: i32, says: &str) -> Result<(), String> {

@@ -157,4 +157,24 @@ pub fn bundled() -> Vec<String> {
     names.sort();
     names
 }
+/// Runs `locksmith reenact ARGS` from the crate root (tests/e2e/reenact*.rs).
+pub fn reenact(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .arg("reenact")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("locksmith runs")
+}
+
+/// A run's exit code and output, for an assertion's message.
+pub fn reenact_text(out: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 pub mod tla_constants;
