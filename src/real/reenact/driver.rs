@@ -99,6 +99,37 @@ pub struct Witness {
     /// Faults with no real counterpart that were skipped (clock jumps,
     /// drift), which can keep a violation from happening.
     pub skipped: usize,
+    /// Acquisitions numbered so far, in the order of the real grants.
+    pub grants: u32,
+}
+
+/// The judge's part of a step, the same for every family's driver.
+impl Witness {
+    /// A client that holds by the real answers for the first time in its
+    /// attempt gets the next acquisition number (its `acquisition` is 0
+    /// until then).
+    pub fn grant(&mut self, acquisition: &mut u32) {
+        if *acquisition == 0 {
+            self.grants += 1;
+            *acquisition = self.grants;
+        }
+    }
+
+    /// After step `k` (0-based), with `holding` the clients that hold by
+    /// the real answers: the first step with two holders is the witness,
+    /// each holder described by `who`. Returns the log line's tail naming
+    /// the holders ("" for none).
+    pub fn holders(&mut self, k: usize, holding: &[usize], who: impl Fn(usize) -> String) -> String {
+        if holding.len() >= 2 && self.two_holders.is_none() {
+            let who: Vec<String> = holding.iter().map(|&c| who(c)).collect();
+            self.two_holders = Some((k + 1, who.join(" and ")));
+        }
+        if holding.is_empty() {
+            return String::new();
+        }
+        let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
+        format!("\n           holding by the real answers: {}", names.join(", "))
+    }
 }
 
 pub struct Driver<'a> {
@@ -119,7 +150,6 @@ pub struct Driver<'a> {
     held: BTreeMap<(Id, usize), VecDeque<Reply>>,
     clients: Vec<Client>,
     store: Store,
-    grants: u32,
     start: Instant,
     ticks: u64,
     /// The model's node names ("s1", "primary"), for the log.
@@ -242,7 +272,6 @@ impl<'a> Driver<'a> {
                 fencing: setup.fence != Fence::None,
                 ..Store::default()
             },
-            grants: 0,
             start: Instant::now(),
             ticks: 0,
             names: Vec::new(),
@@ -296,26 +325,12 @@ impl<'a> Driver<'a> {
             .filter(|&c| self.holds(c, model_holding.get(c).copied().unwrap_or(false), now))
             .collect();
         for &c in &holding {
-            if self.clients[c].acquisition == 0 {
-                self.grants += 1;
-                self.clients[c].acquisition = self.grants;
-            }
+            self.witness.grant(&mut self.clients[c].acquisition);
         }
-        let mut line = format!("{} step {:>2}: {does}\n           real: {what}", self.at(), k + 1);
-        if !holding.is_empty() {
-            let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
-            line.push_str(&format!(
-                "\n           holding by the real answers: {}",
-                names.join(", ")
-            ));
-        }
-        if holding.len() >= 2 && self.witness.two_holders.is_none() {
-            let who: Vec<String> = holding
-                .iter()
-                .map(|&c| format!("c{} (OK from {})", c + 1, self.clients[c].ok_from.join(", ")))
-                .collect();
-            self.witness.two_holders = Some((k + 1, who.join(" and ")));
-        }
+        let tail = self.witness.holders(k, &holding, |c| {
+            format!("c{} (OK from {})", c + 1, self.clients[c].ok_from.join(", "))
+        });
+        let line = format!("{} step {:>2}: {does}\n           real: {what}{tail}", self.at(), k + 1);
         self.log.push(line);
         Ok(())
     }

@@ -103,7 +103,6 @@ struct Run<'a> {
     guid_of: BTreeMap<u32, u32>,
     /// guid → real node name.
     real_name: BTreeMap<u32, String>,
-    grants: u32,
     max_token: Option<i64>,
     max_acquisition: u32,
     witness: Witness,
@@ -284,7 +283,6 @@ impl<'a> Run<'a> {
             sides,
             guid_of: BTreeMap::new(),
             real_name: BTreeMap::new(),
-            grants: 0,
             max_token: None,
             max_acquisition: 0,
             witness: Witness::default(),
@@ -308,32 +306,17 @@ impl<'a> Run<'a> {
             .filter(|&c| model[c] && self.sides[c].agrees && !self.sides[c].crashed)
             .collect();
         for &c in &holding {
-            if self.sides[c].acquisition == 0 {
-                self.grants += 1;
-                self.sides[c].acquisition = self.grants;
-            }
-        }
-        let at = self.start.elapsed().as_millis();
-        let mut line = format!("[{at:>6} ms] step {:>2}: {does}\n           real: {what}", k + 1);
-        if !holding.is_empty() {
-            let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
-            let _ = write!(line, "\n           holding by the real answers: {}", names.join(", "));
+            self.witness.grant(&mut self.sides[c].acquisition);
         }
         // `mutual_exclusion` counts readers too (the read-write recipe's
         // readers break it by design; `rw_exclusion` is not reenacted).
-        if holding.len() >= 2 && self.witness.two_holders.is_none() {
-            let who: Vec<String> = holding
-                .iter()
-                .map(|&c| {
-                    let node = self.sides[c]
-                        .node
-                        .as_ref()
-                        .map_or("no node".to_string(), |(n, z)| format!("/lock/{n}, czxid {z:#x}"));
-                    format!("c{} ({node})", c + 1)
-                })
-                .collect();
-            self.witness.two_holders = Some((k + 1, who.join(" and ")));
-        }
+        let tail = self.witness.holders(k, &holding, |c| {
+            let node = self.sides[c].node.as_ref();
+            let node = node.map_or("no node".to_string(), |(n, z)| format!("/lock/{n}, czxid {z:#x}"));
+            format!("c{} ({node})", c + 1)
+        });
+        let at = self.start.elapsed().as_millis();
+        let line = format!("[{at:>6} ms] step {:>2}: {does}\n           real: {what}{tail}", k + 1);
         self.log.push(line);
         Ok(())
     }

@@ -154,7 +154,6 @@ pub(super) struct Driver<'a> {
     /// When each real lease was last refreshed (granted or kept alive).
     refreshed: HashMap<i64, Instant>,
     store: Store,
-    grants: u32,
     start: Instant,
     ticks: u32,
     names: Vec<String>,
@@ -220,7 +219,6 @@ impl<'a> Driver<'a> {
                 fencing: cfg.p.fencing,
                 ..Store::default()
             },
-            grants: 0,
             start: Instant::now(),
             ticks: 0,
             names,
@@ -274,39 +272,19 @@ impl<'a> Driver<'a> {
             .filter(|&c| self.holds(c, model.get(c).copied().unwrap_or(false), now))
             .collect();
         for &c in &holding {
-            if self.clients[c].acquisition == 0 {
-                self.grants += 1;
-                self.clients[c].acquisition = self.grants;
-            }
+            self.witness.grant(&mut self.clients[c].acquisition);
         }
-        let mut line = format!("{} step {:>2}: {does}\n           real: {what}", self.at(), k + 1);
-        if !holding.is_empty() {
-            let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
-            line.push_str(&format!(
-                "\n           holding by the real answers: {}",
-                names.join(", ")
-            ));
-        }
+        let tail = self.witness.holders(k, &holding, |c| {
+            let cl = &self.clients[c];
+            format!("c{} (its key {} created at revision {})", c + 1, cl.key, cl.rev)
+        });
+        let mut line = format!("{} step {:>2}: {does}\n           real: {what}{tail}", self.at(), k + 1);
         for c in (0..self.clients.len()).filter(|c| model.get(*c) == Some(&true) && !holding.contains(c)) {
             line.push_str(&format!(
                 "\n           c{} holds by the trace, not by the real answers: {}",
                 c + 1,
                 self.why_not(c, now)
             ));
-        }
-        if holding.len() >= 2 && self.witness.two_holders.is_none() {
-            let who: Vec<String> = holding
-                .iter()
-                .map(|&c| {
-                    format!(
-                        "c{} (its key {} created at revision {})",
-                        c + 1,
-                        self.clients[c].key,
-                        self.clients[c].rev
-                    )
-                })
-                .collect();
-            self.witness.two_holders = Some((k + 1, who.join(" and ")));
         }
         self.log.push(line);
     }
