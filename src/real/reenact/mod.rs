@@ -21,6 +21,7 @@
 pub mod driver;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+pub mod judge;
 pub mod plan;
 pub mod zookeeper;
 
@@ -34,7 +35,8 @@ use crate::scenario::{self, Scenario};
 use crate::trace::{read_trace, Replay, TraceFile};
 use crate::world::{Action, World};
 
-use driver::{Driver, Witness};
+use driver::Driver;
+use judge::Witness;
 use plan::{Op, Part, Setup};
 
 /// The default length of one tick in real time on Redis (etcd's is
@@ -239,8 +241,13 @@ pub(crate) fn other_configuration(name: &str, sc: &Scenario) -> Result<Scenario,
 
 /// Writes the log (with the verdict as its last line) beside the trace, in
 /// one rename so that no half-written log is left, and names it in the
-/// verdict.
+/// verdict; a run refused before it started (an empty log) writes none.
 fn finish(path: &Path, opts: &Options, log: &str, outcome: Replay) -> Replay {
+    // Refused before anything ran: nothing to log, and an earlier run's
+    // log beside the trace stays as it was.
+    if log.is_empty() {
+        return outcome;
+    }
     let mut log = log.to_string();
     let _ = writeln!(log, "verdict: {outcome}");
     let log_file = log_path(path, opts.scenario.as_deref());
@@ -297,8 +304,34 @@ pub(crate) fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario, sys
 
 #[cfg(test)]
 mod tests {
-    use super::log_path;
+    use super::{finish, log_path, Options};
+    use crate::trace::Replay;
     use std::path::{Path, PathBuf};
+
+    /// A run refused before it started leaves the log of an earlier run
+    /// beside the trace as it was (two refusals raced a real run's log in
+    /// the tests before); a run that happened replaces it in one rename.
+    #[test]
+    fn a_refused_run_leaves_the_earlier_log_alone() {
+        let dir = std::env::temp_dir().join(format!("locksmith-finish-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temp dir");
+        let trace = dir.join("trace.json");
+        let log = log_path(&trace, None);
+        std::fs::write(&log, "an earlier run\n").expect("written");
+        let refused = finish(&trace, &Options::default(), "", Replay::Invalid("refused".into()));
+        assert!(matches!(refused, Replay::Invalid(ref s) if s == "refused"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&log).expect("kept"), "an earlier run\n");
+        let ran = finish(
+            &trace,
+            &Options::default(),
+            "step 1\n",
+            Replay::NotReproduced("safe".into()),
+        );
+        assert!(ran.to_string().contains("log: "), "{ran}");
+        let text = std::fs::read_to_string(&log).expect("written");
+        assert!(text.starts_with("step 1\nverdict: "), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_log_goes_beside_the_trace_named_after_it() {
