@@ -18,6 +18,7 @@ use std::path::Path;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use super::judge::{Store, Witness};
 use super::plan::{Answer, Family, Fence, Keep, Op, Part, Request, Setup};
 use crate::real::{Persistence, RedisServer, SentinelTiming, SENTINEL_MASTER};
 use crate::world::Id;
@@ -75,61 +76,6 @@ struct Client {
     /// The write was not made (no lock by the real answers).
     skipped_write: bool,
     down: bool,
-}
-
-/// The protected resource: records writes, checks fencing tokens.
-#[derive(Debug, Default)]
-struct Store {
-    fencing: bool,
-    max_token: Option<i64>,
-    max_acquisition: u32,
-    /// Pending answers to each client.
-    answers: BTreeMap<usize, VecDeque<bool>>,
-}
-
-/// What the real run showed.
-#[derive(Debug, Default)]
-pub struct Witness {
-    /// First step at which two clients held the lock by the real answers.
-    pub two_holders: Option<(usize, String)>,
-    pub stale_write: Option<(usize, String)>,
-    pub foreign_release: Option<(usize, String)>,
-    /// Steps whose real answer differed from the trace's.
-    pub differences: usize,
-    /// Faults with no real counterpart that were skipped (clock jumps,
-    /// drift), which can keep a violation from happening.
-    pub skipped: usize,
-    /// Acquisitions numbered so far, in the order of the real grants.
-    pub grants: u32,
-}
-
-/// The judge's part of a step, the same for every family's driver.
-impl Witness {
-    /// A client that holds by the real answers for the first time in its
-    /// attempt gets the next acquisition number (its `acquisition` is 0
-    /// until then).
-    pub fn grant(&mut self, acquisition: &mut u32) {
-        if *acquisition == 0 {
-            self.grants += 1;
-            *acquisition = self.grants;
-        }
-    }
-
-    /// After step `k` (0-based), with `holding` the clients that hold by
-    /// the real answers: the first step with two holders is the witness,
-    /// each holder described by `who`. Returns the log line's tail naming
-    /// the holders ("" for none).
-    pub fn holders(&mut self, k: usize, holding: &[usize], who: impl Fn(usize) -> String) -> String {
-        if holding.len() >= 2 && self.two_holders.is_none() {
-            let who: Vec<String> = holding.iter().map(|&c| who(c)).collect();
-            self.two_holders = Some((k + 1, who.join(" and ")));
-        }
-        if holding.is_empty() {
-            return String::new();
-        }
-        let names: Vec<String> = holding.iter().map(|c| format!("c{}", c + 1)).collect();
-        format!("\n           holding by the real answers: {}", names.join(", "))
-    }
 }
 
 pub struct Driver<'a> {
@@ -268,10 +214,7 @@ impl<'a> Driver<'a> {
             expiry: BTreeMap::new(),
             held: BTreeMap::new(),
             clients: vec![Client::default(); setup.clients],
-            store: Store {
-                fencing: setup.fence != Fence::None,
-                ..Store::default()
-            },
+            store: Store::new(setup.fence != Fence::None),
             start: Instant::now(),
             ticks: 0,
             names: Vec::new(),
@@ -407,7 +350,7 @@ impl<'a> Driver<'a> {
                 }
             }
             Op::ResourceWrite(c) => self.resource_write(k, *c),
-            Op::ResourceAnswer(c) => match self.store.answers.get_mut(c).and_then(VecDeque::pop_front) {
+            Op::ResourceAnswer(c) => match self.store.answer(*c) {
                 Some(true) => format!("c{} learns its write was accepted", c + 1),
                 Some(false) => format!("c{} learns its write was rejected (fencing)", c + 1),
                 None => format!("c{} gets no answer: it made no write", c + 1),
@@ -786,35 +729,8 @@ impl<'a> Driver<'a> {
         if cl.skipped_write || cl.down {
             return format!("c{} made no write", c + 1);
         }
-        let (token, acq) = (cl.token, cl.acquisition);
-        let s = &mut self.store;
-        if s.fencing && s.max_token.is_some_and(|m| token < m) {
-            s.answers.entry(c).or_default().push_back(false);
-            return format!(
-                "the resource rejects c{}'s write: token {token} is lower than {:?}",
-                c + 1,
-                s.max_token
-            );
-        }
-        let stale = acq < s.max_acquisition;
-        let note = if stale {
-            format!(
-                "; STALE: acquisition #{acq} is older than #{} already written",
-                s.max_acquisition
-            )
-        } else {
-            String::new()
-        };
-        s.max_token = Some(s.max_token.map_or(token, |m| m.max(token)));
-        s.max_acquisition = s.max_acquisition.max(acq);
-        s.answers.entry(c).or_default().push_back(true);
-        if stale && self.witness.stale_write.is_none() {
-            self.witness.stale_write = Some((k + 1, format!("c{}'s write under acquisition #{acq}", c + 1)));
-        }
-        format!(
-            "the resource accepts c{}'s write (acquisition #{acq}, token {token}){note}",
-            c + 1
-        )
+        self.store
+            .write(&mut self.witness, k, c, cl.acquisition, cl.token, "token")
     }
 
     fn crash(&mut self, node: Id) -> String {

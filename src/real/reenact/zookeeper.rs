@@ -43,7 +43,7 @@ use crate::scenario::Scenario;
 use crate::trace::{Replay, TraceFile};
 use crate::world::{Action, Id};
 
-use super::driver::Witness;
+use super::judge::{Store, Witness};
 use super::{other_configuration, verdict, Options, Shadow};
 
 /// One tick in real time unless `--tick-ms` says otherwise: ZooKeeper's
@@ -103,8 +103,7 @@ struct Run<'a> {
     guid_of: BTreeMap<u32, u32>,
     /// guid → real node name.
     real_name: BTreeMap<u32, String>,
-    max_token: Option<i64>,
-    max_acquisition: u32,
+    store: Store,
     witness: Witness,
     log: Vec<String>,
     names: &'a [String],
@@ -283,8 +282,7 @@ impl<'a> Run<'a> {
             sides,
             guid_of: BTreeMap::new(),
             real_name: BTreeMap::new(),
-            max_token: None,
-            max_acquisition: 0,
+            store: Store::new(p.fencing),
             witness: Witness::default(),
             log: Vec::new(),
             names,
@@ -301,7 +299,7 @@ impl<'a> Run<'a> {
     }
 
     fn step(&mut self, k: usize, a: &Action<Node>, model: &[bool], does: &str) -> Result<(), String> {
-        let what = self.enact(a)?;
+        let what = self.enact(k, a)?;
         let holding: Vec<usize> = (0..self.sides.len())
             .filter(|&c| model[c] && self.sides[c].agrees && !self.sides[c].crashed)
             .collect();
@@ -312,7 +310,7 @@ impl<'a> Run<'a> {
         // readers break it by design; `rw_exclusion` is not reenacted).
         let tail = self.witness.holders(k, &holding, |c| {
             let node = self.sides[c].node.as_ref();
-            let node = node.map_or("no node".to_string(), |(n, z)| format!("/lock/{n}, czxid {z:#x}"));
+            let node = node.map_or("no node".to_string(), |(n, z)| format!("/lock/{n}, czxid {z}"));
             format!("c{} ({node})", c + 1)
         });
         let at = self.start.elapsed().as_millis();
@@ -321,7 +319,7 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn enact(&mut self, a: &Action<Node>) -> Result<String, String> {
+    fn enact(&mut self, k: usize, a: &Action<Node>) -> Result<String, String> {
         Ok(match a {
             Action::Tick => self.pass_tick(),
             Action::Step { node, step } => self.client_step(node - 1, *step),
@@ -338,8 +336,13 @@ impl<'a> Run<'a> {
                 src,
                 msg: Msg::Resource(ResourceMsg::Write { .. }),
                 ..
-            } => self.write(src - 1),
-            Action::Deliver { dst, msg, .. } => format!("{} receives {msg:?} (in-process)", self.name(*dst)),
+            } => self.write(k, src - 1),
+            // The resource's answer: the one the store holds for the client.
+            Action::Deliver { dst, .. } => match self.store.answer(dst - 1) {
+                Some(true) => format!("c{dst} learns its write was accepted"),
+                Some(false) => format!("c{dst} learns its write was rejected (fencing)"),
+                None => format!("c{dst} gets no answer: it made no write"),
+            },
             Action::Pause { node, ticks } => {
                 let s = &mut self.sides[node - 1];
                 s.paused = *ticks;
@@ -518,7 +521,7 @@ impl<'a> Run<'a> {
                         self.real_name.insert(*value, name.clone());
                         s.node = Some((name.clone(), stat.czxid));
                         (
-                            format!("create {prefix} EPHEMERAL_SEQUENTIAL → {name}, czxid {:#x}", stat.czxid),
+                            format!("create {prefix} EPHEMERAL_SEQUENTIAL → {name}, czxid {}", stat.czxid),
                             Real::Created {
                                 name,
                                 czxid: stat.czxid,
@@ -714,35 +717,13 @@ impl<'a> Run<'a> {
     }
 
     /// Client `c`'s write reaches the resource: fenced by the real czxid.
-    fn write(&mut self, c: usize) -> String {
-        let k = self.log.len() + 1;
+    fn write(&mut self, k: usize, c: usize) -> String {
         let s = &self.sides[c];
         let (acq, token) = (s.acquisition, s.node.as_ref().map_or(0, |(_, z)| *z));
         if !s.agrees || acq == 0 {
             return format!("c{}'s write is not made by the real answers (it does not hold)", c + 1);
         }
-        if self.p.fencing && self.max_token.is_some_and(|m| token < m) {
-            return format!(
-                "the resource rejects c{}'s write: czxid {token:#x} is lower than {:#x}",
-                c + 1,
-                self.max_token.unwrap_or(0)
-            );
-        }
-        let stale = acq < self.max_acquisition;
-        self.max_token = Some(self.max_token.map_or(token, |m| m.max(token)));
-        self.max_acquisition = self.max_acquisition.max(acq);
-        if stale && self.witness.stale_write.is_none() {
-            self.witness.stale_write = Some((k, format!("c{}'s write under acquisition #{acq}", c + 1)));
-        }
-        format!(
-            "the resource accepts c{}'s write (acquisition #{acq}, czxid {token:#x}){}",
-            c + 1,
-            if stale {
-                "; STALE: an older acquisition than one already written"
-            } else {
-                ""
-            }
-        )
+        self.store.write(&mut self.witness, k, c, acq, token, "czxid")
     }
 
     fn stop(mut self) {

@@ -12,7 +12,7 @@
 //! loop of the library runs behind the trace's back, and a paused client
 //! sends nothing. Lease expiry is etcd's own timer.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -24,7 +24,7 @@ use super::plan::{self, SERVER};
 use crate::algorithms::etcd_lease::{ClientKind, Msg, Node, Params, Timer};
 use crate::algorithms::resource::ResourceMsg;
 use crate::real::etcd::{EtcdClient, EtcdServer, WatchId};
-use crate::real::reenact::driver::Witness;
+use crate::real::reenact::judge::{Store, Witness};
 use crate::real::zookeeper::Proxy;
 use crate::world::{Action, Id, WorldState};
 
@@ -131,17 +131,6 @@ impl Client {
     }
 }
 
-/// The protected resource: records writes, checks fencing tokens (real
-/// create revisions).
-#[derive(Debug, Default)]
-struct Store {
-    fencing: bool,
-    max_token: Option<i64>,
-    max_acquisition: u32,
-    /// Pending answers to each client.
-    answers: BTreeMap<usize, Vec<bool>>,
-}
-
 pub(super) struct Driver<'a> {
     cfg: &'a Config,
     /// The etcd process: held so that it runs until the driver is dropped.
@@ -215,10 +204,7 @@ impl<'a> Driver<'a> {
             clients,
             leases: HashMap::new(),
             refreshed: HashMap::new(),
-            store: Store {
-                fencing: cfg.p.fencing,
-                ..Store::default()
-            },
+            store: Store::new(cfg.p.fencing),
             start: Instant::now(),
             ticks: 0,
             names,
@@ -591,42 +577,14 @@ impl<'a> Driver<'a> {
         if cl.skipped_write || cl.down {
             return format!("c{} made no write", c + 1);
         }
-        let (token, acq) = (cl.rev, cl.acquisition);
-        let s = &mut self.store;
-        if s.fencing && s.max_token.is_some_and(|m| token < m) {
-            s.answers.entry(c).or_default().push(false);
-            return format!(
-                "the resource rejects c{}'s write: real revision {token} is lower than {} already written",
-                c + 1,
-                s.max_token.unwrap_or_default()
-            );
-        }
-        let stale = acq < s.max_acquisition;
-        s.max_token = Some(s.max_token.map_or(token, |m| m.max(token)));
-        s.max_acquisition = s.max_acquisition.max(acq);
-        s.answers.entry(c).or_default().push(true);
-        let mut out = format!(
-            "the resource accepts c{}'s write (acquisition #{acq}, real revision {token})",
-            c + 1
-        );
-        if stale {
-            out.push_str(&format!(
-                "; STALE: acquisition #{acq} is older than #{} already written",
-                s.max_acquisition
-            ));
-            if self.witness.stale_write.is_none() {
-                self.witness.stale_write = Some((k + 1, format!("c{}'s write under acquisition #{acq}", c + 1)));
-            }
-        }
-        out
+        self.store
+            .write(&mut self.witness, k, c, cl.acquisition, cl.rev, "real revision")
     }
 
     fn resource_answer(&mut self, c: usize, model: &ResourceMsg) -> String {
-        let answers = self.store.answers.entry(c).or_default();
-        if answers.is_empty() {
+        let Some(ok) = self.store.answer(c) else {
             return format!("c{} gets no answer: it made no write", c + 1);
-        }
-        let ok = answers.remove(0);
+        };
         format!(
             "c{} learns its write was {} (the trace: {model:?})",
             c + 1,
@@ -639,7 +597,7 @@ impl<'a> Driver<'a> {
     fn lose(&mut self, src: Id, dst: Id, msg: &Msg) -> String {
         if let Msg::Resource(_) = msg {
             if let Some(c) = self.index(dst) {
-                self.store.answers.entry(c).or_default().pop();
+                self.store.answer(c);
                 return format!("the resource's answer to c{} is dropped", c + 1);
             }
             if let Some(c) = self.index(src) {
