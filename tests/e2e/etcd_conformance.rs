@@ -84,7 +84,9 @@ use proptest::test_runner::TestRunner;
 use locksmith::algorithms::etcd_lease::{self as el, Msg};
 use locksmith::real::etcd::{self as real, EtcdClient, EtcdServer, WatchId};
 use locksmith::scenario::parse;
-use locksmith::world::{Action, Envelope, Id, World, WorldState};
+use locksmith::world::{Action, Envelope, Id};
+
+use crate::common::driven::Driven;
 
 const TICK: Duration = Duration::from_secs(2);
 const PREFIX: &str = "/lock/";
@@ -112,10 +114,8 @@ fn random_cases() -> u32 {
 // ---------------------------------------------------------------------------
 // The model, driven from outside (as in redis_conformance.rs).
 
-struct Model {
-    world: World<el::Node>,
-    state: WorldState<el::Node>,
-}
+/// The model's server, driven alone (tests/e2e/common/driven.rs).
+type Model = Driven<el::Node>;
 
 impl Model {
     fn new(ttl: u8, delete: bool) -> Model {
@@ -127,46 +127,9 @@ impl Model {
         );
         let sc = parse(Path::new("conformance.toml"), &text).expect("the conformance scenario is valid");
         let world = el::world(&sc).expect("builds");
-        let state = world.init();
-        let mut m = Model { world, state };
+        let mut m = Model::start(world, SERVER);
         m.settle();
         m
-    }
-
-    fn act(&mut self, a: &Action<el::Node>) {
-        if let Some(s) = self.world.after_unranked(&self.state, a) {
-            self.state = s;
-        }
-    }
-
-    /// Runs every server-side action until none is left: timers due first,
-    /// then deliveries (never to the test's client, whose node takes no
-    /// step of its own).
-    fn settle(&mut self) {
-        for _ in 0..10_000 {
-            let mut actions = Vec::new();
-            self.world.enabled(&self.state, &mut actions);
-            let next = actions
-                .iter()
-                .find(|a| matches!(a, Action::Fire { node, .. } if *node == SERVER))
-                .or_else(|| {
-                    actions
-                        .iter()
-                        .find(|a| matches!(a, Action::Deliver { dst, .. } if *dst == SERVER))
-                })
-                .cloned();
-            match next {
-                Some(a) => self.act(&a),
-                None => return,
-            }
-        }
-        panic!("the model's server never settles");
-    }
-
-    fn tick(&mut self) {
-        self.settle();
-        self.act(&Action::Tick);
-        self.settle();
     }
 
     /// The client's request, delivered at once; the answers it got.

@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{reenact, reenact_text as text};
+use crate::common::{assert_reenact_refuses, reenact, reenact_text as text};
 
 const TICK_MS: &str = "200";
 
@@ -103,12 +103,7 @@ fn traces_it_cannot_enact_exit_2_with_the_reason() {
         ),
         (vec!["Cargo.toml"], "not a locksmith trace"),
     ] {
-        let out = reenact(&args);
-        let shown = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(says), "{args:?}: {shown}");
-        assert_eq!(stderr.trim().lines().count(), 1, "one sentence: {shown}");
+        assert_reenact_refuses(&args, says);
     }
 }
 

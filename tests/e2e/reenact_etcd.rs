@@ -11,7 +11,7 @@
 //! `*** REAL ETCD NOT RUN` and passes, except under `CI=true`.
 use std::path::{Path, PathBuf};
 
-use crate::common::{reenact, reenact_text as text};
+use crate::common::{assert_reenact_refuses, reenact, reenact_text as text};
 
 fn log_of(trace: &str, scenario: Option<&str>) -> String {
     let log = locksmith::real::reenact::log_path(Path::new(trace), scenario);
@@ -114,12 +114,7 @@ fn etcd_traces_it_cannot_enact_exit_2() {
             "differ from the trace's scenario etcd-partition",
         ),
     ] {
-        let out = reenact(&args);
-        let shown = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(says), "{args:?}: {shown}");
-        assert_eq!(stderr.trim().lines().count(), 1, "one sentence: {shown}");
+        assert_reenact_refuses(&args, says);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -89,7 +89,9 @@ use locksmith::algorithms::zookeeper::{self as zkm, Msg};
 use locksmith::real::require_zookeeper;
 use locksmith::real::zookeeper::{block, zk, Proxy, ZkClient, ZkServer, CALL_TIMEOUT};
 use locksmith::scenario::parse;
-use locksmith::world::{Action, Envelope, Id, World, WorldState};
+use locksmith::world::{Action, Envelope, Id};
+
+use crate::common::driven::Driven;
 
 const CLIENTS: usize = 3;
 const ENSEMBLE: Id = 0;
@@ -144,10 +146,8 @@ struct Late(String);
 // ---------------------------------------------------------------------------
 // The model's ensemble, driven from outside.
 
-struct Model {
-    world: World<zkm::Node>,
-    state: WorldState<zkm::Node>,
-}
+/// The model's server, driven alone (tests/e2e/common/driven.rs).
+type Model = Driven<zkm::Node>;
 
 impl Model {
     fn new(session_timeout: u8) -> Model {
@@ -162,43 +162,7 @@ impl Model {
         );
         let sc = parse(Path::new("conformance.toml"), &text).expect("the conformance scenario is valid");
         let world = zkm::world(&sc).expect("builds");
-        let state = world.init();
-        Model { world, state }
-    }
-
-    fn act(&mut self, a: &Action<zkm::Node>) {
-        if let Some(s) = self.world.after_unranked(&self.state, a) {
-            self.state = s;
-        }
-    }
-
-    /// Runs the ensemble until it has nothing left to do: its due timers
-    /// first, then the messages to it.
-    fn settle(&mut self) {
-        for _ in 0..10_000 {
-            let mut actions = Vec::new();
-            self.world.enabled(&self.state, &mut actions);
-            let next = actions
-                .iter()
-                .find(|a| matches!(a, Action::Fire { node, .. } if *node == ENSEMBLE))
-                .or_else(|| {
-                    actions
-                        .iter()
-                        .find(|a| matches!(a, Action::Deliver { dst, .. } if *dst == ENSEMBLE))
-                })
-                .cloned();
-            match next {
-                Some(a) => self.act(&a),
-                None => return,
-            }
-        }
-        panic!("the model's ensemble never settles");
-    }
-
-    fn tick(&mut self) {
-        self.settle();
-        self.act(&Action::Tick);
-        self.settle();
+        Model::start(world, ENSEMBLE)
     }
 
     /// Client `c`'s message on its way to the ensemble (not delivered).

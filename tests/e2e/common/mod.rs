@@ -167,6 +167,30 @@ pub fn reenact(args: &[&str]) -> std::process::Output {
         .expect("locksmith runs")
 }
 
+/// `locksmith reenact ARGS` refuses the trace: exit 2, one sentence on
+/// stderr that contains `says`, and the log an earlier run left beside the
+/// trace untouched.
+pub fn assert_reenact_refuses(args: &[&str], says: &str) {
+    let scenario = args.iter().position(|a| *a == "--scenario").map(|i| args[i + 1]);
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(locksmith::real::reenact::log_path(
+        std::path::Path::new(args[0]),
+        scenario,
+    ));
+    let before = std::fs::read(&log).ok();
+    let out = reenact(args);
+    let shown = reenact_text(&out);
+    assert_eq!(
+        std::fs::read(&log).ok(),
+        before,
+        "{args:?} changed {}: {shown}",
+        log.display()
+    );
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(says), "{args:?}: {shown}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one sentence: {shown}");
+}
+
 /// A run's exit code and output, for an assertion's message.
 pub fn reenact_text(out: &std::process::Output) -> String {
     format!(
@@ -177,4 +201,5 @@ pub fn reenact_text(out: &std::process::Output) -> String {
     )
 }
 
+pub mod driven;
 pub mod tla_constants;
