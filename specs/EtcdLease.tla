@@ -1,753 +1,654 @@
 ------------------------------ MODULE EtcdLease ------------------------------
 (***************************************************************************)
-(* etcd-lease: a lock on one etcd cluster, after etcd's own lock, as       *)
-(* published:                                                              *)
-(*   - etcd, clientv3 package concurrency (go.etcd.io/etcd/client/v3/      *)
-(*     concurrency): NewSession (a lease; client/v3/lease.go sends its     *)
-(*     first keep-alive at once, the next TTL/3 after each answer),        *)
-(*     Mutex.Lock (a transaction that puts the key pfx/<lease ID> with the *)
-(*     lease if its create revision is 0; the owner is the key with the    *)
-(*     lowest create revision; waitDeletes watches the key with the        *)
-(*     largest create revision below one's own until it is deleted, then   *)
-(*     looks again; a key gone meanwhile is ErrSessionExpired),            *)
-(*     Mutex.Unlock (delete the key), Session.Close (revoke the lease);    *)
-(*     the v3lock service runs the same Mutex for its callers;             *)
-(*   - etcd documentation, "Interacting with etcd" (LeaseGrant,            *)
-(*     LeaseKeepAlive, LeaseRevoke: a lease expires when no keep-alive     *)
-(*     arrives within its TTL, and the keys attached to it are deleted)    *)
-(*     and "API guarantees" (one linearizable store; every modification    *)
-(*     moves the revision on; a watch from a revision delivers every event *)
-(*     after it);                                                          *)
-(*   - Martin Kleppmann, How to do distributed locking (2016): a lease     *)
-(*     does not protect against a paused holder; a fencing token does,     *)
-(*     and etcd's revision can be one.                                     *)
-(* The cluster is one linearizable server (Raft inside it is out of        *)
-(* scope) that stays available: no crash or pause hits it. Clients time    *)
-(* out their requests (Timeout), draw a fresh lease ID per attempt (etcd   *)
-(* lets a client choose it; every answer names it, so an answer to an      *)
-(* older attempt is ignored), and are "naive" (hold from learning they are *)
-(* first until the write is answered) or "validity" (clientv3's session:   *)
-(* the lease's TTL - Drift counted on the client's clock from each grant   *)
-(* or keep-alive answer, a Validity timer, a Check of more than Margin     *)
-(* left, then the Write).                                                  *)
+(* The etcd v3 lease-based mutex (clientv3 concurrency.Session + Mutex),   *)
+(* written clean-room from its published description, in the world of     *)
+(* World.tla.                                                              *)
 (*                                                                         *)
-(* Mirrors the Rust module src/algorithms/etcd_lease.rs (with              *)
-(* src/algorithms/client.rs for the client's script and                    *)
-(* src/algorithms/resource.rs for the protected resource) running in the   *)
-(* world of src/world/mod.rs. Actions appear in the Rust module's order:   *)
-(* Acquire, Check, Write; the server's ReceiveLeaseGrant,                  *)
-(* ReceiveLeaseKeepAlive, ReceiveLeaseRevoke, ReceiveLock, ReceiveWatch,   *)
-(* ReceiveRange, ReceiveUnlock; the client's ReceiveLeaseGranted,          *)
-(* ReceiveKeepAliveAnswer, ReceiveLocked, ReceiveLeaseNotFound,            *)
-(* ReceiveDeleted, ReceiveRangeAnswer, Release, ReceiveUnlocked; the       *)
-(* resource's ReceiveWrite; the timers (LeaseExpires on the server; Fire:  *)
-(* TimedOut, KeepAlive, LeaseLost, Retry on a client); then the world:     *)
-(* Tick, Crash, Restart, Pause.                                            *)
+(* Sources                                                                 *)
+(*  [API]   etcd v3 API (api/etcdserverpb/rpc.proto and the API guide):    *)
+(*          KV Range/Put/DeleteRange/Txn, the store revision (one counter  *)
+(*          for the whole store, +1 per write transaction), create_revision*)
+(*          of a key; Lease: "LeaseGrant creates a lease which expires if  *)
+(*          the server does not receive a keepAlive within a given time to *)
+(*          live period. All keys attached to the lease will be expired    *)
+(*          and deleted if the lease expires"; LeaseRevoke deletes them    *)
+(*          too; LeaseKeepAlive answers TTL = 0 for an unknown lease       *)
+(*          (server/etcdserver/api/v3rpc/lease.go); a Put attached to a    *)
+(*          lease that does not exist fails with "requested lease not      *)
+(*          found" (server/etcdserver/txn/put.go checkLease, checked only  *)
+(*          for the branch a Txn takes); Watch WithRev(r) delivers every   *)
+(*          event from revision r on.                                      *)
+(*  [LESSOR] server/lease/lessor.go: Renew of an expired, not yet revoked  *)
+(*          lease waits for the revocation and returns "not found";        *)
+(*          Revoke deletes the attached keys in one transaction.           *)
+(*  [SESS]  client/v3/concurrency/session.go: NewSession = LeaseGrant(ttl) *)
+(*          then KeepAlive(id); Close = stop keep-alives + LeaseRevoke.    *)
+(*  [MUTEX] client/v3/concurrency/mutex.go and key.go (etcd main, fetched  *)
+(*          from github:etcd-io/etcd): Lock = tryAcquire (one Txn: If      *)
+(*          create_revision(pfx/lease) = 0 Then Put(pfx/lease, lease)      *)
+(*          Else Get(pfx/lease); both branches Get(pfx, FirstCreate));     *)
+(*          the lock is held if the first-created key is mine; else        *)
+(*          waitDeletes(pfx, myRev-1): loop { Get(pfx, LastCreate,         *)
+(*          MaxCreateRev(myRev-1)); none -> done; else Watch that key      *)
+(*          WithRev(header.Revision) until a DELETE }, then Get(myKey):    *)
+(*          absent -> ErrSessionExpired. Unlock = Delete(myKey). (Jepsen   *)
+(*          reports an implementation bug, since fixed, that made the      *)
+(*          lock worse; this spec follows the current code.)               *)
+(*  [LEASE] client/v3/lease.go: the first keep-alive is due at once        *)
+(*          (nextKeepAlive = now); on an answer with TTL > 0 the next is   *)
+(*          due TTL/3 later and deadline = now + TTL; on TTL <= 0 the      *)
+(*          keep-alive channel is closed (the session is over); the send   *)
+(*          loop polls every 500 ms (retryConnWait) and resends while      *)
+(*          nextKeepAlive is in the past, i.e. until an answer arrives.    *)
+(*  [JEPSEN] Jepsen, "etcd 3.4.3" (2020-01-30) and etcd issue #11457:      *)
+(*          etcd locks "did not, and can not, guarantee mutual exclusion": *)
+(*          a holder paused (or partitioned) past its lease TTL still      *)
+(*          believes it holds the lock after the lease expired and another *)
+(*          client acquired it. etcd's contrib/lock README gives fencing   *)
+(*          (the storage rejects stale tokens) as the remedy; the lock     *)
+(*          key's create revision is such a token.                         *)
 (*                                                                         *)
-(* Same configuration, same states: every variable is a field of the Rust  *)
-(* world state, and every field of it that can change here is a variable.  *)
-(* The world (time, network, faults, fairness) is World.tla's, and so are  *)
-(* its variables (status, pause, timers, net, spent, ghost, drawn: the     *)
-(* last lease ID drawn, history); the server's timers are its leases'      *)
-(* expiries, named by slot (LeaseExpiry { slot: s } is timers[0][s]).      *)
-(*   revision, leases, keys, keyWatches   Server (leases[s]: the lease ID  *)
-(*                   in slot s of the lease table, 0 for none; keys and    *)
-(*                   keyWatches, the watches on keys, as sets of records:  *)
-(*                   Rust keeps them sorted)                               *)
-(*   phase, left     Client::script; stage, lease, rev, checked as in      *)
-(*                   Client; acquired is Client::ghost                     *)
-(*   max_token, max_ghost   Resource                                       *)
-(* Values that only grow (ghost numbers; lease IDs; revisions) are         *)
-(* renumbered by rank after every action in Rust (src/world/ranks.rs);     *)
-(* RankedVars is that renumbered state, and the .cfg's VIEW makes TLC      *)
-(* count states by it.                                                     *)
-(* Not modelled (the ASSUME refuses them; the Rust module rejects them or  *)
-(* no tabled scenario uses them): clock drift and jumps, partitions, loss, *)
-(* duplication, reordering, recovery = "none", faults of the server.       *)
+(* Nodes: Server (0) is one linearizable etcd node (a Raft cluster seen    *)
+(* as one: Jepsen found its KV operations strict serializable), never     *)
+(* crashed or paused; clients 1..Clients; Resource (Clients + 1), the     *)
+(* protected storage, an observer.                                         *)
 (*                                                                         *)
-(* Node ids as in Rust: the server is 0, clients 1..Clients, the resource  *)
-(* Clients + 1.                                                            *)
+(* Modelling choices, and why                                              *)
+(*  - One tick = one second of etcd's TTL unit. Lease expiry is a server   *)
+(*    timer per lease (named by the lease id) set to Ttl at grant and at   *)
+(*    every successful renewal; it is due at 0 and the server then revokes *)
+(*    the lease (the lessor's 500 ms expiry loop is below a tick). A       *)
+(*    keep-alive reaching a lease whose timer is at 0 is answered TTL = 0  *)
+(*    [LESSOR].                                                            *)
+(*  - Keys: only the lock prefix is modelled. A key is pfx/<lease id>      *)
+(*    [MUTEX], so kv is a function from lease ids to the key's             *)
+(*    create_revision (and a ghost owner used only for NoForeignRelease).  *)
+(*    Key values ("") are not modelled. The store revision rev grows by    *)
+(*    one per transaction that writes (a Txn that puts, a Delete or a      *)
+(*    revoke that removes a key); reads do not change it.                  *)
+(*  - waitDeletes' Get and the Watch it opens are one server step: the     *)
+(*    Range answer names the predecessor and the server registers the      *)
+(*    watch at that same revision. This is exact because the real watch    *)
+(*    starts WithRev(header.Revision) and so replays any delete between    *)
+(*    the two RPCs; and the link is FIFO, so the event cannot overtake the *)
+(*    Range answer. A client has at most one such watch (watchers[c]);    *)
+(*    events carry the waiting session's lease id so that an event from   *)
+(*    an abandoned attempt is recognised as stale. A client crash closes  *)
+(*    its connection and so its watch.                                     *)
+(*  - The keep-alive loop is the client timer "KeepAlive": the first       *)
+(*    keep-alive is sent with the Lock's Txn right after the grant answer; *)
+(*    after each answer with TTL > 0 the timer is max(1, Ttl \div 3) (the *)
+(*    500 ms poll makes a sub-tick period one tick); after a send it is 1, *)
+(*    so an unanswered keep-alive is resent every tick, as the send loop   *)
+(*    does; an answer with TTL = 0 ends the loop. clientv3's own deadline  *)
+(*    (close the channel when no answer came for TTL) is not modelled:     *)
+(*    without drift it can only fire after the server's lease already      *)
+(*    expired (the server counts from the renewal, the client from the     *)
+(*    later answer), and the Mutex never looks at it. etcd's minimum TTL   *)
+(*    is not modelled (every configuration's Ttl is at least 2).           *)
+(*  - Requests (LeaseGrant, the tryAcquire Txn, waitDeletes' Get, the final*)
+(*    Get, Unlock's Delete) carry one client timer "Request" of Timeout    *)
+(*    ticks; the wait for the watch event has none. A failed attempt (a   *)
+(*    timeout, "lease not found", ErrSessionExpired, or a failed validity  *)
+(*    check) closes the session: stops keep-alives and sends LeaseRevoke   *)
+(*    (which also deletes the key, subsuming Lock's own Unlock-on-error),  *)
+(*    then waits Retry ticks (timer "Retry") and may then open a new       *)
+(*    session at any moment (a weakly fair step, SEMANTICS §2). The        *)
+(*    LeaseRevoke answer is not modelled: the client never waits on it.    *)
+(*    An Unlock that times out counts as done.                             *)
+(*  - Responses are matched to requests by kind, by the client's phase and *)
+(*    by the session's lease id (the key is pfx/lease), standing for gRPC  *)
+(*    discarding the answer of a cancelled call. A LeaseGrant answer has   *)
+(*    no lease to match; a late one accepted by a later Granting attempt   *)
+(*    names a real lease of this client, so it is harmless.                *)
+(*  - Sessions: a client keeps its session across acquisitions (NewSession *)
+(*    once, Lock/Unlock repeatedly); only a failed attempt opens a new     *)
+(*    one, and after its last acquisition the client closes it            *)
+(*    (Session.Close: LeaseRevoke).                                        *)
+(*  - The client: "naive" holds from Lock's return until its write is      *)
+(*    answered; "validity" keeps timer "Validity" = Ttl - Drift from each  *)
+(*    grant or keep-alive answer (clientv3's deadline, less a drift        *)
+(*    allowance) and checks, at the step at which Lock returns, that more  *)
+(*    than Margin is left; if not, it never held the lock and the attempt  *)
+(*    fails. The write is a separate (urgent) step after Lock returns, so *)
+(*    a pause between the check and the use is possible, as in reality.   *)
+(*    A holder writes once (token = its key's create revision, and the     *)
+(*    ghost acquisition number) and, once the write is answered, unlocks.  *)
+(*  - Ghost acquisition numbers (for NoStaleWrite) are drawn in the order  *)
+(*    etcd grants the lock: when a key becomes the first-created key of    *)
+(*    the prefix (put into an empty prefix, or its predecessor deleted),   *)
+(*    the server draws the next number for it, and Lock's answer carries   *)
+(*    it to the client. Drawing it instead at the client's Lock return     *)
+(*    would call a write of the legitimate newer holder "stale" whenever   *)
+(*    an old holder's Lock returns late (see RESULTS.md).                  *)
+(*  - Crash of a client: its process state is lost (phase, session lease,  *)
+(*    revision, timers); the count of completed acquisitions is the        *)
+(*    scenario's workload and survives. It restarts idle and wants the    *)
+(*    lock again if acquisitions are left. Its lease lives on in etcd until*)
+(*    it expires, as in reality.                                           *)
+(*  - Not modelled: watch resumption after a broken connection (a lost or  *)
+(*    cut-off watch event is lost here, while the real client would resume *)
+(*    the watch from its revision and get it); no checked configuration    *)
+(*    has Loss or Partitions. Compaction (the watch revision is never      *)
+(*    compacted away here). Leader changes, lease checkpoints.             *)
+(*                                                                         *)
+(* Properties (SEMANTICS §5). A client holds the lock (Holds) from the     *)
+(* step at which Lock returns (and, for "validity", its check passes)      *)
+(* until its write is answered; it wants the lock (Wants) from the step at *)
+(* which it starts Lock until then, backing off included. The liveness     *)
+(* properties are stated for the runs in which faults stop (FaultsStop),   *)
+(* under weak fairness of Tick, of each client's own steps and timers, of  *)
+(* lease expiry, of each link's delivery, and of Restart and Heal when     *)
+(* Recovery = "eventual"; a client that is down for good no longer counts  *)
+(* as wanting. Faults (crash, pause, drift, jumps, partitions, loss,       *)
+(* duplication, and Restart/Heal when Recovery = "none") are never fair.   *)
 (***************************************************************************)
-EXTENDS World
+EXTENDS World, Integers, Sequences, FiniteSets
 
 CONSTANTS
-    Clients,       \* [system] clients
-    Ttl,           \* [system] ttl: the lease TTL, in the server's ticks
-    Fencing,       \* [system] fencing: the resource checks create revisions
-    Retry,         \* [system] retry: ticks a failed client waits
-    Timeout,       \* [system] timeout: the request timeout, client ticks
-    Client,        \* [system] client: "naive" or "validity"
-    Drift,         \* [system] drift: allowance subtracted from the TTL
-    Margin,        \* [system] margin: validity needed at the Check
-    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
+    Clients,       \* number of lock clients
+    Ttl,           \* lease TTL in ticks
+    Fencing,       \* the resource rejects writes with a lower token
+    Retry,         \* ticks a failed client waits before a new session
+    Timeout,       \* per-request timeout, client ticks
+    Client,        \* "naive" or "validity"
+    Drift,         \* validity client: drift allowance subtracted from Ttl
+    Margin,        \* validity client: validity that must be left to write
+    Acquisitions   \* per client; 0 = forever
 
-ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
-       /\ Fencing \in BOOLEAN
-       /\ Timeout \in 1..30 /\ Client \in {"naive", "validity"}
-       /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ Acquisitions \in 0..5
-       \* The world's faults this family models: client crashes and pauses
-       \* (the cluster stays available), and delay.
-       /\ (Crashes > 0 \/ Pauses > 0) => Targets = "clients"
-       /\ Recovery = "eventual"
-       /\ ClockJumps = 0 /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
+ASSUME /\ Clients \in 1..5 /\ Ttl \in 1..30 /\ Fencing \in BOOLEAN
+       /\ Retry \in 1..30 /\ Timeout \in 1..30
+       /\ Client \in {"naive", "validity"}
+       /\ Drift \in 0..Ttl - 1 /\ Margin \in Nat /\ Acquisitions \in Nat
 
 Server == 0
 ClientIds == 1..Clients
 Resource == Clients + 1
-AllNodes == 0..Clients + 1
-Links == AllNodes \X AllNodes
-TimerNames == {"Timeout", "KeepAlive", "Validity", "Retry"}
-Validity == Client = "validity"
+NodeSet == {Server} \cup ClientIds \cup {Resource}
+Links == {<<c, Server>> : c \in ClientIds} \cup {<<Server, c>> : c \in ClientIds}
+         \cup {<<c, Resource>> : c \in ClientIds} \cup {<<Resource, c>> : c \in ClientIds}
 
-\* The server's lease table: a new lease takes the lowest free slot, whose
-\* name its expiry timer bears. Live leases: each client's current one and
-\* at most one orphan per crash (a crashed client's lease, or the lease its
-\* grant in flight creates); a closed session's revoke reaches the server
-\* before the client's next grant (FIFO).
-Slots == 0..(Clients + Crashes - 1)
-
-\* clientv3's keep-alive period, a third of the TTL (Params::keep_alive_every).
-KeepAliveEvery == IF Ttl \div 3 > 1 THEN Ttl \div 3 ELSE 1
-
-\* client::validity_left with nothing elapsed: clientv3 counts the TTL from
-\* the answer's arrival.
-ValidityLeft == Ttl - Drift
-
-\* The world's view of the nodes (World.tla's hooks). Crashes and pauses
-\* hit clients only (ASSUME above).
-Role(n) == CASE n = Server -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
-\* No stopwatches in this family.
-Cap(n, w) == 0
-MayPause(n) == TRUE
+Role(n) == IF n = Server THEN "server" ELSE IF n = Resource THEN "observer" ELSE "client"
 
 VARIABLES
-    revision,   \* the store's revision
-    leases,     \* leases[s]: the lease ID in slot s, 0 for none
-    keys,       \* the keys /lock/<lease>: [create, lease, ghost]
-    keyWatches, \* the watches on keys, for a DELETE: [watcher, id, key]
-    phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
-    left,       \* left[c]: acquisitions still to make
-    stage,      \* stage[c]: within Acquiring, Grant, Put, Watch or Range
-    lease,      \* lease[c]: the attempt's lease ID, 0 between attempts
-    rev,        \* rev[c]: its key's create revision, 0 until known
-    checked,    \* checked[c]: a validity client found validity left
-    acquired,   \* acquired[c]: the ghost number of c's key
-    max_token,  \* the resource's highest accepted revision
-    max_ghost   \* ghost: the latest acquisition a write was accepted under
+    \* etcd
+    rev,        \* the store revision
+    nextLease,  \* the last lease id granted (ids are never reused)
+    kv,         \* the keys under the lock prefix: lease id -> [create,
+                \* owner, grant]; owner and grant are ghosts (below)
+    watchers,   \* watchers[c]: None, or the key c's waitDelete watches and
+                \* the lease of the session that watches it
+    \* clients
+    phase,      \* where the client is in its recipe (Phases)
+    lease,      \* the session's lease id, 0 if no session
+    myRev,      \* Mutex.myRev: the create revision of my key, 0 if none
+    acq,        \* ghost: the grant number of the current hold, 0 if none
+    done,       \* acquisitions completed (0 when Acquisitions = 0)
+    \* the resource
+    resMax,     \* the highest fencing token accepted (Fencing only)
+    resGhost    \* ghost: the highest acquisition number accepted
 
-\* The world's variables no handler changes.
-fixed == <<status, pause, skew, watches, cut, spent>>
-serverVars == <<revision, leases, keys, keyWatches>>
-clientVars == <<phase, left, stage, lease, rev, checked, acquired>>
-resourceVars == <<max_token, max_ghost>>
-algVars == <<revision, leases, keys, keyWatches,
-             phase, left, stage, lease, rev, checked, acquired, max_token, max_ghost>>
+serverVars == <<rev, nextLease, kv, watchers>>
+clientVars == <<phase, lease, myRev, acq, done>>
+resourceVars == <<resMax, resGhost>>
+algVars == <<rev, nextLease, kv, watchers, phase, lease, myRev, acq, done, resMax, resGhost>>
 vars == <<worldVars, algVars>>
 
-Min(S) == CHOOSE x \in S : \A y \in S : x <= y
+Phases == {"Idle",        \* does not want the lock (start, between acquisitions)
+           "Granting",    \* NewSession: LeaseGrant sent
+           "Acquiring",   \* Lock: tryAcquire Txn sent
+           "Ranging",     \* waitDeletes: Get(pfx, LastCreate, MaxCreateRev) sent
+           "Watching",    \* waitDeletes: waiting for the predecessor's DELETE
+           "Confirming",  \* Lock: final Get(myKey) sent
+           "Locked",      \* Lock returned: holds, about to write
+           "Writing",     \* holds, write sent to the resource
+           "Unlocking",   \* Unlock: Delete(myKey) sent
+           "Backoff",     \* a failed attempt: waiting to open a new session
+           "Done"}        \* all acquisitions made, session closed
+ClientTimers == {"KeepAlive", "Request", "Retry", "Validity"}
+StepNames == {"Start", "Write"}
+
+KaPeriod == IF Ttl \div 3 >= 1 THEN Ttl \div 3 ELSE 1
+Max(a, b) == IF a >= b THEN a ELSE b
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
+(* The lock view (SEMANTICS.md §5).                                        *)
 
-\* A naive client believes it holds the lock from the moment it is first
-\* until its write is answered; a validity client, while Holding, only
-\* while its validity timer is above zero or once it has checked it, and it
-\* still wants the lock until it has checked (DESIGN.md section 5).
-Holds(c) ==
-    \/ /\ phase[c] = "Holding"
-       /\ \/ ~Validity \/ checked[c]
-          \/ IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
-    \/ phase[c] = "Writing"
-Wants(c) ==
-    \/ phase[c] \in {"Want", "Acquiring"}
-    \/ phase[c] = "Holding" /\ Validity /\ ~checked[c]
+Holds(c) == phase[c] \in {"Locked", "Writing"}
+Wants(c) == phase[c] \in {"Granting", "Acquiring", "Ranging", "Watching", "Confirming", "Backoff"}
+Live(c) == status[c] # "Down"
 
-Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
-Wanting == {c \in ClientIds : status[c] # "Down" /\ Wants(c)}
+\* What World needs.
+Urgent(n) == n \in ClientIds /\ phase[n] = "Locked"
+Cap(n, w) == 0          \* no stopwatches
+MayPause(n) == TRUE
 
-\* Client::forget: what only mattered to the attempt or hold that ended.
-Forget(c) ==
-    /\ stage' = [stage EXCEPT ![c] = "Grant"]
-    /\ lease' = [lease EXCEPT ![c] = 0]
-    /\ rev' = [rev EXCEPT ![c] = 0]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-    /\ acquired' = [acquired EXCEPT ![c] = 0]
+-----------------------------------------------------------------------------
+Init ==
+    /\ WorldInit(NodeSet, Links)
+    /\ rev = 1
+    /\ nextLease = 0
+    /\ kv = [k \in {} |-> [create |-> 0, owner |-> 0, grant |-> 0]]
+    /\ watchers = [c \in ClientIds |-> None]
+    /\ phase = [c \in ClientIds |-> "Idle"]
+    /\ lease = [c \in ClientIds |-> 0]
+    /\ myRev = [c \in ClientIds |-> 0]
+    /\ acq = [c \in ClientIds |-> 0]
+    /\ done = [c \in ClientIds |-> 0]
+    /\ resMax = 0
+    /\ resGhost = 0
 
-\* close_session's timers: no keep-alive, validity or request timeout left.
-Closed(tm) == CancelTimer(CancelTimer(CancelTimer(tm, "KeepAlive"), "Validity"), "Timeout")
+-----------------------------------------------------------------------------
+(* etcd                                                                    *)
 
-Revoke(c) == [type |-> "LeaseRevoke", id |-> lease[c]]
+\* Send each client d in D the DELETE event of the watch it registered.
+RECURSIVE SendEvents(_, _)
+SendEvents(q, D) ==
+    IF D = {} THEN q
+    ELSE LET d == CHOOSE x \in D : TRUE
+         IN SendEvents(Send(q, Server, d, [type |-> "Event", lease |-> watchers[d].lease]),
+                       D \ {d})
 
-\* start_over: the attempt failed; close the session (LeaseRevoke, not
-\* waited for) and try again after the back-off. q, tm: the network and
-\* the client's timers so far.
-StartOver(c, q, tm) ==
-    /\ net' = Send(q, c, Server, Revoke(c))
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(Closed(tm), "Retry", Retry)]
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ Forget(c)
-    /\ UNCHANGED left
+\* The ghost grant order. The lock is granted, at etcd, to the key with the
+\* smallest create revision; it passes to a key when that key becomes the
+\* first (put into an empty prefix, or its predecessor deleted). That key
+\* then draws the next ghost number: acquisitions are numbered in the
+\* order etcd grants them (see RESULTS.md for why not at Lock's return).
+FirstKey(f) == CHOOSE k \in DOMAIN f : \A x \in DOMAIN f : f[k].create <= f[x].create
+Granted(f) ==
+    IF DOMAIN f # {} /\ f[FirstKey(f)].grant = 0
+    THEN /\ kv' = [f EXCEPT ![FirstKey(f)].grant = ghost + 1]
+         /\ ghost' = ghost + 1
+    ELSE /\ kv' = f
+         /\ UNCHANGED ghost
 
-\* released: the unlock is over (answered or timed out); close the session.
-Released(c, q, tm) ==
-    /\ net' = Send(q, c, Server, Revoke(c))
-    /\ timers' = [timers EXCEPT ![c] = Closed(tm)]
-    /\ IF Acquisitions = 0
-       THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
-            /\ UNCHANGED left
-       ELSE /\ left' = [left EXCEPT ![c] = @ - 1]
-            /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
-    /\ Forget(c)
+\* One write transaction deleting the keys K (at most one here): a new
+\* revision if anything is deleted, and a DELETE event to each watcher of
+\* a deleted key; q is the network the events are appended to.
+DeleteKeys(K, q) ==
+    LET D == {d \in ClientIds : watchers[d] # None /\ watchers[d].key \in K} IN
+    /\ Granted([k \in DOMAIN kv \ K |-> kv[k]])
+    /\ rev' = IF K = {} THEN rev ELSE rev + 1
+    /\ watchers' = [d \in ClientIds |-> IF d \in D THEN None ELSE watchers[d]]
+    /\ net' = SendEvents(q, D)
 
-\* lease_lost: a validity client learns its lease is gone; an attempt, or
-\* a hold it has not checked yet, is over.
-LeaseLost(c, q, tm) ==
-    IF phase[c] = "Acquiring" \/ (phase[c] = "Holding" /\ ~checked[c])
-    THEN StartOver(c, q, tm)
+\* LeaseRevoke or expiry of lease l: its key is deleted, the lease is gone.
+RevokeLease(l, q) ==
+    /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, l)]
+    /\ DeleteKeys(IF l \in DOMAIN kv THEN {l} ELSE {}, q)
+
+FirstCreate(f) == LET rs == {f[k].create : k \in DOMAIN f} IN
+                  CHOOSE r \in rs : \A x \in rs : r <= x
+\* waitDeletes' Get: the key created last at or before revision r.
+LastCreateUpTo(r) == LET ks == {k \in DOMAIN kv : kv[k].create <= r} IN
+                     CHOOSE k \in ks : \A x \in ks : kv[x].create <= kv[k].create
+
+\* etcd handles the oldest request from client c.
+ServerRecv(c) ==
+    LET m == Msg(c, Server)
+        q == Pop(c, Server)
+        Reply(r) == Send(q, Server, c, r)
+    IN
+    \/ /\ m.type = "Grant"
+       /\ nextLease' = nextLease + 1
+       /\ timers' = [timers EXCEPT ![Server] = SetTimer(@, nextLease + 1, Ttl)]
+       /\ net' = Reply([type |-> "GrantResp", lease |-> nextLease + 1])
+       /\ UNCHANGED <<rev, kv, watchers, history, ghost>>
+    \/ /\ m.type = "KeepAlive"
+       /\ LET alive == IsSet(Server, m.lease) /\ Left(Server, m.lease) > 0 IN
+          /\ timers' = IF alive THEN [timers EXCEPT ![Server] = SetTimer(@, m.lease, Ttl)]
+                       ELSE timers
+          /\ net' = Reply([type |-> "KeepAliveResp", lease |-> m.lease,
+                           ttl |-> IF alive THEN Ttl ELSE 0])
+       /\ UNCHANGED <<rev, nextLease, kv, watchers, history, ghost>>
+    \/ /\ m.type = "Revoke"
+       /\ IF IsSet(Server, m.lease)
+          THEN RevokeLease(m.lease, q)
+          ELSE /\ net' = q /\ UNCHANGED <<timers, rev, kv, watchers, ghost>>
+       /\ UNCHANGED <<nextLease, history>>
+    \/ /\ m.type = "Txn"   \* tryAcquire; the key is pfx/m.lease
+       /\ LET l == m.lease IN
+          IF l \in DOMAIN kv
+          THEN \* Else branch: Get(myKey), Get(pfx, FirstCreate)
+               /\ net' = Reply([type |-> "TxnResp", lease |-> l, ok |-> TRUE,
+                                myRev |-> kv[l].create, owner |-> FirstCreate(kv),
+                                grant |-> kv[l].grant])
+               /\ UNCHANGED <<rev, kv, ghost>>
+          ELSE IF ~IsSet(Server, l)
+          THEN \* Then branch's Put names a lease that does not exist
+               /\ net' = Reply([type |-> "TxnResp", lease |-> l, ok |-> FALSE,
+                                myRev |-> 0, owner |-> 0, grant |-> 0])
+               /\ UNCHANGED <<rev, kv, ghost>>
+          ELSE \* Then branch: Put(myKey, lease), Get(pfx, FirstCreate)
+               LET kv2 == [k \in DOMAIN kv \cup {l} |->
+                             IF k = l THEN [create |-> rev + 1, owner |-> c, grant |-> 0]
+                             ELSE kv[k]]
+                   first == DOMAIN kv = {}
+               IN /\ Granted(kv2)
+                  /\ rev' = rev + 1
+                  /\ net' = Reply([type |-> "TxnResp", lease |-> l, ok |-> TRUE,
+                                   myRev |-> rev + 1, owner |-> FirstCreate(kv2),
+                                   grant |-> IF first THEN ghost + 1 ELSE 0])
+       /\ UNCHANGED <<timers, nextLease, watchers, history>>
+    \/ /\ m.type = "Range"  \* waitDeletes: Get, and Watch WithRev(header.Revision)
+       /\ IF \E k \in DOMAIN kv : kv[k].create <= m.max
+          THEN /\ watchers' = [watchers EXCEPT ![c] =
+                                 [key |-> LastCreateUpTo(m.max), lease |-> m.lease]]
+               /\ net' = Reply([type |-> "RangeResp", lease |-> m.lease, found |-> TRUE])
+          ELSE /\ net' = Reply([type |-> "RangeResp", lease |-> m.lease, found |-> FALSE])
+               /\ UNCHANGED watchers
+       /\ UNCHANGED <<timers, rev, nextLease, kv, history, ghost>>
+    \/ /\ m.type = "Get"    \* Lock's final Get(myKey)
+       /\ net' = Reply([type |-> "GetResp", lease |-> m.lease, found |-> m.lease \in DOMAIN kv,
+                        grant |-> IF m.lease \in DOMAIN kv THEN kv[m.lease].grant ELSE 0])
+       /\ UNCHANGED <<timers, rev, nextLease, kv, watchers, history, ghost>>
+    \/ /\ m.type = "Delete" \* Unlock: Delete(myKey)
+       /\ LET K == IF m.lease \in DOMAIN kv THEN {m.lease} ELSE {} IN
+          /\ DeleteKeys(K, Reply([type |-> "DeleteResp", lease |-> m.lease]))
+          /\ history' = IF \E k \in K : kv[k].owner # c
+                        THEN history \cup {"ForeignRelease"} ELSE history
+       /\ UNCHANGED <<timers, nextLease>>
+
+\* A lease's TTL ran out: the lessor revokes it.
+ServerExpire ==
+    /\ Up(Server)
+    /\ \E l \in DOMAIN timers[Server] :
+          /\ Due(Server, l)
+          /\ RevokeLease(l, net)
+    /\ UNCHANGED <<nextLease, history, clientVars, resourceVars,
+                   status, pause, skew, watches, cut, spent, drawn>>
+
+-----------------------------------------------------------------------------
+(* The resource: accepts a write unless fencing rejects its token; raises  *)
+(* StaleWrite when it accepts a write of an earlier acquisition than one   *)
+(* it already accepted.                                                    *)
+
+ResourceRecv(c) ==
+    LET m == Msg(c, Resource)
+        ok == ~Fencing \/ m.token >= resMax
+    IN
+    /\ resMax' = IF ok /\ Fencing THEN Max(resMax, m.token) ELSE resMax
+    /\ resGhost' = IF ok THEN Max(resGhost, m.ghost) ELSE resGhost
+    /\ history' = IF ok /\ m.ghost < resGhost THEN history \cup {"StaleWrite"} ELSE history
+    /\ net' = Send(Pop(c, Resource), Resource, c, [type |-> "WriteResp", ok |-> ok])
+    /\ UNCHANGED <<timers, serverVars, clientVars>>
+
+-----------------------------------------------------------------------------
+(* The client. Each helper takes q, the network so far, and tm, client c's *)
+(* timers so far, and sets net', timers', the client's variables and      *)
+(* ghost.                                                                  *)
+
+SetC(f, c, v) == [f EXCEPT ![c] = v]
+WithValidity(tm) == IF Client = "validity" THEN SetTimer(tm, "Validity", Ttl - Drift) ELSE tm
+EndSession(tm) == CancelTimer(CancelTimer(CancelTimer(tm, "KeepAlive"), "Request"), "Validity")
+RevokeMsg(c) == [type |-> "Revoke", lease |-> lease[c]]
+
+\* A failed attempt: close the session (stop keep-alives, LeaseRevoke) and
+\* back off.
+FailAttempt(c, q, tm) ==
+    /\ net' = IF lease[c] # 0 THEN Send(q, c, Server, RevokeMsg(c)) ELSE q
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(EndSession(tm), "Retry", Retry)]
+    /\ phase' = SetC(phase, c, "Backoff")
+    /\ lease' = SetC(lease, c, 0)
+    /\ myRev' = SetC(myRev, c, 0)
+    /\ acq' = SetC(acq, c, 0)
+    /\ UNCHANGED <<done, ghost>>
+
+\* Lock returns with my key first (revision r, ghost grant number g). The
+\* validity client checks its lease's remaining validity here, at the step
+\* Lock returns.
+LockReturns(c, q, tm, r, g) ==
+    IF Client = "validity" /\ ~("Validity" \in DOMAIN tm /\ tm["Validity"] > Margin)
+    THEN FailAttempt(c, q, tm)
     ELSE /\ net' = q
-         /\ timers' = [timers EXCEPT ![c] = tm]
-         /\ UNCHANGED clientVars
+         /\ timers' = [timers EXCEPT ![c] = CancelTimer(tm, "Request")]
+         /\ phase' = SetC(phase, c, "Locked")
+         /\ myRev' = SetC(myRev, c, r)
+         /\ acq' = SetC(acq, c, g)
+         /\ UNCHANGED <<lease, done, ghost>>
 
-\* wait_for: no predecessor, the client holds (its stage stays as it was);
-\* otherwise it watches the predecessor's key.
-WaitFor(c, pred, q) ==
-    IF pred = 0
-    THEN /\ phase' = [phase EXCEPT ![c] = "Holding"]
-         /\ net' = q
-         /\ UNCHANGED stage
-    ELSE /\ net' = Send(q, c, Server, [type |-> "Watch", id |-> lease[c], key |-> pred])
-         /\ stage' = [stage EXCEPT ![c] = "Watch"]
-         /\ UNCHANGED phase
+\* Send a request and start its timeout.
+Request(c, q, tm, m, ph) ==
+    /\ net' = Send(q, c, Server, m)
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Request", Timeout)]
+    /\ phase' = SetC(phase, c, ph)
 
------------------------------------------------------------------------------
-(* Client steps. Check and Write are urgent: time does not pass while a    *)
-(* running client has one. Acquire is not (Actor::urgent): a client comes  *)
-(* to want the lock, and retries after its back-off, at any moment, but    *)
-(* not never (it is weakly fair).                                          *)
+RangeMsg(c, r) == [type |-> "Range", lease |-> lease[c], max |-> r - 1]
 
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanCheck(c) == phase[c] = "Holding" /\ Validity /\ ~checked[c]
-CanWrite(c) == phase[c] = "Holding" /\ (~Validity \/ checked[c])
-HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
-
-\* Acquire: NewSession: LeaseGrant(Ttl, ID) with a fresh ID, and a timeout.
-Acquire(c) ==
-    LET v == drawn + 1 IN
-    /\ Up(c) /\ CanAcquire(c)
-    /\ drawn' = v
-    /\ lease' = [lease EXCEPT ![c] = v]
-    /\ net' = Send(net, c, Server, [type |-> "LeaseGrant", id |-> v])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ stage' = [stage EXCEPT ![c] = "Grant"]
-    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<fixed, ghost, history, revision, leases, keys, keyWatches,
-                   left, rev, checked, acquired, resourceVars>>
-
-\* Check: is more than the margin left? Only then write; else start over.
-Check(c) ==
-    /\ Up(c) /\ CanCheck(c)
-    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
-       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
-            /\ UNCHANGED <<net, timers, phase, left, stage, lease, rev, acquired>>
-       ELSE StartOver(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history,
-                   revision, leases, keys, keyWatches, resourceVars>>
-
-\* Write: the critical section's write, with the create revision as the
-\* token if fenced.
-Write(c) ==
-    /\ Up(c) /\ CanWrite(c)
-    /\ net' = Send(net, c, Resource,
-                   [type |-> "Write", token |-> IF Fencing THEN rev[c] ELSE 0,
-                    ghost |-> acquired[c]])
-    /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
-                   left, stage, lease, rev, checked, acquired, resourceVars>>
-
------------------------------------------------------------------------------
-(* The server executes one request atomically: etcd is linearizable        *)
-(* (server_receive). Each handler delivers the head of the link src ->     *)
-(* server.                                                                 *)
-
-HasKey(id) == \E k \in keys : k.lease = id
-SlotOf(id) == CHOOSE s \in Slots : leases[s] = id
-HasLease(id) == \E s \in Slots : leases[s] = id
-FreeSlot == Min({s \in Slots : leases[s] = 0})
-
-\* The DELETE event of /lock/<key> to every watcher of it, in the order of
-\* the watches' IDs (Rust keeps the watches sorted).
-RECURSIVE NotifyIds(_, _, _, _)
-NotifyIds(q, w, key, ids) ==
-    IF ids = {} THEN q
-    ELSE LET i == Min(ids)
-         IN  NotifyIds(Send(q, Server, w, [type |-> "Deleted", id |-> i, key |-> key]),
-                       w, key, ids \ {i})
-RECURSIVE NotifyFrom(_, _, _)
-NotifyFrom(q, key, w) ==
-    IF w > Clients THEN q
-    ELSE NotifyFrom(NotifyIds(q, w, key, {x.id : x \in {y \in keyWatches : y.watcher = w /\ y.key = key}}),
-                    key, w + 1)
-Notify(q, key) == NotifyFrom(q, key, 1)
-
-\* delete_keys_of: the keys of lease id go, in one write transaction (one
-\* revision), and their watchers get the DELETE events. q: the network so
-\* far; the caller sets net' to the result of DeletedNet.
-DeleteKeysOf(id) ==
-    /\ keys' = {k \in keys : k.lease # id}
-    /\ revision' = IF HasKey(id) THEN revision + 1 ELSE revision
-    /\ keyWatches' = {w \in keyWatches : w.key # id}
-DeletedNet(q, id) == IF HasKey(id) THEN Notify(q, id) ELSE q
-
-\* The newest key created before revision below, other than lease id's; 0
-\* for none.
-Pred(ks, id, below) ==
-    LET S == {k \in ks : k.lease # id /\ k.create < below}
-    IN  IF S = {} THEN 0 ELSE (CHOOSE k \in S : \A j \in S : j.create <= k.create).lease
-
-\* LeaseGrant: a new lease, in the lowest free slot.
-ReceiveLeaseGrant(src) ==
-    LET m == Msg(src, Server) IN
-    /\ Deliverable(src, Server) /\ m.type = "LeaseGrant"
-    /\ leases' = [leases EXCEPT ![FreeSlot] = m.id]
-    /\ timers' = [timers EXCEPT ![Server] = SetTimer(@, FreeSlot, Ttl)]
-    /\ net' = Send(Pop(src, Server), Server, src, [type |-> "LeaseGranted", id |-> m.id])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, keys, keyWatches,
-                   clientVars, resourceVars>>
-
-\* LeaseKeepAlive: the TTL starts again; the answer says the TTL, or 0
-\* when the lease is gone.
-ReceiveLeaseKeepAlive(src) ==
-    LET m == Msg(src, Server) IN
-    /\ Deliverable(src, Server) /\ m.type = "LeaseKeepAlive"
-    /\ timers' = IF HasLease(m.id)
-                 THEN [timers EXCEPT ![Server] = SetTimer(@, SlotOf(m.id), Ttl)] ELSE timers
-    /\ net' = Send(Pop(src, Server), Server, src,
-                   [type |-> "KeepAliveAnswer", id |-> m.id, alive |-> HasLease(m.id)])
-    /\ UNCHANGED <<fixed, ghost, drawn, history,
-                   revision, leases, keys, keyWatches, clientVars, resourceVars>>
-
-\* LeaseRevoke: the lease and its keys go. No answer is waited for.
-ReceiveLeaseRevoke(src) ==
-    LET m == Msg(src, Server) IN
-    /\ Deliverable(src, Server) /\ m.type = "LeaseRevoke"
-    /\ IF HasLease(m.id)
-       THEN /\ leases' = [leases EXCEPT ![SlotOf(m.id)] = 0]
-            /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, SlotOf(m.id))]
-            /\ DeleteKeysOf(m.id)
-            /\ net' = DeletedNet(Pop(src, Server), m.id)
-       ELSE /\ net' = Pop(src, Server)
-            /\ UNCHANGED <<timers, serverVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
-
-\* The lock transaction: if create_revision(/lock/ID) = 0 then put it with
-\* the lease; and the newest other key. The put fails when the lease is
-\* gone ("requested lease not found").
-ReceiveLock(src) ==
-    LET m == Msg(src, Server)
-        fresh == ~HasKey(m.id)
-        key == IF fresh THEN [create |-> revision + 1, lease |-> m.id, ghost |-> ghost + 1]
-               ELSE CHOOSE k \in keys : k.lease = m.id
-        ks == keys \cup {key}
+\* Unlock answered (or timed out): one acquisition done; after the last,
+\* Session.Close.
+FinishAcquisition(c, q, tm) ==
+    LET d == IF Acquisitions = 0 THEN 0 ELSE done[c] + 1
+        last == Acquisitions # 0 /\ d >= Acquisitions
     IN
-    /\ Deliverable(src, Server) /\ m.type = "Lock"
-    /\ IF ~HasLease(m.id)
-       THEN /\ net' = Send(Pop(src, Server), Server, src, [type |-> "LeaseNotFound", id |-> m.id])
-            /\ UNCHANGED <<ghost, revision, keys>>
-       ELSE /\ keys' = ks
-            /\ revision' = IF fresh THEN revision + 1 ELSE revision
-            /\ ghost' = IF fresh THEN ghost + 1 ELSE ghost
-            /\ net' = Send(Pop(src, Server), Server, src,
-                           [type |-> "Locked", id |-> m.id, rev |-> key.create,
-                            pred |-> Pred(ks, m.id, key.create), ghost |-> key.ghost])
-    /\ UNCHANGED <<fixed, timers, drawn, history, leases, keyWatches,
-                   clientVars, resourceVars>>
+    /\ done' = SetC(done, c, d)
+    /\ IF last
+       THEN /\ net' = IF lease[c] # 0 THEN Send(q, c, Server, RevokeMsg(c)) ELSE q
+            /\ timers' = [timers EXCEPT ![c] = EndSession(tm)]
+            /\ phase' = SetC(phase, c, "Done")
+            /\ lease' = SetC(lease, c, 0)
+       ELSE /\ net' = q
+            /\ timers' = [timers EXCEPT ![c] = CancelTimer(tm, "Request")]
+            /\ phase' = SetC(phase, c, "Idle")
+            /\ UNCHANGED lease
+    /\ myRev' = SetC(myRev, c, 0)
+    /\ acq' = SetC(acq, c, 0)
+    /\ UNCHANGED ghost
 
-\* Watch(/lock/key, rev): from a revision before any delete, so a key
-\* already gone gives its DELETE event at once.
-ReceiveWatch(src) ==
-    LET m == Msg(src, Server) IN
-    /\ Deliverable(src, Server) /\ m.type = "Watch"
-    /\ IF HasKey(m.key)
-       THEN /\ keyWatches' = keyWatches \cup {[watcher |-> src, id |-> m.id, key |-> m.key]}
-            /\ net' = Pop(src, Server)
-       ELSE /\ net' = Send(Pop(src, Server), Server, src,
-                           [type |-> "Deleted", id |-> m.id, key |-> m.key])
-            /\ UNCHANGED keyWatches
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, revision, leases, keys,
-                   clientVars, resourceVars>>
+\* The world variables a client's or server's handler never touches.
+Fixed == <<status, pause, skew, watches, cut, spent, drawn>>
 
-\* The range transaction: the newest key below rev, and the client's own.
-ReceiveRange(src) ==
-    LET m == Msg(src, Server) IN
-    /\ Deliverable(src, Server) /\ m.type = "Range"
-    /\ net' = Send(Pop(src, Server), Server, src,
-                   [type |-> "RangeAnswer", id |-> m.id, pred |-> Pred(keys, m.id, m.rev),
-                    mine |-> HasKey(m.id)])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
-                   clientVars, resourceVars>>
-
-\* The unlock transaction: if create_revision(/lock/ID) = rev then delete
-\* it. It never deletes another client's key (a key of this lease with
-\* another revision would be a foreign release; there is none).
-ReceiveUnlock(src) ==
-    LET m == Msg(src, Server)
-        mine == {k \in keys : k.lease = m.id /\ k.create = m.rev}
-    IN
-    /\ Deliverable(src, Server) /\ m.type = "Unlock"
-    /\ IF mine # {}
-       THEN /\ keys' = keys \ mine
-            /\ revision' = revision + 1
-            /\ keyWatches' = {w \in keyWatches : w.key # m.id}
-            /\ net' = Send(Notify(Pop(src, Server), m.id), Server, src,
-                           [type |-> "Unlocked", id |-> m.id])
-            /\ UNCHANGED history
-       ELSE /\ history' = IF HasKey(m.id) THEN history \cup {"ForeignRelease"} ELSE history
-            /\ net' = Send(Pop(src, Server), Server, src, [type |-> "Unlocked", id |-> m.id])
-            /\ UNCHANGED <<revision, keys, keyWatches>>
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, leases, clientVars, resourceVars>>
-
-ServerRequests == {"LeaseGrant", "LeaseKeepAlive", "LeaseRevoke", "Lock", "Watch", "Range", "Unlock"}
-
------------------------------------------------------------------------------
-(* The client's handlers (client_receive). An answer whose lease ID is not *)
-(* the current attempt's answers an earlier request: it is dropped.        *)
-
-Acquiring(c, s) == phase[c] = "Acquiring" /\ stage[c] = s
-
-\* The grant: a validity client sets its Validity timer (or starts over
-\* when the allowance leaves nothing); the first keep-alive goes out at once
-\* (clientv3's KeepAlive sets nextKeepAlive to now); then the lock
-\* transaction, with a timeout.
-ReceiveLeaseGranted(src, c) ==
-    LET m == Msg(src, c)
+\* Client c handles the oldest message from etcd.
+ClientFromServer(c) ==
+    LET m == Msg(Server, c)
+        q == Pop(Server, c)
         tm == timers[c]
-        ka == Send(Pop(src, c), c, Server, [type |-> "LeaseKeepAlive", id |-> m.id])
+        mine == lease[c] # 0 /\ m.lease = lease[c]
     IN
-    /\ Deliverable(src, c)
-    /\ m.type = "LeaseGranted" /\ m.id = lease[c] /\ Acquiring(c, "Grant")
-    /\ IF Validity /\ ValidityLeft <= 0
-       THEN StartOver(c, Pop(src, c), tm)
-       ELSE /\ net' = Send(ka, c, Server, [type |-> "Lock", id |-> m.id])
-            /\ timers' = [timers EXCEPT ![c] =
-                            SetTimer(IF Validity THEN SetTimer(tm, "Validity", ValidityLeft) ELSE tm,
-                                     "Timeout", Timeout)]
-            /\ stage' = [stage EXCEPT ![c] = "Put"]
-            /\ UNCHANGED <<phase, left, lease, rev, checked, acquired>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
-                   resourceVars>>
+    /\ \/ /\ m.type = "GrantResp" /\ phase[c] = "Granting"
+          \* NewSession: KeepAlive at once; then Lock's tryAcquire Txn
+          /\ lease' = SetC(lease, c, m.lease)
+          /\ net' = Send(Send(q, c, Server, [type |-> "KeepAlive", lease |-> m.lease]),
+                         c, Server, [type |-> "Txn", lease |-> m.lease])
+          /\ timers' = [timers EXCEPT ![c] =
+                          WithValidity(SetTimer(SetTimer(tm, "KeepAlive", 1), "Request", Timeout))]
+          /\ phase' = SetC(phase, c, "Acquiring")
+          /\ UNCHANGED <<myRev, acq, done, ghost>>
+       \/ /\ m.type = "KeepAliveResp" /\ mine /\ IsSet(c, "KeepAlive")
+          /\ timers' = [timers EXCEPT ![c] =
+                          IF m.ttl > 0 THEN WithValidity(SetTimer(tm, "KeepAlive", KaPeriod))
+                          ELSE CancelTimer(CancelTimer(tm, "KeepAlive"), "Validity")]
+          /\ net' = q
+          /\ UNCHANGED <<phase, lease, myRev, acq, done, ghost>>
+       \/ /\ m.type = "TxnResp" /\ mine /\ phase[c] = "Acquiring"
+          /\ IF ~m.ok THEN FailAttempt(c, q, tm)
+             ELSE IF m.owner = m.myRev THEN LockReturns(c, q, tm, m.myRev, m.grant)
+             ELSE /\ Request(c, q, tm, RangeMsg(c, m.myRev), "Ranging")
+                  /\ myRev' = SetC(myRev, c, m.myRev)
+                  /\ UNCHANGED <<lease, acq, done, ghost>>
+       \/ /\ m.type = "RangeResp" /\ mine /\ phase[c] = "Ranging"
+          /\ IF m.found
+             THEN /\ net' = q
+                  /\ timers' = [timers EXCEPT ![c] = CancelTimer(tm, "Request")]
+                  /\ phase' = SetC(phase, c, "Watching")
+             ELSE Request(c, q, tm, [type |-> "Get", lease |-> lease[c]], "Confirming")
+          /\ UNCHANGED <<lease, myRev, acq, done, ghost>>
+       \/ /\ m.type = "Event" /\ mine /\ phase[c] = "Watching"
+          /\ Request(c, q, tm, RangeMsg(c, myRev[c]), "Ranging")
+          /\ UNCHANGED <<lease, myRev, acq, done, ghost>>
+       \/ /\ m.type = "GetResp" /\ mine /\ phase[c] = "Confirming"
+          /\ IF m.found THEN LockReturns(c, q, tm, myRev[c], m.grant)
+             ELSE FailAttempt(c, q, tm)   \* ErrSessionExpired
+       \/ /\ m.type = "DeleteResp" /\ mine /\ phase[c] = "Unlocking"
+          /\ FinishAcquisition(c, q, tm)
+       \/ /\ \* a stale answer (of a cancelled call or an ended session)
+             ~ \/ m.type = "GrantResp" /\ phase[c] = "Granting"
+               \/ m.type = "KeepAliveResp" /\ mine /\ IsSet(c, "KeepAlive")
+               \/ m.type = "TxnResp" /\ mine /\ phase[c] = "Acquiring"
+               \/ m.type = "RangeResp" /\ mine /\ phase[c] = "Ranging"
+               \/ m.type = "Event" /\ mine /\ phase[c] = "Watching"
+               \/ m.type = "GetResp" /\ mine /\ phase[c] = "Confirming"
+               \/ m.type = "DeleteResp" /\ mine /\ phase[c] = "Unlocking"
+          /\ net' = q
+          /\ UNCHANGED <<timers, clientVars, ghost>>
+    /\ UNCHANGED <<serverVars, resourceVars, history>>
 
-\* A keep-alive's answer: the next keep-alive TTL/3 after it (clientv3's
-\* recvKeepAlive), and for a validity client its TTL again; TTL 0 (the
-\* lease is gone) stops the keep-alives and ends a validity client's
-\* session.
-ReceiveKeepAliveAnswer(src, c) ==
-    LET m == Msg(src, c)
-        tm == SetTimer(timers[c], "KeepAlive", KeepAliveEvery)
-    IN
-    /\ Deliverable(src, c)
-    /\ m.type = "KeepAliveAnswer" /\ m.id = lease[c]
-    /\ IF m.alive
-       THEN /\ timers' = [timers EXCEPT ![c] =
-                            IF Validity /\ ValidityLeft > 0 THEN SetTimer(tm, "Validity", ValidityLeft) ELSE tm]
-            /\ net' = Pop(src, c)
-            /\ UNCHANGED clientVars
-       ELSE IF Validity
-            THEN LeaseLost(c, Pop(src, c), timers[c])
-            ELSE /\ net' = Pop(src, c)
-                 /\ UNCHANGED <<timers, clientVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, revision, leases, keys, keyWatches,
-                   resourceVars>>
+\* Client c handles the resource's answer to its write: Unlock.
+ClientFromResource(c) ==
+    LET q == Pop(Resource, c) IN
+    /\ IF phase[c] = "Writing"
+       THEN /\ Request(c, q, timers[c], [type |-> "Delete", lease |-> lease[c]], "Unlocking")
+            /\ acq' = SetC(acq, c, 0)
+       ELSE /\ net' = q
+            /\ UNCHANGED <<timers, phase, acq>>
+    /\ UNCHANGED <<lease, myRev, done, ghost, serverVars, resourceVars, history>>
 
-ReceiveLocked(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c)
-    /\ m.type = "Locked" /\ m.id = lease[c] /\ Acquiring(c, "Put")
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ rev' = [rev EXCEPT ![c] = m.rev]
-    /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
-    /\ WaitFor(c, m.pred, Pop(src, c))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   left, lease, checked, resourceVars>>
+\* A client's own steps.
+Step(c, s) ==
+    /\ Up(c)
+    /\ \/ /\ s = "Start"   \* wants the lock: Lock (opening a session if none)
+          /\ \/ phase[c] = "Idle"
+             \/ phase[c] = "Backoff" /\ ~IsSet(c, "Retry")
+          /\ IF lease[c] # 0
+             THEN Request(c, net, timers[c], [type |-> "Txn", lease |-> lease[c]], "Acquiring")
+             ELSE Request(c, net, timers[c], [type |-> "Grant"], "Granting")
+          /\ UNCHANGED <<lease, myRev, acq, done, ghost>>
+       \/ /\ s = "Write"   \* the holder uses the resource
+          /\ phase[c] = "Locked"
+          /\ net' = Send(net, c, Resource, [type |-> "Write", token |-> myRev[c], ghost |-> acq[c]])
+          /\ phase' = SetC(phase, c, "Writing")
+          /\ UNCHANGED <<timers, lease, myRev, acq, done, ghost>>
+    /\ UNCHANGED <<serverVars, resourceVars, history, Fixed>>
 
-ReceiveLeaseNotFound(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c)
-    /\ m.type = "LeaseNotFound" /\ m.id = lease[c] /\ Acquiring(c, "Put")
-    /\ StartOver(c, Pop(src, c), timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
-
-\* The predecessor's DELETE event: look again.
-ReceiveDeleted(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c)
-    /\ m.type = "Deleted" /\ m.id = lease[c] /\ Acquiring(c, "Watch")
-    /\ net' = Send(Pop(src, c), c, Server, [type |-> "Range", id |-> m.id, rev |-> rev[c]])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ stage' = [stage EXCEPT ![c] = "Range"]
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   phase, left, lease, rev, checked, acquired, resourceVars>>
-
-\* No predecessor and its own key there: it holds; a predecessor: watch it;
-\* its own key gone (ErrSessionExpired): start over.
-ReceiveRangeAnswer(src, c) ==
-    LET m == Msg(src, c)
-        tm == CancelTimer(timers[c], "Timeout")
-    IN
-    /\ Deliverable(src, c)
-    /\ m.type = "RangeAnswer" /\ m.id = lease[c] /\ Acquiring(c, "Range")
-    /\ IF m.mine
-       THEN /\ timers' = [timers EXCEPT ![c] = tm]
-            /\ WaitFor(c, m.pred, Pop(src, c))
-            /\ UNCHANGED <<left, lease, rev, checked, acquired>>
-       ELSE StartOver(c, Pop(src, c), tm)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
-
-\* Release: the write is answered, so the critical section is over: the
-\* unlock transaction, with a timeout.
-Release(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Send(Pop(src, c), c, Server, [type |-> "Unlock", id |-> lease[c], rev |-> rev[c]])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   left, stage, lease, rev, checked, acquired, resourceVars>>
-
-ReceiveUnlocked(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c)
-    /\ m.type = "Unlocked" /\ m.id = lease[c] /\ phase[c] = "Releasing"
-    /\ Released(c, Pop(src, c), CancelTimer(timers[c], "Timeout"))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
-
-\* The (message, state) pairs a client acts on; it drops any other.
-ClientTakes(c, m) ==
-    \/ m.type = "LeaseGranted" /\ m.id = lease[c] /\ Acquiring(c, "Grant")
-    \/ m.type = "KeepAliveAnswer" /\ m.id = lease[c]
-    \/ m.type \in {"Locked", "LeaseNotFound"} /\ m.id = lease[c] /\ Acquiring(c, "Put")
-    \/ m.type = "Deleted" /\ m.id = lease[c] /\ Acquiring(c, "Watch")
-    \/ m.type = "RangeAnswer" /\ m.id = lease[c] /\ Acquiring(c, "Range")
-    \/ m.type \in {"Accepted", "Rejected"} /\ phase[c] = "Writing"
-    \/ m.type = "Unlocked" /\ m.id = lease[c] /\ phase[c] = "Releasing"
+\* A client's timer fires.
+Fire(c, t) ==
+    /\ Up(c) /\ Due(c, t)
+    /\ LET tm == Expired(c, t)[c] IN
+       CASE t = "KeepAlive" ->
+              /\ net' = Send(net, c, Server, [type |-> "KeepAlive", lease |-> lease[c]])
+              /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "KeepAlive", 1)]
+              /\ UNCHANGED <<clientVars, ghost>>
+         [] t = "Request" /\ phase[c] \in {"Granting", "Acquiring", "Ranging", "Confirming"} ->
+              FailAttempt(c, net, tm)
+         [] t = "Request" /\ phase[c] = "Unlocking" ->
+              FinishAcquisition(c, net, tm)
+         [] OTHER ->
+              /\ timers' = Expired(c, t)
+              /\ UNCHANGED <<net, clientVars, ghost>>
+    /\ UNCHANGED <<serverVars, resourceVars, history, Fixed>>
 
 -----------------------------------------------------------------------------
-(* The protected resource (resource.rs): with fencing on, it rejects any   *)
-(* revision lower than the highest it has accepted.                        *)
-
-ReceiveWrite(src) ==
-    LET m == Msg(src, Resource) IN
-    /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ IF Fencing /\ m.token < max_token
-       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
-            /\ UNCHANGED <<history, resourceVars>>
-       ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
-                          ELSE history
-            /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
-            /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, serverVars, clientVars>>
-
------------------------------------------------------------------------------
-(* Delivery (Action::Deliver): the head of a link reaches its running      *)
-(* destination, whose handler takes it or drops it.                        *)
-
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    CASE dst = Server   -> m.type \in ServerRequests
-      [] dst = Resource -> m.type = "Write"
-      [] OTHER          -> ClientTakes(dst, m)
-
-Discard(src, dst) ==
-    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history,
-                   serverVars, clientVars, resourceVars>>
+(* Delivery: the oldest message of a link to a running node.               *)
 
 Deliver(src, dst) ==
     /\ Deliverable(src, dst)
-    /\ \/ /\ dst = Server
-          /\ \/ ReceiveLeaseGrant(src) \/ ReceiveLeaseKeepAlive(src) \/ ReceiveLeaseRevoke(src)
-             \/ ReceiveLock(src) \/ ReceiveWatch(src) \/ ReceiveRange(src)
-             \/ ReceiveUnlock(src)
-       \/ /\ dst \in ClientIds
-          /\ \/ ReceiveLeaseGranted(src, dst) \/ ReceiveKeepAliveAnswer(src, dst)
-             \/ ReceiveLocked(src, dst) \/ ReceiveLeaseNotFound(src, dst)
-             \/ ReceiveDeleted(src, dst) \/ ReceiveRangeAnswer(src, dst)
-             \/ Release(src, dst) \/ ReceiveUnlocked(src, dst)
-       \/ dst = Resource /\ ReceiveWrite(src)
-       \/ Discard(src, dst)
+    /\ \/ dst = Server /\ ServerRecv(src)
+          /\ UNCHANGED <<clientVars, resourceVars, Fixed>>
+       \/ src = Server /\ ClientFromServer(dst) /\ UNCHANGED Fixed
+       \/ dst = Resource /\ ResourceRecv(src) /\ UNCHANGED <<Fixed, ghost>>
+       \/ src = Resource /\ ClientFromResource(dst) /\ UNCHANGED Fixed
 
 -----------------------------------------------------------------------------
-(* Timers (Action::Fire, on_timer): a running node's timer, run down to    *)
-(* zero, fires; the world removes it first.                                *)
+(* The world's actions.                                                    *)
 
-\* The lease in slot s: its TTL ran out on the server's clock; it and its
-\* keys are gone.
-LeaseExpires(s) ==
-    LET id == leases[s] IN
-    /\ Up(Server) /\ Due(Server, s)
-    /\ leases' = [leases EXCEPT ![s] = 0]
-    /\ timers' = Expired(Server, s)
-    /\ DeleteKeysOf(id)
-    /\ net' = DeletedNet(net, id)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+DriftTick == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
 
-\* A client's timer: the request timeout (an attempt starts over, an
-\* unlock counts as done), the next keep-alive, the validity running out
-\* (LeaseLost), the end of the back-off.
-Fire(c, t) ==
-    LET rest == CancelTimer(timers[c], t) IN
-    /\ Up(c) /\ Due(c, t)
-    /\ CASE t = "Timeout" /\ phase[c] = "Acquiring" -> StartOver(c, net, rest)
-         [] t = "Timeout" /\ phase[c] = "Releasing" -> Released(c, net, rest)
-         [] t = "KeepAlive" /\ lease[c] # 0 ->
-              /\ net' = Send(net, c, Server, [type |-> "LeaseKeepAlive", id |-> lease[c]])
-              /\ timers' = [timers EXCEPT ![c] = rest]
-              /\ UNCHANGED clientVars
-         [] t = "Validity" -> LeaseLost(c, net, rest)
-         [] OTHER ->
-              /\ timers' = [timers EXCEPT ![c] = rest]
-              /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, resourceVars>>
+\* etcd is never crashed or paused: crashes and pauses target clients.
+Crash(c) ==
+    /\ c \in ClientIds
+    /\ WorldCrash(c, NoTimers, Role)
+    /\ phase' = SetC(phase, c, IF Acquisitions # 0 /\ done[c] >= Acquisitions THEN "Done" ELSE "Idle")
+    /\ lease' = SetC(lease, c, 0)
+    /\ myRev' = SetC(myRev, c, 0)
+    /\ acq' = SetC(acq, c, 0)
+    /\ watchers' = SetC(watchers, c, None)   \* its watch stream is closed
+    /\ UNCHANGED <<done, rev, nextLease, kv, resourceVars>>
 
------------------------------------------------------------------------------
-(* The world (World.tla): time, client crashes, restarts, pauses. Only     *)
-(* Restart touches the algorithm's state.                                  *)
+Restart(c) ==
+    /\ c \in ClientIds
+    /\ WorldRestart(c)
+    /\ timers' = [timers EXCEPT ![c] = NoTimers]
+    /\ UNCHANGED <<net, ghost, drawn, history, algVars>>
 
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+Pause(c, k) == c \in ClientIds /\ WorldPause(c, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Lose(s, d, i) == WorldLose(s, d, i, Role) /\ UNCHANGED algVars
+Duplicate(s, d, i) == WorldDuplicate(s, d, i, Role) /\ UNCHANGED algVars
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
 
-\* Fault: a client stops and loses its timers; messages to it are dropped.
-\* It keeps its state only for the restart (the lock view ignores it).
-Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
-
-\* A crashed client comes back afresh (its old lease runs out on the server).
-Restart(n) ==
-    /\ n \in ClientIds
-    /\ WorldRestart(n)
-    /\ phase' = [phase EXCEPT ![n] = "Want"]
-    /\ left' = [left EXCEPT ![n] = Acquisitions]
-    /\ Forget(n)
-    /\ timers' = [timers EXCEPT ![n] = NoTimers]
-    /\ UNCHANGED <<net, ghost, drawn, history, serverVars, resourceVars>>
-
------------------------------------------------------------------------------
-
-Init ==
-    /\ WorldInit(AllNodes, Links)
-    /\ revision = 0
-    /\ leases = [s \in Slots |-> 0]
-    /\ keys = {}
-    /\ keyWatches = {}
-    /\ phase = [c \in ClientIds |-> "Want"]
-    /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ stage = [c \in ClientIds |-> "Grant"]
-    /\ lease = [c \in ClientIds |-> 0]
-    /\ rev = [c \in ClientIds |-> 0]
-    /\ checked = [c \in ClientIds |-> FALSE]
-    /\ acquired = [c \in ClientIds |-> 0]
-    /\ max_token = 0
-    /\ max_ghost = 0
-
-\* World::enabled, in its order.
-Next ==
+NoFault ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
-    \/ \E s \in Slots : LeaseExpires(s)
-    \/ \E c \in ClientIds, t \in TimerNames : Fire(c, t)
+    \/ \E c \in ClientIds, s \in StepNames : Step(c, s)
+    \/ \E c \in ClientIds, t \in ClientTimers : Fire(c, t)
+    \/ ServerExpire
     \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in ClientIds : Restart(n)
-    \/ \E n \in AllNodes : Crash(n)
-    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ Recoveries /\ (\/ \E c \in ClientIds : Restart(c)
+                      \/ Heal)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for each link's delivery, each
-\* client's steps, each timer, Tick and Restart. Faults are never fair.
+Fault ==
+    \/ DriftTick
+    \/ \E c \in ClientIds : Crash(c)
+    \/ ~Recoveries /\ (\/ \E c \in ClientIds : Restart(c)
+                       \/ Heal)
+    \/ \E c \in ClientIds, k \in MinPause..MaxPause : Pause(c, k)
+    \/ \E a, b \in NodeSet : Partition(a, b)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in NodeSet, by \in -MaxJump..MaxJump : ClockJump(n, by)
+
+Next == NoFault \/ Fault
+
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
-    /\ \A s \in Slots : WF_vars(LeaseExpires(s))
-    /\ \A c \in ClientIds, t \in TimerNames : WF_vars(Fire(c, t))
+    /\ \A c \in ClientIds, s \in StepNames : WF_vars(Step(c, s))
+    /\ \A c \in ClientIds, t \in ClientTimers : WF_vars(Fire(c, t))
+    /\ WF_vars(ServerExpire)
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ Recoveries => \A n \in ClientIds : WF_vars(Restart(n))
+    /\ Recoveries => /\ \A c \in ClientIds : WF_vars(Restart(c))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs): ghost numbers, lease IDs and          *)
-(* revisions are only compared, so Rust replaces each by its rank among    *)
-(* the values of its kind present in the state (0, "none", stays 0) after  *)
-(* every action. RankedVars is the state so renumbered.                    *)
-
-WithField(f) == {m \in InFlight : f \in DOMAIN m}
-
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds} \cup {k.ghost : k \in keys}
-      \cup {m.ghost : m \in WithField("ghost")}
-
-TokenValues ==
-    {0, revision, max_token} \cup {rev[c] : c \in ClientIds} \cup {k.create : k \in keys}
-      \cup {m.rev : m \in WithField("rev")} \cup {m.token : m \in WithField("token")}
-
-IdValues ==
-    {0, drawn} \cup {leases[s] : s \in Slots} \cup {lease[c] : c \in ClientIds}
-      \cup {k.lease : k \in keys} \cup {w.id : w \in keyWatches} \cup {w.key : w \in keyWatches}
-      \cup {m.id : m \in WithField("id")} \cup {m.key : m \in WithField("key")}
-      \cup {m.pred : m \in WithField("pred")}
-
-RankedVars ==
-    LET G == GhostValues
-        T == TokenValues
-        V == IdValues
-        rg(v) == Rank(v, G)
-        rt(v) == Rank(v, T)
-        rv(v) == Rank(v, V)
-        msg(m) == [x \in DOMAIN m |->
-                     CASE x = "ghost" -> rg(m[x])
-                       [] x \in {"rev", "token"} -> rt(m[x])
-                       [] x \in {"id", "key", "pred"} -> rv(m[x])
-                       [] OTHER -> m[x]]
-    IN  <<RankedWorld(rg, rv, msg),
-          rt(revision), [s \in Slots |-> rv(leases[s])],
-          {[create |-> rt(k.create), lease |-> rv(k.lease), ghost |-> rg(k.ghost)] : k \in keys},
-          {[watcher |-> w.watcher, id |-> rv(w.id), key |-> rv(w.key)] : w \in keyWatches},
-          phase, left, stage, [c \in ClientIds |-> rv(lease[c])],
-          [c \in ClientIds |-> rt(rev[c])], checked,
-          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
+(* Properties (SEMANTICS.md §5).                                           *)
 
 TypeOK ==
     /\ WorldTypeOK
-    /\ \A c \in ClientIds : DOMAIN timers[c] \subseteq TimerNames
-    /\ DOMAIN timers[Server] \subseteq Slots /\ timers[Resource] = NoTimers
-    /\ \A s \in Slots : IsSet(Server, s) <=> leases[s] # 0
-    /\ \A s \in DOMAIN timers[Server] : timers[Server][s] \in 0..Ttl
-    /\ history \subseteq {"ForeignRelease", "StaleWrite"}
-    /\ \A k \in keys : k.create \in 1..revision /\ k.lease \in 1..drawn
-    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
-    /\ stage \in [ClientIds -> {"Grant", "Put", "Watch", "Range"}]
-    /\ lease \in [ClientIds -> 0..drawn]
-    /\ checked \in [ClientIds -> BOOLEAN]
+    /\ DOMAIN status = NodeSet
+    /\ rev \in Nat /\ rev >= 1 /\ nextLease \in Nat
+    /\ DOMAIN kv \subseteq 1..nextLease
+    /\ \A k \in DOMAIN kv : kv[k].create \in 2..rev /\ kv[k].owner \in ClientIds
+                          /\ kv[k].grant \in 0..ghost
+    /\ \A c \in ClientIds : Holds(c) => acq[c] \in 1..ghost
+    /\ \A c \in ClientIds : watchers[c] = None \/
+          (watchers[c].key \in 1..nextLease /\ watchers[c].lease \in 1..nextLease)
+    /\ phase \in [ClientIds -> Phases]
+    /\ lease \in [ClientIds -> 0..nextLease]
+    /\ myRev \in [ClientIds -> 0..rev]
+    /\ acq \in [ClientIds -> 0..ghost]
+    /\ done \in [ClientIds -> 0..Acquisitions]
+    /\ resMax \in 0..rev /\ resGhost \in 0..ghost
+    /\ DOMAIN timers[Server] \subseteq 1..nextLease
+    /\ \A c \in ClientIds : DOMAIN timers[c] \subseteq ClientTimers
+    /\ DOMAIN timers[Resource] = {}
 
-\* Never two clients that both believe they hold the lock.
-MutualExclusion == Cardinality(Holding) <= 1
-
-\* The resource never accepts a write made under an earlier acquisition
-\* after one made under a later one.
+MutualExclusion == \A c, d \in ClientIds : c # d => ~(Holds(c) /\ Holds(d))
 NoStaleWrite == "StaleWrite" \notin history
-
-\* A release never removes a lock that another client acquired.
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step: it stops wanting it.
-Granted(c) == c \in Wanting /\ c \notin Wanting'
+FaultsStop == <>[][NoFault]_vars
 
-DeadlockFreedom ==
-    []<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars
+SomeWants == \E c \in ClientIds : Live(c) /\ Wants(c)
+SomeHolds == \E c \in ClientIds : Holds(c)
 
+\* Whenever a running client wants the lock, some client eventually holds
+\* it (or no running client wants it any more: it crashed for good).
+DeadlockFreedom == FaultsStop => (SomeWants ~> (SomeHolds \/ ~SomeWants))
+
+\* Every running client that wants the lock eventually holds it (or is
+\* down).
 StarvationFreedom ==
-    \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop => \A c \in ClientIds : (Live(c) /\ Wants(c)) ~> (Holds(c) \/ ~Live(c))
 
 =============================================================================

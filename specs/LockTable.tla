@@ -1,478 +1,449 @@
 ------------------------------ MODULE LockTable ------------------------------
 (***************************************************************************)
-(* lock-table: a lock as a row of a SQL table with a unique key, the usual *)
-(* pattern of a database used as a lock service:                           *)
+(* The SQL lock table (a "lease table" when rows expire), written clean-   *)
+(* room from its published descriptions, in the world of World.tla.        *)
 (*                                                                         *)
-(*   CREATE TABLE locks (name TEXT PRIMARY KEY, owner TEXT,                *)
-(*                       expires_at TIMESTAMP);                            *)
-(*   acquire:  INSERT INTO locks VALUES ('lock', :value, now() + :ttl)     *)
-(*             -- fails with a unique-key violation if the row exists      *)
-(*   release:  DELETE FROM locks WHERE name = 'lock' AND owner = :value    *)
+(* Sources                                                                 *)
+(*  - The lock-table pattern: CREATE TABLE locks (name PRIMARY KEY, owner, *)
+(*    ...); acquire = INSERT INTO locks VALUES (name, me), which fails     *)
+(*    with a unique violation (SQLSTATE 23505) while a row for the name    *)
+(*    exists; release = DELETE FROM locks WHERE name = $1 AND owner = $2.  *)
+(*  - The expiring variant: a column expires_at set to now() + ttl by the  *)
+(*    INSERT, and an INSERT that replaces an expired row atomically:       *)
+(*    INSERT ... ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner,  *)
+(*    expires_at = EXCLUDED.expires_at WHERE locks.expires_at <= now()     *)
+(*    (PostgreSQL docs, INSERT "ON CONFLICT DO UPDATE": the conflict       *)
+(*    check and the update are one atomic statement). ShedLock's JDBC      *)
+(*    provider is the same recipe: insertRecord = INSERT (name,            *)
+(*    lock_until = now + lockAtMostFor, locked_at, locked_by), a           *)
+(*    DuplicateKey/IntegrityViolation meaning "held", then updateRecord =  *)
+(*    UPDATE ... SET lock_until = ?, locked_by = ? WHERE name = ? AND      *)
+(*    lock_until <= now (an expired row is taken over). db-scheduler's     *)
+(*    "picked/picked_by/last_heartbeat" columns are the same lease idea.   *)
+(*  - PostgreSQL durability: a committed transaction survives a crash      *)
+(*    (WAL, fsync on commit); an uncommitted one is lost.                  *)
+(*  - Martin Kleppmann, "How to do distributed locking" (2016): a client   *)
+(*    can pause (GC, SIGSTOP, page fault) after the lock was granted and   *)
+(*    before it uses the resource; the lease expires meanwhile, another    *)
+(*    client takes the lock, and the paused client's write arrives after   *)
+(*    the new holder's. A check of the remaining validity before writing   *)
+(*    (Redlock-style) shrinks but does not close the window; only fencing  *)
+(*    tokens checked by the resource do.                                   *)
 (*                                                                         *)
-(* (as in, e.g., the PostgreSQL documentation's unique constraints, section*)
-(* 5.5.3; lock libraries such as ShedLock keep the same row with an       *)
-(* expiry column). A client takes                                          *)
-(* the lock by inserting the row with a fresh random value as owner (the   *)
-(* unique key makes a second insert fail with Duplicate) and releases it   *)
-(* with the DELETE that compares owner with that value. With the expiry    *)
-(* column (Expiry), the INSERT first removes a row whose expires_at has    *)
-(* passed on the database's clock (expiry is checked on insert, never by a *)
-(* background job). Every statement has a Timeout on the client's clock:  *)
-(* an INSERT that times out counts as refused, a DELETE as done; answers   *)
-(* carry the attempt's value, so an answer to an earlier statement is      *)
-(* ignored. A "naive" client holds the lock from the insert's answer until *)
-(* it has written and released; a "validity" client (with expiry) measures *)
-(* the insert's round trip on a stopwatch, computes validity = Ttl -       *)
-(* elapsed - Drift, and checks that more than Margin is left before it     *)
-(* writes (Kleppmann, "How to do distributed locking", 2016: a pause      *)
-(* between the check and the write still breaks it).                      *)
+(* Nodes (numbers, as World.tla wants): clients 1..Clients, the database   *)
+(* Db = Clients + 1 (role "server"), the protected resource Res =          *)
+(* Clients + 2 (role "observer", never faulted).                           *)
 (*                                                                         *)
-(* Vocabulary. Statements: Insert, Delete. Answers: Inserted (INSERT 0 1), *)
-(* Duplicate (the unique-key violation), Deleted (DELETE n). Timers:       *)
-(* RowExpiry (expires_at passing on the database's clock), Timeout,        *)
-(* Validity, Retry.                                                        *)
-(*                                                                         *)
-(* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/lock_table.rs     *)
-(* follows it action for action (with src/algorithms/client.rs and         *)
-(* resource.rs): for the constants of a scenario TLC must find exactly as  *)
-(* many distinct states as the Rust checker finds unique states. Variables:*)
-(*   row             Database: None or [owner, expired, holder, ghost]     *)
-(*   phase, left     Client::script; acquired is Client::ghost (renamed:   *)
-(*                   ghost is the world's); value, checked: Client         *)
-(*   max_token, max_ghost   Resource (tokens are always 0 here)            *)
-(* A validity client's stopwatch is the world's watches[c]["Elapsed"].     *)
-(*                                                                         *)
-(* Node ids as in Rust: the database is 0, clients 1..Clients, the         *)
-(* resource Clients + 1.                                                   *)
+(* Modelling choices, and why                                              *)
+(*  - One lock name, so the table is one row or none (row = None): the     *)
+(*    algorithm never touches two names together.                          *)
+(*  - A statement is one atomic step of the database (autocommit): the     *)
+(*    unique check, the ON CONFLICT ... WHERE expires_at <= now() update,  *)
+(*    the commit and the sending of the answer happen together. This is    *)
+(*    what PostgreSQL guarantees for one statement; a crash either hits    *)
+(*    before the step (the request is dropped with the connection) or      *)
+(*    after it (the row is committed; the answer already sent stays in     *)
+(*    flight, as World.tla keeps messages from a crashed node).            *)
+(*  - expires_at is a timer "Row" on the database's clock, set to Ttl by   *)
+(*    the INSERT that creates or replaces the row; the row is expired when *)
+(*    the timer is at zero or has fired (expires_at <= now()). Firing      *)
+(*    removes only the timer: the published recipe never deletes expired  *)
+(*    rows, it lets the next INSERT replace them. The row and its timer    *)
+(*    survive a database crash (durable; the deadline is absolute, so its  *)
+(*    clock keeps running while the server is down: World's crash keeps    *)
+(*    the timer). With Expiry = FALSE the row has no timer and only a      *)
+(*    DELETE removes it.                                                   *)
+(*  - The owner column is the client's id (ShedLock's locked_by =          *)
+(*    hostname): a restarted client is the same owner.                     *)
+(*  - The fencing token, when Fencing is on, is a value drawn from a       *)
+(*    durable sequence by each successful INSERT (World's `drawn`) and     *)
+(*    stored in the row (a bigserial column); the resource rejects a write *)
+(*    whose token is lower than the highest it accepted. The published     *)
+(*    lock table has no token: the checked configurations set Fencing to  *)
+(*    FALSE (MCLockTable.tla).                                             *)
+(*  - The client talks to the database over a connection, as JDBC does: a  *)
+(*    statement whose answer does not come within Timeout ticks (its own   *)
+(*    clock) is abandoned: a timed-out INSERT counts as refused, a         *)
+(*    timed-out DELETE as done; the request may still execute. An answer   *)
+(*    to an abandoned statement is discarded: each statement carries a     *)
+(*    tag (the connection it was sent on) and the client reads only the   *)
+(*    answer with its current tag. Tags are taken modulo 3: a statement is *)
+(*    abandoned only after Timeout > MaxDelay ticks, so at most one older  *)
+(*    statement can still be answered, and 3 tags never alias (the tag     *)
+(*    survives a client crash for the same reason: a new process opens a  *)
+(*    new connection).                                                     *)
+(*  - Recipe ("naive" client): want -> INSERT; on success it holds the     *)
+(*    lock ("granted"), then writes once to the resource (a separate,      *)
+(*    urgent step, so a pause can fall between the grant and the write, as *)
+(*    in Kleppmann's example), holds until the write is answered, then     *)
+(*    DELETEs its row. On a unique violation or a timeout it backs off     *)
+(*    Retry ticks (a timer), after which it asks again at some moment      *)
+(*    (weakly fair, not urgent: SEMANTICS.md).                             *)
+(*  - "validity" client (needs Expiry): a stopwatch "Acq" starts when the  *)
+(*    INSERT is sent; on success, validity = Ttl - elapsed - Drift; if     *)
+(*    validity > Margin it holds from that check ("granted") and writes as *)
+(*    above; else it never held: it DELETEs its own row (as Redlock        *)
+(*    releases after a failed validity check) and backs off and retries.   *)
+(*    No validity timer is kept: the client writes straight after its      *)
+(*    check, and by SEMANTICS.md section 5 a client that has checked        *)
+(*    believes it holds until it has written, whatever the timer says, so  *)
+(*    such a timer would never decide the lock view.                       *)
+(*  - Each client makes Acquisitions acquisitions (0 = forever); the count *)
+(*    of finished ones, `done`, is scenario bookkeeping and survives a     *)
+(*    client crash; the acquisition interrupted by a crash is done again.  *)
+(*  - The lock view: Holds(c) from the grant/check until the write is      *)
+(*    answered; Wants(c) from its first INSERT until it holds (backing     *)
+(*    off and a failed validity check included).                           *)
+(*  - Ghost numbers (World's `ghost`) number acquisitions in the order     *)
+(*    the database grants them (the commit order of successful INSERTs);  *)
+(*    a write carries its acquisition's number; the resource raises        *)
+(*    "StaleWrite" if it accepts a write numbered below one it accepted.   *)
+(*    The database raises "ForeignRelease" if a DELETE removes a row owned *)
+(*    by another client.                                                   *)
 (***************************************************************************)
 EXTENDS World
 
 CONSTANTS
-    Clients,       \* [system] clients
-    Expiry,        \* [system] expiry: rows carry expires_at, checked on insert
-    Ttl,           \* [system] ttl: row lifetime in the database's ticks
-    Timeout,       \* [system] timeout: ticks a client waits for an answer
-    Client,        \* [system] client: "naive" or "validity"
-    Drift,         \* [system] drift: validity client's clock-drift allowance
-    Margin,        \* [system] margin: validity a validity client insists on
-    Retry,         \* [system] retry: ticks a refused client waits
-    PauseWindow,   \* [system] pause_window: "any", or "acquiring" only
-    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
+    Clients,      \* number of lock clients
+    Expiry,       \* rows carry expires_at = now() + Ttl
+    Ttl,          \* row lifetime, database ticks
+    Timeout,      \* the client's wait for a statement's answer
+    Client,       \* "naive" or "validity"
+    Drift,        \* validity client: clock drift allowance
+    Margin,       \* validity client: validity that must be left to write
+    Retry,        \* back-off after a refusal, ticks
+    PauseWindow,  \* "any" or "acquiring"
+    Acquisitions, \* per client; 0 = forever
+    Fencing       \* the resource rejects lower tokens
 
-ASSUME /\ Clients \in 1..4 /\ Expiry \in BOOLEAN /\ Ttl \in 1..30
-       /\ Timeout \in 1..30 /\ Client \in {"naive", "validity"}
-       /\ (Client = "validity" => Expiry) /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ PauseWindow \in {"any", "acquiring"}
-       /\ Retry \in 1..10 /\ Acquisitions \in 0..5
-
-DB == 0
-ClientIds == 1..Clients
-Resource == Clients + 1
-AllNodes == 0..Clients + 1
-Links == AllNodes \X AllNodes
-TimerNames == {"RowExpiry", "Timeout", "Validity", "Retry"}
-StepNames == {"Acquire", "Check", "Write"}
-Validity == Client = "validity"
+ASSUME /\ Clients \in 1..5 /\ Expiry \in BOOLEAN /\ Ttl \in 1..20
+       /\ Timeout \in 1..20 /\ Client \in {"naive", "validity"}
+       /\ Drift \in 0..10 /\ Margin \in 0..20 /\ Retry \in 1..20
+       /\ PauseWindow \in {"any", "acquiring"} /\ Acquisitions \in Nat
+       /\ Fencing \in BOOLEAN
+       /\ Client = "validity" => Expiry
 
 VARIABLES
-    row,        \* the lock's row: None or [owner, expired, holder, ghost]
-    phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
-    left,       \* left[c]: acquisitions still to make
-    value,      \* value[c]: the current attempt's lock value (0: none)
-    checked,    \* checked[c]: a validity client found time left at its Check
-    acquired,   \* acquired[c]: the ghost number of c's insert
-    max_token,  \* the resource's highest accepted token
-    max_ghost   \* ghost: the latest acquisition a write was accepted under
+    row,     \* the lock's row: None, or [owner, acq (ghost), token]
+    phase,   \* phase[c]: the client's place in the recipe
+    tag,     \* tag[c]: the connection tag of the client's current statement
+    done,    \* done[c]: acquisitions finished
+    acq,     \* acq[c]: ghost number of the client's acquisition, 0 if none
+    tok,     \* tok[c]: its fencing token, 0 if none
+    resMax,  \* resource: highest ghost number among accepted writes
+    resTok   \* resource: highest token accepted
 
-\* The world's variables no handler changes.
-fixed == <<status, pause, skew, cut, spent>>
-clientVars == <<phase, left, value, checked, watches, acquired>>
-resourceVars == <<max_token, max_ghost>>
-algVars == <<row, phase, left, value, checked, acquired, max_token, max_ghost>>
-vars == <<worldVars, algVars>>
+lockVars == <<row, phase, tag, done, acq, tok, resMax, resTok>>
+vars == <<worldVars, lockVars>>
 
-ResourceMsgs == {"Write", "Accepted", "Rejected"}
+ClientSet == 1..Clients
+Db == Clients + 1
+Res == Clients + 2
+AllNodes == ClientSet \cup {Db, Res}
+Links == UNION {{<<c, Db>>, <<Db, c>>, <<c, Res>>, <<Res, c>>} : c \in ClientSet}
 
------------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs,       *)
-(* lock_table.rs's lock_view).                                             *)
+Role(n) == IF n \in ClientSet THEN "client" ELSE IF n = Db THEN "server" ELSE "observer"
 
-ValidityLeft(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
+Tags == 0..2
+NextTag(t) == (t + 1) % 3
 
-\* A naive client holds the lock from the insert's answer until it has
-\* written and released. A validity client holds it while its validity
-\* timer is above zero and, once it has checked that timer, until it has
-\* written and released; until it has checked, it still wants the lock.
-Holds(c) == \/ phase[c] = "Writing"
-            \/ phase[c] = "Holding" /\ (~Validity \/ checked[c] \/ ValidityLeft(c))
-Wants(c) == \/ phase[c] \in {"Want", "Acquiring"}
-            \/ Validity /\ phase[c] = "Holding" /\ ~checked[c]
+Phases == {"idle",       \* not wanting (yet, or between acquisitions)
+           "ready",      \* back-off over: will ask again
+           "inserting",  \* INSERT sent, waiting for its answer
+           "backoff",    \* refused: Retry timer running
+           "abandoning", \* validity check failed: DELETE sent
+           "granted",    \* holds: about to write
+           "writing",    \* holds: write sent, waiting for its answer
+           "releasing",  \* DELETE sent after writing
+           "done"}       \* all acquisitions made
 
-\* The lock view counts running (not crashed) clients only.
-Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
-Wanting == {c \in ClientIds : status[c] # "Down" /\ Wants(c)}
-
-\* Script::released: the release was answered (or timed out).
-Released(c) ==
-    IF Acquisitions = 0
-    THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
-         /\ UNCHANGED left
-    ELSE /\ left' = [left EXCEPT ![c] = @ - 1]
-         /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
-
-\* Client::forget: the attempt or the hold is over.
-Forget(c) ==
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-    /\ acquired' = [acquired EXCEPT ![c] = 0]
-
-\* The stopwatch (T1) stops.
-StopElapsed(c) == watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
-
-Delete(c) == [type |-> "Delete", value |-> value[c]]
-
-\* refused: the insert failed or timed out; want the lock again after the
-\* back-off. Timers f (the handler's, without the timer that fired).
-Refused(c, f) ==
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(f, "Timeout"), "Retry", Retry)]
-    /\ StopElapsed(c)
-    /\ Forget(c)
-
-\* give_up (validity client): the row was won with too little validity, or
-\* the validity ran out before the check. DELETE the row without waiting,
-\* and retry later. q: the network so far; f: the timers so far.
-GiveUp(c, q, f) ==
-    /\ net' = Send(q, c, DB, Delete(c))
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(f, "Validity"), "Retry", Retry)]
-    /\ Forget(c)
+\* The phases in which a client is acquiring (PauseWindow = "acquiring").
+Acquiring == {"ready", "inserting", "backoff", "abandoning"}
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). Check and Write are urgent:    *)
-(* time does not pass while a running client has one. Acquire is not       *)
-(* (Actor::urgent): a client comes to want the lock, and retries after its *)
-(* back-off, at any moment, any number of ticks later, but not never (it   *)
-(* is weakly fair).                                                        *)
+(* The plug-in operators World.tla asks for.                               *)
 
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanCheck(c) == Validity /\ phase[c] = "Holding" /\ ~checked[c]
-CanWrite(c) == phase[c] = "Holding" /\ (~Validity \/ checked[c])
-HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
+Urgent(n) == n \in ClientSet /\ phase[n] = "granted"
 
-\* Acquire: INSERT the row with a fresh value, with a timeout (and, for a
-\* validity client, the stopwatch started: T1).
-Acquire(c) ==
-    LET v == drawn + 1 IN
-    /\ Up(c) /\ CanAcquire(c)
-    /\ drawn' = v
-    /\ value' = [value EXCEPT ![c] = v]
-    /\ watches' = IF Validity THEN [watches EXCEPT ![c] = StartWatch(@, "Elapsed")] ELSE watches
-    /\ net' = Send(net, c, DB, [type |-> "Insert", value |-> v])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<fixed, ghost, history, row, left, checked, acquired, resourceVars>>
-
-\* Check: is there more than Margin of validity left? Only then write.
-Check(c) ==
-    /\ Up(c) /\ CanCheck(c)
-    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
-       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
-            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, phase, value, acquired>>
-       ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, row, left, watches, resourceVars>>
-
-\* Write: the critical section's write (no fencing token: 0).
-Write(c) ==
-    /\ Up(c) /\ CanWrite(c)
-    /\ net' = Send(net, c, Resource, [type |-> "Write", token |-> 0, ghost |-> acquired[c]])
-    /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, row,
-                   left, value, checked, watches, acquired, resourceVars>>
-
------------------------------------------------------------------------------
-(* The client's handlers (client_receive): an answer counts only in the    *)
-(* phase that waits for it and with the current attempt's value.           *)
-
-Current(src, c, type) ==
-    /\ Deliverable(src, c)
-    /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
-
-\* The insert committed. A validity client reads its stopwatch (T2):
-\* validity = Ttl - watches - Drift; with none left it gives up.
-ReceiveInserted(src, c) ==
-    LET m == Msg(src, c)
-        f == CancelTimer(timers[c], "Timeout")
-        validity == Ttl - (IF Running(c, "Elapsed") THEN watches[c]["Elapsed"] ELSE Ttl) - Drift
-    IN
-    /\ phase[c] = "Acquiring" /\ Current(src, c, "Inserted")
-    /\ IF ~Validity
-       THEN /\ phase' = [phase EXCEPT ![c] = "Holding"]
-            /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
-            /\ timers' = [timers EXCEPT ![c] = f]
-            /\ net' = Pop(src, c)
-            /\ UNCHANGED <<value, checked, watches>>
-       ELSE /\ StopElapsed(c)
-            /\ IF validity <= 0
-               THEN GiveUp(c, Pop(src, c), f)
-               ELSE /\ phase' = [phase EXCEPT ![c] = "Holding"]
-                    /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
-                    /\ timers' = [timers EXCEPT ![c] = SetTimer(f, "Validity", validity)]
-                    /\ net' = Pop(src, c)
-                    /\ UNCHANGED <<value, checked>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, row, left, resourceVars>>
-
-ReceiveDuplicate(src, c) ==
-    /\ phase[c] = "Acquiring" /\ Current(src, c, "Duplicate")
-    /\ Refused(c, timers[c])
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, row, left, resourceVars>>
-
-\* Release: the write is answered, so the critical section is over: DELETE
-\* the row, with a timeout.
-Release(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Writing" /\ Msg(src, c).type \in ResourceMsgs
-    /\ net' = Send(Pop(src, c), c, DB, Delete(c))
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<fixed, ghost, drawn, history, row,
-                   left, value, checked, watches, acquired, resourceVars>>
-
-ReceiveDeleted(src, c) ==
-    /\ phase[c] = "Releasing" /\ Current(src, c, "Deleted")
-    /\ Released(c)
-    /\ Forget(c)
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, row, watches, resourceVars>>
-
-\* The (phase, message) pairs a client acts on; it drops any other.
-ClientTakes(c, m) ==
-    \/ phase[c] = "Acquiring" /\ m.type \in {"Inserted", "Duplicate"} /\ m.value = value[c]
-    \/ phase[c] = "Writing" /\ m.type \in ResourceMsgs
-    \/ phase[c] = "Releasing" /\ m.type = "Deleted" /\ m.value = value[c]
-
------------------------------------------------------------------------------
-(* The database runs each statement as one transaction                     *)
-(* (database_receive). Each handler delivers the head of the link src ->   *)
-(* database.                                                               *)
-
-Reply(src, m) == net' = Send(Pop(src, DB), DB, src, m)
-
-\* INSERT INTO locks VALUES ('lock', value, now() + ttl), after
-\* DELETE ... WHERE expires_at < now() when rows expire.
-ReceiveInsert(src) ==
-    LET v == Msg(src, DB).value IN
-    /\ Deliverable(src, DB) /\ Msg(src, DB).type = "Insert"
-    /\ IF row # None /\ ~(Expiry /\ row.expired)
-       THEN /\ Reply(src, [type |-> "Duplicate", value |-> v])
-            /\ UNCHANGED <<timers, ghost, row>>
-       ELSE LET g == ghost + 1 IN
-            /\ ghost' = g
-            /\ row' = [owner |-> v, expired |-> FALSE, holder |-> src, ghost |-> g]
-            /\ timers' = IF Expiry THEN [timers EXCEPT ![DB] = SetTimer(@, "RowExpiry", Ttl)]
-                         ELSE timers
-            /\ Reply(src, [type |-> "Inserted", value |-> v, ghost |-> g])
-    /\ UNCHANGED <<fixed, drawn, history, clientVars, resourceVars>>
-
-\* DELETE FROM locks WHERE name = 'lock' AND owner = value. The holder is
-\* ghost information: a delete of a row another client inserted would be a
-\* foreign release.
-ReceiveDelete(src) ==
-    LET v == Msg(src, DB).value IN
-    /\ Deliverable(src, DB) /\ Msg(src, DB).type = "Delete"
-    /\ IF row # None /\ row.owner = v
-       THEN /\ row' = None
-            /\ timers' = [timers EXCEPT ![DB] = CancelTimer(@, "RowExpiry")]
-            /\ history' = IF row.holder # src THEN history \cup {"ForeignRelease"} ELSE history
-       ELSE UNCHANGED <<row, timers, history>>
-    /\ Reply(src, [type |-> "Deleted", value |-> v])
-    /\ UNCHANGED <<fixed, ghost, drawn, clientVars, resourceVars>>
-
-DatabaseStatements == {"Insert", "Delete"}
-
------------------------------------------------------------------------------
-(* The protected resource (resource.rs), without fencing.                  *)
-
-ReceiveWrite(src) ==
-    LET m == Msg(src, Resource) IN
-    /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
-    /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
-    /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-    /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, row, clientVars>>
-
------------------------------------------------------------------------------
-(* Delivery (Action::Deliver): the head of a link reaches its running      *)
-(* destination, whose handler takes it or drops it.                        *)
-
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    CASE dst = DB       -> m.type \in DatabaseStatements
-      [] dst = Resource -> m.type = "Write"
-      [] OTHER          -> ClientTakes(dst, m)
-
-\* A message the destination's handler ignores: the network still hands it
-\* over, so it leaves the link.
-Discard(src, dst) ==
-    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, row, clientVars, resourceVars>>
-
-Deliver(src, dst) ==
-    \/ dst = DB /\ (ReceiveInsert(src) \/ ReceiveDelete(src))
-    \/ /\ dst \in ClientIds
-       /\ \/ ReceiveInserted(src, dst) \/ ReceiveDuplicate(src, dst)
-          \/ Release(src, dst) \/ ReceiveDeleted(src, dst)
-    \/ dst = Resource /\ ReceiveWrite(src)
-    \/ Discard(src, dst)
-
------------------------------------------------------------------------------
-(* Timers (Action::Fire, on_timer): a running node's timer, run down to    *)
-(* zero, fires; the world removes it first.                                *)
-
-\* TimedOut: no answer in time. An INSERT counts as refused, a DELETE as
-\* done (the row, if it is still there, expires).
-TimedOut(c, f) ==
-    CASE phase[c] = "Acquiring" ->
-              /\ Refused(c, f)
-              /\ UNCHANGED left
-      [] phase[c] = "Releasing" ->
-              /\ Released(c)
-              /\ Forget(c)
-              /\ timers' = [timers EXCEPT ![c] = f]
-              /\ UNCHANGED watches
-      [] OTHER ->
-              /\ timers' = [timers EXCEPT ![c] = f]
-              /\ UNCHANGED clientVars
-
-\* ValidityEnds: the validity ran out before the client checked it.
-ValidityEnds(c, f) ==
-    IF phase[c] = "Holding"
-    THEN /\ GiveUp(c, net, f)
-         /\ UNCHANGED <<left, watches>>
-    ELSE /\ timers' = [timers EXCEPT ![c] = f]
-         /\ UNCHANGED <<net, clientVars>>
-
-Fire(n, t) ==
-    LET f == CancelTimer(timers[n], t) IN
-    /\ Up(n) /\ Due(n, t)
-    /\ CASE t = "Timeout" ->
-              /\ TimedOut(n, f)
-              /\ UNCHANGED <<net, row>>
-         [] t = "Validity" ->
-              /\ ValidityEnds(n, f)
-              /\ UNCHANGED row
-         \* RowExpiry: expires_at passes on the database's clock.
-         [] t = "RowExpiry" ->
-              /\ timers' = [timers EXCEPT ![n] = f]
-              /\ row' = IF row # None THEN [row EXCEPT !.expired = TRUE] ELSE row
-              /\ UNCHANGED <<net, clientVars>>
-         \* Retry: the client may insert again.
-         [] OTHER ->
-              /\ timers' = [timers EXCEPT ![n] = f]
-              /\ UNCHANGED <<net, row, clientVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, resourceVars>>
-
-
-\* The world's view of the nodes (World.tla's hooks).
-Role(n) == CASE n = DB -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
-\* Any elapsed time of a TTL or more leaves no validity.
 Cap(n, w) == Ttl
-\* Actor::may_pause: with PauseWindow = "acquiring", a client only while it
-\* waits for its insert's answer.
-MayPause(n) == PauseWindow = "any" \/ n \notin ClientIds \/ phase[n] = "Acquiring"
+
+MayPause(n) == n \notin ClientSet \/ PauseWindow = "any" \/ phase[n] \in Acquiring
 
 -----------------------------------------------------------------------------
-(* The world (World.tla): time, drift, crashes, restarts, pauses,          *)
-(* partitions, loss, duplication, clock jumps. Only Crash and Restart      *)
-(* touch the algorithm's state.                                            *)
+(* The lock view (SEMANTICS.md section 5).                                 *)
 
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
-Heal == WorldHeal /\ UNCHANGED algVars
-Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
-Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
-Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
-Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
-ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+Alive(c) == status[c] # "Down"
+Holds(c) == Alive(c) /\ phase[c] \in {"granted", "writing"}
+Wants(c) == Alive(c) /\ phase[c] \in Acquiring
 
-\* Fault: a node stops. A database is durable: committed rows survive, and
-\* expires_at keeps running while it is down. A client keeps its state only
-\* for the restart.
-Crash(n) ==
-    /\ WorldCrash(n, IF n = DB THEN Keep(timers[n], {"RowExpiry"}) ELSE NoTimers, Role)
-    /\ UNCHANGED algVars
-
-\* A crashed node comes back with what it persisted: the database with its
-\* committed row (expired if expires_at passed while down), anything else
-\* afresh.
-Restart(n) ==
-    /\ WorldRestart(n)
-    /\ CASE n = DB ->
-              /\ row' = IF row # None /\ Due(n, "RowExpiry")
-                        THEN [row EXCEPT !.expired = TRUE] ELSE row
-              /\ timers' = [timers EXCEPT ![n] =
-                              IF row # None /\ IsSet(n, "RowExpiry") /\ ~Due(n, "RowExpiry")
-                              THEN Keep(@, {"RowExpiry"}) ELSE NoTimers]
-              /\ UNCHANGED <<phase, left, value, checked, acquired, resourceVars>>
-         [] n \in ClientIds ->
-              /\ phase' = [phase EXCEPT ![n] = "Want"]
-              /\ left' = [left EXCEPT ![n] = Acquisitions]
-              /\ value' = [value EXCEPT ![n] = 0]
-              /\ checked' = [checked EXCEPT ![n] = FALSE]
-              /\ acquired' = [acquired EXCEPT ![n] = 0]
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<row, resourceVars>>
-         [] OTHER ->
-              /\ max_token' = 0 /\ max_ghost' = 0
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<row, phase, left, value, checked, acquired>>
-    /\ UNCHANGED <<net, ghost, drawn, history>>
+\* The row is expired: expires_at <= now() on the database's clock.
+RowExpired == Expiry /\ (~IsSet(Db, "Row") \/ Left(Db, "Row") = 0)
 
 -----------------------------------------------------------------------------
-
 Init ==
     /\ WorldInit(AllNodes, Links)
     /\ row = None
-    /\ phase = [c \in ClientIds |-> "Want"]
-    /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ value = [c \in ClientIds |-> 0]
-    /\ checked = [c \in ClientIds |-> FALSE]
-    /\ acquired = [c \in ClientIds |-> 0]
-    /\ max_token = 0
-    /\ max_ghost = 0
+    /\ phase = [c \in ClientSet |-> "idle"]
+    /\ tag = [c \in ClientSet |-> 0]
+    /\ done = [c \in ClientSet |-> 0]
+    /\ acq = [c \in ClientSet |-> 0]
+    /\ tok = [c \in ClientSet |-> 0]
+    /\ resMax = 0
+    /\ resTok = 0
 
-\* A client's step by name (for fairness).
+-----------------------------------------------------------------------------
+(* The client's own steps.                                                 *)
+
+\* Send the INSERT (the first time: the client comes to want the lock; after
+\* a back-off: it asks again). The validity client starts its stopwatch.
+Ask(c) ==
+    /\ Up(c)
+    /\ \/ phase[c] = "idle" /\ (Acquisitions = 0 \/ done[c] < Acquisitions)
+       \/ phase[c] = "ready"
+    /\ phase' = [phase EXCEPT ![c] = "inserting"]
+    /\ tag' = [tag EXCEPT ![c] = NextTag(@)]
+    /\ net' = Send(net, c, Db, [type |-> "insert", tag |-> NextTag(tag[c])])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ watches' = IF Client = "validity"
+                  THEN [watches EXCEPT ![c] = StartWatch(@, "Acq")]
+                  ELSE watches
+    /\ UNCHANGED <<status, pause, skew, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<row, done, acq, tok, resMax, resTok>>
+
+\* A holder uses the resource: one write, carrying its token.
+Write(c) ==
+    /\ Up(c) /\ phase[c] = "granted"
+    /\ phase' = [phase EXCEPT ![c] = "writing"]
+    /\ net' = Send(net, c, Res, [type |-> "write", acq |-> acq[c], token |-> tok[c]])
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<row, tag, done, acq, tok, resMax, resTok>>
+
+StepNames == {"Ask", "Write"}
+
 Step(n, s) ==
-    /\ n \in ClientIds
-    /\ CASE s = "Acquire" -> Acquire(n)
-         [] s = "Check" -> Check(n)
-         [] OTHER -> Write(n)
+    /\ n \in ClientSet
+    /\ \/ s = "Ask" /\ Ask(n)
+       \/ s = "Write" /\ Write(n)
 
-\* World::enabled, in its order.
+-----------------------------------------------------------------------------
+(* Timers.                                                                 *)
+
+TimerNames == {"Timeout", "Retry", "Row"}
+
+\* Back off: wait Retry ticks before asking again.
+BackOff(c, tm) ==
+    /\ phase' = [phase EXCEPT ![c] = "backoff"]
+    /\ timers' = [tm EXCEPT ![c] = SetTimer(@, "Retry", Retry)]
+
+\* The DELETE of the client's own row (release, or abandon after a failed
+\* validity check), on a new statement.
+SendDelete(c, q) == Send(q, c, Db, [type |-> "delete", tag |-> NextTag(tag[c])])
+
+\* After a release: the next acquisition, or done.
+AfterRelease(c) ==
+    IF Acquisitions = 0 \/ done[c] < Acquisitions THEN "idle" ELSE "done"
+
+Fire(n, t) ==
+    /\ Up(n) /\ Due(n, t)
+    /\ \/ /\ n \in ClientSet /\ t = "Timeout"
+          /\ \/ /\ phase[n] = "inserting"       \* refused
+                /\ BackOff(n, Expired(n, t))
+                /\ watches' = [watches EXCEPT ![n] = StopWatch(@, "Acq")]
+             \/ /\ phase[n] = "abandoning"      \* counted as done
+                /\ BackOff(n, Expired(n, t))
+                /\ UNCHANGED watches
+             \/ /\ phase[n] = "releasing"       \* counted as done
+                /\ phase' = [phase EXCEPT ![n] = AfterRelease(n)]
+                /\ timers' = Expired(n, t)
+                /\ UNCHANGED watches
+             \/ /\ phase[n] \notin {"inserting", "abandoning", "releasing"}
+                /\ timers' = Expired(n, t)       \* nothing pending: no-op
+                /\ UNCHANGED <<phase, watches>>
+          /\ UNCHANGED <<row, ghost, drawn, history>>
+       \/ /\ n \in ClientSet /\ t = "Retry"
+          /\ phase' = [phase EXCEPT ![n] = "ready"]
+          /\ timers' = Expired(n, t)
+          /\ UNCHANGED <<watches, row, ghost, drawn, history>>
+       \/ /\ n = Db /\ t = "Row"                \* expires_at passes
+          /\ timers' = Expired(n, t)
+          /\ UNCHANGED <<phase, watches, row, ghost, drawn, history>>
+    /\ UNCHANGED <<status, pause, skew, net, cut, spent>>
+    /\ UNCHANGED <<tag, done, acq, tok, resMax, resTok>>
+
+-----------------------------------------------------------------------------
+(* Deliveries.                                                             *)
+
+\* The database executes one statement.
+DbReceive(c) ==
+    LET m == Msg(c, Db)
+        q == Pop(c, Db)
+    IN
+    \/ /\ m.type = "insert"
+       /\ IF row = None \/ RowExpired
+          THEN \* INSERT, or ON CONFLICT DO UPDATE ... WHERE expires_at <= now()
+               /\ ghost' = ghost + 1
+               /\ drawn' = drawn + 1
+               /\ row' = [owner |-> c, acq |-> ghost + 1, token |-> drawn + 1]
+               /\ timers' = IF Expiry
+                            THEN [timers EXCEPT ![Db] = SetTimer(@, "Row", Ttl)]
+                            ELSE timers
+               /\ net' = Send(q, Db, c, [type |-> "inserted", tag |-> m.tag, ok |-> TRUE,
+                                         acq |-> ghost + 1, token |-> drawn + 1])
+               /\ UNCHANGED history
+          ELSE \* unique violation
+               /\ net' = Send(q, Db, c, [type |-> "inserted", tag |-> m.tag, ok |-> FALSE,
+                                         acq |-> 0, token |-> 0])
+               /\ UNCHANGED <<row, timers, ghost, drawn, history>>
+    \/ /\ m.type = "delete"
+       \* DELETE FROM locks WHERE name = $1 AND owner = $2
+       /\ IF row # None /\ row.owner = c
+          THEN /\ row' = None
+               /\ timers' = [timers EXCEPT ![Db] = CancelTimer(@, "Row")]
+          ELSE UNCHANGED <<row, timers>>
+       /\ history' = IF row # None /\ row' = None /\ row.owner # c
+                     THEN history \cup {"ForeignRelease"} ELSE history
+       /\ net' = Send(q, Db, c, [type |-> "deleted", tag |-> m.tag])
+       /\ UNCHANGED <<ghost, drawn>>
+    /\ UNCHANGED <<phase, tag, done, acq, tok, resMax, resTok, watches>>
+
+\* The resource accepts a write (unless fencing rejects its token).
+ResReceive(c) ==
+    LET m == Msg(c, Res)
+        q == Pop(c, Res)
+        ok == ~Fencing \/ m.token >= resTok
+    IN
+    /\ IF ok
+       THEN /\ resMax' = IF m.acq > resMax THEN m.acq ELSE resMax
+            /\ resTok' = IF m.token > resTok THEN m.token ELSE resTok
+            /\ history' = IF m.acq < resMax THEN history \cup {"StaleWrite"} ELSE history
+       ELSE UNCHANGED <<resMax, resTok, history>>
+    /\ net' = Send(q, Res, c, [type |-> "written", ok |-> ok])
+    /\ UNCHANGED <<row, timers, watches, ghost, drawn, phase, tag, done, acq, tok>>
+
+\* A client reads an answer from the database.
+ClientFromDb(c) ==
+    LET m == Msg(Db, c)
+        q == Pop(Db, c)
+        current == m.tag = tag[c]
+        awaited == \/ m.type = "inserted" /\ phase[c] = "inserting"
+                   \/ m.type = "deleted" /\ phase[c] \in {"abandoning", "releasing"}
+    IN
+    /\ \/ /\ m.type = "inserted" /\ current /\ phase[c] = "inserting"
+          /\ LET tm == [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
+                 elapsed == Elapsed(c, "Acq")
+                 valid == Client = "naive" \/ Ttl - elapsed - Drift > Margin
+             IN
+             /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Acq")]
+             /\ IF m.ok /\ valid
+                THEN /\ phase' = [phase EXCEPT ![c] = "granted"]
+                     /\ acq' = [acq EXCEPT ![c] = m.acq]
+                     /\ tok' = [tok EXCEPT ![c] = m.token]
+                     /\ timers' = tm
+                     /\ net' = q
+                     /\ UNCHANGED tag
+                ELSE IF m.ok
+                THEN \* failed validity check: give the row back
+                     /\ phase' = [phase EXCEPT ![c] = "abandoning"]
+                     /\ tag' = [tag EXCEPT ![c] = NextTag(@)]
+                     /\ net' = SendDelete(c, q)
+                     /\ timers' = [tm EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+                     /\ UNCHANGED <<acq, tok>>
+                ELSE \* unique violation: refused
+                     /\ BackOff(c, tm)
+                     /\ net' = q
+                     /\ UNCHANGED <<tag, acq, tok>>
+          /\ UNCHANGED done
+       \/ /\ m.type = "deleted" /\ current /\ phase[c] \in {"abandoning", "releasing"}
+          /\ LET tm == [timers EXCEPT ![c] = CancelTimer(@, "Timeout")] IN
+             IF phase[c] = "abandoning"
+             THEN BackOff(c, tm)
+             ELSE /\ phase' = [phase EXCEPT ![c] = AfterRelease(c)]
+                  /\ timers' = tm
+          /\ net' = q
+          /\ UNCHANGED <<tag, done, acq, tok, watches>>
+       \/ /\ ~(current /\ awaited)
+          \* an answer on an abandoned connection: discarded
+          /\ net' = q
+          /\ UNCHANGED <<phase, tag, done, acq, tok, timers, watches>>
+    /\ UNCHANGED <<row, ghost, drawn, history, resMax, resTok>>
+
+\* A client reads the resource's answer to its write: done, release.
+ClientFromRes(c) ==
+    LET q == Pop(Res, c) IN
+    /\ IF phase[c] = "writing"
+       THEN /\ done' = [done EXCEPT ![c] = IF Acquisitions = 0 THEN 0 ELSE @ + 1]
+            /\ phase' = [phase EXCEPT ![c] = "releasing"]
+            /\ tag' = [tag EXCEPT ![c] = NextTag(@)]
+            /\ acq' = [acq EXCEPT ![c] = 0]
+            /\ tok' = [tok EXCEPT ![c] = 0]
+            /\ net' = SendDelete(c, q)
+            /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+       ELSE /\ net' = q
+            /\ UNCHANGED <<done, phase, tag, acq, tok, timers>>
+    /\ UNCHANGED <<row, watches, ghost, drawn, history, resMax, resTok>>
+
+Deliver(src, dst) ==
+    /\ Deliverable(src, dst)
+    /\ \/ dst = Db /\ DbReceive(src)
+       \/ dst = Res /\ ResReceive(src)
+       \/ dst \in ClientSet /\ src = Db /\ ClientFromDb(dst)
+       \/ dst \in ClientSet /\ src = Res /\ ClientFromRes(dst)
+    /\ UNCHANGED <<status, pause, skew, cut, spent>>
+
+-----------------------------------------------------------------------------
+(* The world's actions.                                                    *)
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED lockVars
+
+DriftTick == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED lockVars
+
+\* A client loses its place in the recipe (volatile); the database keeps
+\* its committed row and the row's deadline (durable).
+Crash(n) ==
+    /\ WorldCrash(n, IF n = Db THEN Keep(timers[n], {"Row"}) ELSE NoTimers, Role)
+    /\ phase' = IF n \in ClientSet THEN [phase EXCEPT ![n] = "idle"] ELSE phase
+    /\ acq' = IF n \in ClientSet THEN [acq EXCEPT ![n] = 0] ELSE acq
+    /\ tok' = IF n \in ClientSet THEN [tok EXCEPT ![n] = 0] ELSE tok
+    /\ UNCHANGED <<row, tag, done, resMax, resTok>>
+
+\* Back up: the database with its rows, a client idle (it will want the
+\* lock again if it has acquisitions left).
+Restart(n) ==
+    /\ WorldRestart(n)
+    /\ timers' = timers
+    /\ UNCHANGED <<net, ghost, drawn, history>>
+    /\ UNCHANGED lockVars
+
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED lockVars
+
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED lockVars
+
+Heal == WorldHeal /\ UNCHANGED lockVars
+
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED lockVars
+
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED lockVars
+
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED lockVars
+
+MaxQueue == 8   \* only to bound the index quantifiers of Lose/Duplicate
+
 Next ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
+    \/ \E n \in AllNodes, s \in StepNames : Step(n, s)
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in AllNodes : Restart(n)
-    \/ Heal
-    \/ \E n \in AllNodes : Crash(n)
+    \/ DriftTick
+    \/ \E n \in AllNodes : Crash(n) \/ Restart(n)
     \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
     \/ \E a, b \in AllNodes : Partition(a, b)
-    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
-    \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
-    \/ DriftTick
+    \/ Heal
+    \/ \E l \in Links, i \in 1..MaxQueue : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in -MaxJump..MaxJump : ClockJump(n, by)
 
-\* DESIGN.md section 5, in World.tla's shape.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
+    /\ \A n \in AllNodes, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
@@ -480,91 +451,48 @@ Fairness ==
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
-\* The steps that are no fault (World.tla): the nodes' own, the network's
-\* deliveries, time, and the recoveries unless Recovery = "none". A step
-\* some of these could take is no fault, even when a fault (say, losing a
-\* message the destination would ignore) could take it too.
-NoFault ==
-    \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
-    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
-
-\* DESIGN.md section 5: liveness is about the runs in which faults stop.
-\* Loss, duplication and drift have no budget, so a run may lose every
-\* message for ever; such runs are not counterexamples.
-FaultsStop == <>[][NoFault]_vars
-
 -----------------------------------------------------------------------------
-(* Renumbering (World.tla's Rank). Ghost numbers and lock values are only  *)
-(* ever compared (lock values for equality only): RankedVars is the state  *)
-(* with each renumbered by its rank among the values of its kind present,  *)
-(* as Rust does after every action. Tokens are always 0 here (no fencing). *)
+(* Properties (SEMANTICS.md section 5).                                    *)
 
-Ghosted == {"Inserted", "Write"}
-Valued == {"Insert", "Delete", "Inserted", "Duplicate", "Deleted"}
-
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
-      \cup (IF row = None THEN {} ELSE {row.ghost})
-      \cup {m.ghost : m \in {x \in InFlight : x.type \in Ghosted}}
-
-LockValues ==
-    {0, drawn} \cup {value[c] : c \in ClientIds}
-      \cup (IF row = None THEN {} ELSE {row.owner})
-      \cup {m.value : m \in {x \in InFlight : x.type \in Valued}}
-
-RankedVars ==
-    LET G == GhostValues
-        V == LockValues
-        rg(g) == Rank(g, G)
-        rv(v) == Rank(v, V)
-        withGhost(m) == IF m.type \in Ghosted THEN [m EXCEPT !.ghost = rg(@)] ELSE m
-        msg(m) == IF m.type \in Valued THEN [withGhost(m) EXCEPT !.value = rv(@)] ELSE withGhost(m)
-    IN  <<RankedWorld(rg, rv, msg),
-          IF row = None THEN None ELSE [row EXCEPT !.ghost = rg(@), !.owner = rv(@)],
-          phase, left, [c \in ClientIds |-> rv(value[c])], checked,
-          [c \in ClientIds |-> rg(acquired[c])], max_token, rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
+Acqs == Nat
+RowType == {None} \cup [owner : ClientSet, acq : Nat, token : Nat]
 
 TypeOK ==
     /\ WorldTypeOK
-    /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ \A n \in Nodes : DOMAIN watches[n] \subseteq {"Elapsed"}
-    /\ history \subseteq {"ForeignRelease", "StaleWrite"}
-    /\ row = None \/ (row.holder \in ClientIds /\ row.expired \in BOOLEAN /\ row.owner \in Nat)
-    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
-    /\ value \in [ClientIds -> Nat]
-    /\ checked \in [ClientIds -> BOOLEAN]
+    /\ DOMAIN status = AllNodes /\ DOMAIN net = Links
+    /\ row \in RowType
+    /\ phase \in [ClientSet -> Phases]
+    /\ tag \in [ClientSet -> Tags]
+    /\ done \in [ClientSet -> 0..Acquisitions]
+    /\ acq \in [ClientSet -> Nat] /\ tok \in [ClientSet -> Nat]
+    /\ resMax \in Nat /\ resTok \in Nat
+    /\ \A c \in ClientSet : phase[c] \in {"granted", "writing"} => acq[c] > 0
 
-\* Never two clients that both believe they hold the lock.
-MutualExclusion == Cardinality(Holding) <= 1
+MutualExclusion == \A c, d \in ClientSet : c # d => ~(Holds(c) /\ Holds(d))
 
-\* The resource never accepts a write made under an earlier acquisition
-\* after one made under a later one.
 NoStaleWrite == "StaleWrite" \notin history
 
-\* A release never removes a lock that another client acquired (DELETE
-\* compares the row's owner with the attempt's value, so this flag is never
-\* raised here).
 NoForeignRelease == "ForeignRelease" \notin history
 
-\* Client c is granted the lock in this step: it stops wanting it
-\* (properties.rs's acquired).
-Granted(c) == c \in Wanting /\ c \notin Wanting'
+NoFault ==
+    \/ Tick
+    \/ \E n \in AllNodes, s \in StepNames : Step(n, s)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ ((\E n \in AllNodes : Restart(n)) \/ Heal)
 
-\* Once faults stop, whenever a running client wants the lock, some client
-\* eventually acquires it: no run ends in a suffix where some running client
-\* always wants the lock and nobody is ever granted it.
-DeadlockFreedom ==
-    FaultsStop => ([]<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars)
+FaultsStop == <>[][NoFault]_vars
 
-\* Once faults stop, every running client that wants the lock eventually
-\* acquires it.
+SomeWants == \E c \in ClientSet : Wants(c)
+SomeHolds == \E c \in ClientSet : Holds(c)
+
+\* Whenever a running client wants the lock, some client eventually holds
+\* it (or no running client wants it any more: the wanting ones crashed).
+DeadlockFreedom == FaultsStop => [](SomeWants => <>(SomeHolds \/ ~SomeWants))
+
+\* Every running client that wants the lock eventually holds it (or is no
+\* longer running).
 StarvationFreedom ==
-    FaultsStop => \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop => \A c \in ClientSet : [](Wants(c) => <>(Holds(c) \/ ~Alive(c)))
 
 =============================================================================

@@ -1,872 +1,837 @@
----------------------------- MODULE PrimaryReplica ----------------------------
+--------------------------- MODULE PrimaryReplica ----------------------------
 (***************************************************************************)
-(* primary-replica: the single-instance Redis lock (SET lock me NX PX ttl, *)
-(* released by the compare-and-delete script) on a Redis primary with      *)
-(* Replicas replicas, watched by a Sentinel that promotes a replica when   *)
-(* the primary is down, as often as the faults make it. Written from the   *)
-(* Redis documentation:                                                    *)
-(*   - "Redis replication" (redis.io/docs/latest/operate/oss_and_stack/    *)
-(*     management/replication/): "Redis uses asynchronous replication";   *)
-(*     a replica that (re)connects asks PSYNC and gets a full              *)
-(*     resynchronisation; replicas acknowledge the stream (REPLCONF ACK);  *)
-(*     a primary without persistence must not restart on its own;          *)
-(*   - the WAIT command (redis.io/docs/latest/commands/wait/): "WAIT        *)
-(*     numreplicas timeout" blocks until numreplicas replicas acknowledged *)
-(*     the client's writes, or the timeout, and returns how many did;      *)
-(*     "WAIT does not make Redis a strongly consistent store";            *)
-(*   - "High availability with Redis Sentinel" (redis.io/docs/latest/      *)
-(*     operate/oss_and_stack/management/sentinel/): down-after-            *)
-(*     milliseconds, +new-epoch / +try-failover, +selected-slave, the      *)
-(*     failover in a configuration epoch ("every failover ... has a unique *)
-(*     configuration epoch"), failover-timeout, +switch-master to clients, *)
-(*     +slave-reconf-sent to the other replicas, and +convert-to-slave of  *)
-(*     an old primary that comes back with an older configuration.         *)
-(* Vocabulary. Requests: SetNxPx (SET lock v NX PX Ttl, then WAIT k        *)
-(* timeout with Replication = "wait"), CompareAndDelete (the Lua script).  *)
-(* Answers: Granted (OK), Refused (nil), WaitTimedOut (WAIT returned fewer *)
-(* than k), Released. Replication: Replicate (the stream: the key with     *)
-(* PXAT), Sync (PSYNC), FullSync (+FULLRESYNC and the RDB), Ack (REPLCONF  *)
-(* ACK). Sentinel: Ping (the primary's heartbeat, with its configuration   *)
-(* epoch), Promote (REPLICAOF NO ONE in an epoch), Promoted (role:master), *)
-(* ReplicaOf (REPLICAOF p), NewPrimary (+switch-master), Restarted (a      *)
-(* former primary back, empty). Steps: Acquire, Check, Write (clients),    *)
-(* Replicate (a primary), SelectReplica (the Sentinel, +selected-slave).   *)
+(* A lock on one Redis primary with replicas and one Redis Sentinel: the   *)
+(* single-instance recipe of "Distributed Locks with Redis" run against a  *)
+(* failover-based deployment, as that page warns against.  Clean-room:     *)
+(* written from the published sources only.                                *)
 (*                                                                         *)
-(* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/primary_replica.rs*)
-(* follows it action for action (with client.rs and resource.rs): for the *)
-(* constants of a scenario TLC must find exactly as many distinct states   *)
-(* as the Rust checker finds unique states. The variables are the fields   *)
-(* of the Rust states:                                                     *)
-(*   standing, epoch, key, attached, waiting   Redis, per Redis node (a    *)
-(*        Standing is [kind, peer]; attached is Redis::replicas as a       *)
-(*        function from the attached ids to [unshipped, unacked]; waiting  *)
-(*        the Vec<Waiting> sorted by client, each [client, value, shipment *)
-(*        (per Redis node), acked (a set of ids)])                         *)
-(*   sentinel  Sentinel: [epoch, primary, failover ([kind, replica]),      *)
-(*        returned (a set of ids)]                                         *)
-(*   phase, left, primary, value, checked, acquired   Client (acquired is  *)
-(*        Client::ghost); a validity client's stopwatch is                 *)
-(*        watches[c]["Elapsed"]                                            *)
-(*   max_ghost  Resource (no fencing: its max_token and every token is 0,  *)
-(*        left out)                                                        *)
-(* Node ids as in Rust: the initial primary 0, replicas 1..Replicas, the   *)
-(* Sentinel, the clients, the resource last. Not modelled (the Rust module *)
-(* rejects them): loss, duplication, reordering, partitions; clock faults  *)
-(* are World.tla's.                                                        *)
+(* Sources                                                                 *)
+(*  [DL]  redis.io, "Distributed Locks with Redis": SET resource value NX  *)
+(*        PX ttl with a random value unique to every request; release by   *)
+(*        the Lua script "if redis.call('get',KEYS[1]) == ARGV[1] then     *)
+(*        return redis.call('del',KEYS[1]) else return 0 end"; retry after *)
+(*        a delay when refused; a client that fails to acquire unlocks     *)
+(*        ("Retry on failure"); validity = TTL - elapsed - drift; and the  *)
+(*        failover note ("Why failover-based implementations are not       *)
+(*        enough"): A acquires on the master, the master crashes before    *)
+(*        the write reaches the replica, the replica is promoted, B        *)
+(*        acquires: a safety violation.                                    *)
+(*  [REP] redis.io, "Redis replication": asynchronous replication (the     *)
+(*        master acknowledges the client before replicas have the write),  *)
+(*        the replication stream, replicas' periodic REPLCONF ACK (1 s),   *)
+(*        PSYNC / full resynchronisation, replicas do not expire keys      *)
+(*        themselves (they wait for the master's DEL), and "Safety of      *)
+(*        replication when master has persistence turned off": a master    *)
+(*        restarting empty wipes its replicas.                             *)
+(*  [WAIT] redis.io, WAIT numreplicas timeout: blocks until numreplicas    *)
+(*        replicas acknowledged the client's previous writes or timeout    *)
+(*        (0 = forever); returns the number that acknowledged; the master  *)
+(*        asks replicas with REPLCONF GETACK.                              *)
+(*  [SEN] redis.io, "High availability with Redis Sentinel", and           *)
+(*        redis/redis src/sentinel.c: PING every second to every instance; *)
+(*        SDOWN when no valid reply for down-after-milliseconds since the  *)
+(*        oldest unanswered PING (act_ping_time); ODOWN = SDOWN with       *)
+(*        quorum 1; the leader (here the only Sentinel) selects a replica, *)
+(*        sends REPLICAOF NO ONE, waits for it to report role master,      *)
+(*        sends REPLICAOF <new> to the other instances, publishes          *)
+(*        +switch-master to clients; an old master that comes back         *)
+(*        reporting role master is converted to a replica; a master that   *)
+(*        reports the replica role is eventually considered down; the      *)
+(*        Sentinel persists its configuration (config rewrite).           *)
+(*  [MK]  M. Kleppmann, "How to do distributed locking" (2016): process    *)
+(*        pauses and expiry, no fencing token in Redis.                    *)
+(*                                                                         *)
+(* Modelling choices (granularity, abstraction) and why                    *)
+(*  - Nodes: 1 is the initial primary, 2..Replicas+1 its replicas, then    *)
+(*    the Sentinel, the clients, and the resource (an observer).  The     *)
+(*    Sentinel is a server (it is a redis-server process in sentinel       *)
+(*    mode), so server faults may hit it.                                  *)
+(*  - One lock key, so a Redis node's dataset is that key's value (or      *)
+(*    None) and its expiry, a timer "Key" on the node.  The stored value   *)
+(*    carries the setter's id as a ghost annotation (used only by the      *)
+(*    NoForeignRelease flag; the server compares only the value).         *)
+(*  - Each Redis command is one atomic step (Redis is single-threaded).    *)
+(*    The reply to the client is sent in that step; the write's            *)
+(*    replication goes into the node's replication output buffer (pend)   *)
+(*    and a separate urgent step (Propagate) sends it to the replicas.    *)
+(*    Urgency is the configurations' "replication lag 0" (no time passes  *)
+(*    before the stream goes out) while a crash can still fall between   *)
+(*    the acknowledgement and the transmission: [REP]'s asynchronous      *)
+(*    replication and exactly [DL]'s "crashes before the write to the key  *)
+(*    is transmitted".  REPLCONF GETACK goes through the same buffer,      *)
+(*    after the writes, as in Redis.                                       *)
+(*  - Expiry: SET PX is replicated with the remaining time to live at     *)
+(*    transmission, and the replica subtracts the time in flight: Redis 7  *)
+(*    propagates an absolute deadline (PXAT), the same instant when clocks *)
+(*    agree.  A replica does not delete keys itself [REP] but reports      *)
+(*    them expired; its "Key" timer models that logical expiry (nobody     *)
+(*    reads a replica, and on promotion it expires the key at that same    *)
+(*    deadline).  A master's expiry is replicated as a DEL.                *)
+(*  - Resynchronisation is always a full one (the snapshot replaces the   *)
+(*    replica's dataset).  A PSYNC2 partial resync after a failover yields *)
+(*    the same dataset, the master's; after a restart without persistence *)
+(*    Redis has a new replication id and must resync fully anyway.        *)
+(*    Replication offsets count writes and order the stream: a replica    *)
+(*    applies only writes beyond its offset; WAIT counts replicas whose    *)
+(*    acknowledged offset reaches the client's last write.  A PSYNC sent  *)
+(*    to an instance that is itself a replica is not served (no chained    *)
+(*    replication); the replica retries.                                   *)
+(*  - Connections: the replica's replication connection is gone when    *)
+(*    its master's process died or no longer has it (it restarted, or was  *)
+(*    demoted and dropped its replicas); the replica then sees EOF/reset   *)
+(*    at once (urgent step Lost: a dead process's sockets are closed by    *)
+(*    its OS; a dead machine would take repl-timeout instead) and          *)
+(*    reconnects with PSYNC, re-sent every second by the replication cron  *)
+(*    while not connected.  The replica's periodic REPLCONF ACK is not     *)
+(*    modelled: its only effects are WAIT accounting, which WAIT's own     *)
+(*    GETACK provides on demand, and the master's replica timeout; a       *)
+(*    replica does ACK after a full sync and on GETACK.  A client's lost   *)
+(*    request is noticed by its own Timeout; late replies of an abandoned  *)
+(*    request are ignored (the connection was closed), which is modelled   *)
+(*    by matching replies to the request's random value.                   *)
+(*  - Persistence: none (a restarted Redis node comes back empty, with    *)
+(*    its configured role: replicaof is kept by CONFIG REWRITE).  The      *)
+(*    Sentinel keeps its configuration (which node is master) and loses    *)
+(*    the failover in progress.  A restarted client has lost its state,   *)
+(*    asks the Sentinel for the master (get-master-addr-by-name), keeps    *)
+(*    the number of acquisitions already done (the workload is external).  *)
+(*  - Time units: Ping ticks are one second, the period of Sentinel's PING *)
+(*    and of the replication cron.  INFO (role reporting) is folded        *)
+(*    into the PING reply (Pong carries the instance's role), i.e. INFO   *)
+(*    every second, as Sentinel does during a failover.                    *)
+(*  - Sentinel: one Sentinel, quorum 1, so SDOWN is ODOWN and it always    *)
+(*    wins its own leader election; configuration epochs only order        *)
+(*    competing Sentinels' configurations and are abstracted away.         *)
+(*    SDOWN is a stopwatch "Down" started by a PING sent while none is     *)
+(*    pending and stopped by the master's valid reply (act_ping_time).     *)
+(*    Failover starts at once when SDOWN (sentinelTimer runs ~10 times a   *)
+(*    second: urgent step), picks any other instance as candidate          *)
+(*    (replica selection by priority/offset/liveness abstracted: with one  *)
+(*    replica there is one candidate), and instead of failover-timeout     *)
+(*    abort-and-retry it re-sends REPLICAOF NO ONE on each PING period     *)
+(*    until the candidate reports the master role.  Then the new master    *)
+(*    is recorded, REPLICAOF is sent to all other instances (a down one    *)
+(*    is fixed later from its Pong), +switch-master to all clients.        *)
+(*  - Client recipe: Ask (not urgent: a client comes to want the lock at   *)
+(*    any moment, and retries at any moment after its Retry back-off)     *)
+(*    sends SET key v NX PX Ttl with a fresh random value v.  "async":    *)
+(*    OK = acquired.  "wait": OK is followed by WAIT WaitReplicas         *)
+(*    WaitTimeout on the same connection; acquired only if the reply is   *)
+(*    >= WaitReplicas, otherwise the client unlocks (DL "Retry on          *)
+(*    failure") and retries.  "naive" holds from acquisition until its    *)
+(*    write is answered.  "validity" reads the stopwatch started at the    *)
+(*    SET: validity = Ttl - elapsed - Drift; if > 0 it holds while that    *)
+(*    validity timer runs, then checks (urgent step Check) that more than  *)
+(*    Margin is left before writing, otherwise unlocks and retries; after  *)
+(*    a successful check it holds until its write is answered.  Use (an    *)
+(*    urgent step separate from the check, so a pause can fall between     *)
+(*    them) sends the write.  After the resource's answer the client      *)
+(*    releases with the compare-and-delete script to the current master,   *)
+(*    and counts the acquisition done on the reply or on its Timeout (the  *)
+(*    key then expires by itself).  A refused SET (nil), an error          *)
+(*    (READONLY on a demoted node, WAIT on a replica, an unblocked WAIT)   *)
+(*    or a Timeout leads to the Retry back-off.                            *)
+(*  - Resource: an observer that accepts every write (Redis hands out no   *)
+(*    fencing token [MK], so Fencing is FALSE; the rejection of a lower    *)
+(*    token is written for when it is TRUE) and raises "StaleWrite" when   *)
+(*    it accepts a write of an earlier acquisition than one it accepted.   *)
+(*  - Acquisitions are numbered by the world's ghost counter at the step  *)
+(*    where the client starts to hold.                                     *)
 (***************************************************************************)
-EXTENDS World, TLC
+EXTENDS World, Integers, Sequences, FiniteSets, TLC
 
 CONSTANTS
-    Clients,       \* [system] clients
-    Replicas,      \* [system] replicas
-    Ttl,           \* [system] ttl: key expiry (PX) in the serving node's ticks
-    Replication,   \* [system] replication: "async" or "wait"
-    WaitReplicas,  \* [system] wait_replicas: WAIT's numreplicas
-    WaitTimeout,   \* [system] wait_timeout: WAIT's timeout; 0 waits for ever
-    Ping,          \* [system] ping: ticks between the primary's pings
-    DownAfter,     \* [system] down_after: down-after and failover-timeout
-    Retry,         \* [system] retry: ticks a refused client waits
-    Timeout,       \* [system] timeout: a client's request timeout
-    Client,        \* [system] client: "naive" or "validity"
-    Drift,         \* [system] drift: a validity client's drift allowance
-    Margin,        \* [system] margin: validity a client needs left to write
-    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
+    Replicas, Clients, Ttl, Replication, WaitReplicas, WaitTimeout,
+    Ping, DownAfter, Retry, Timeout, Client, Drift, Margin, Acquisitions
 
-ASSUME /\ Clients \in 1..4 /\ Replicas \in 1..3 /\ Ttl \in 1..30
-       /\ Replication \in {"async", "wait"} /\ WaitReplicas \in 1..Replicas
-       /\ WaitTimeout \in 0..30 /\ Ping \in 1..10 /\ DownAfter \in 1..30
-       /\ Retry \in 1..10 /\ Timeout \in 1..30
-       /\ Client \in {"naive", "validity"} /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ Acquisitions \in 0..5
-       /\ ~Loss /\ ~Duplication /\ Partitions = 0
+ASSUME /\ Replicas \in 1..4 /\ Clients \in 1..4 /\ Ttl \in 1..100
+       /\ Replication \in {"async", "wait"}
+       /\ WaitReplicas \in 0..Replicas /\ WaitTimeout \in Nat
+       /\ Ping \in 1..20 /\ DownAfter \in 1..50 /\ Retry \in 1..50
+       /\ Timeout \in 1..100 /\ Client \in {"naive", "validity"}
+       /\ Drift \in Nat /\ Margin \in Nat /\ Acquisitions \in Nat
 
-PrimaryNode == 0
-RedisNodes == 0..Replicas
-SentinelNode == Replicas + 1
-ClientIds == Replicas + 2..Replicas + 1 + Clients
-ResourceNode == Replicas + 2 + Clients
-AllNodes == 0..ResourceNode
-Links == AllNodes \X AllNodes
+\* Redis gives the client no fencing token [MK].
+Fencing == FALSE
 
-Wait == Replication = "wait"
-Validity == Client = "validity"
+Primary == 1
+RedisIds == 1..(Replicas + 1)
+Sentinel == Replicas + 2
+ClientIds == (Replicas + 3)..(Replicas + 2 + Clients)
+Resource == Replicas + Clients + 3
+AllNodes == 1..Resource
 
-\* The most shipments a wait primary has out unacknowledged, per replica
-\* (MAX_UNACKED).
-MaxUnacked == 2
+Role(n) == IF n = Resource THEN "observer"
+           ELSE IF n \in ClientIds THEN "client" ELSE "server"
 
-\* Timer::WaitTimeout { client: c }.
-WaitTimer(c) == "WaitTimeout" \o ToString(c)
-WaitTimers == {WaitTimer(c) : c \in ClientIds}
-WaitClient(t) == CHOOSE c \in ClientIds : WaitTimer(c) = t
-TimerNames == {"KeyExpiry", "Ping", "DownAfter", "Retry", "Timeout", "Validity"} \cup WaitTimers
-
-\* The world's view of the nodes (World.tla's hooks).
-Role(n) == CASE n \in RedisNodes \cup {SentinelNode} -> "server"
-             [] n = ResourceNode -> "observer"
-             [] OTHER -> "client"
-\* Any elapsed time of a TTL or more leaves no validity.
-Cap(n, w) == Ttl
-MayPause(n) == TRUE
-
-\* Params::failovers: how many failovers the fault budget can cause, when
-\* that is bounded (-1: false failovers can happen too). Without a fault,
-\* pings arrive at most Ping + d ticks apart and a promotion is answered
-\* within 2d.
-Failovers ==
-    IF /\ MaxDelay \in Nat
-       /\ DownAfter > (IF Ping + MaxDelay > 2 * MaxDelay THEN Ping + MaxDelay ELSE 2 * MaxDelay)
-       /\ ClockJumps = 0 /\ MaxDrift = 0
-    THEN IF Targets \in {"all", "servers"} THEN Crashes + Pauses ELSE 0
-    ELSE -1
+Links ==
+    {l \in RedisIds \X RedisIds : l[1] # l[2]}
+    \cup ({Sentinel} \X RedisIds) \cup (RedisIds \X {Sentinel})
+    \cup ({Sentinel} \X ClientIds) \cup (ClientIds \X {Sentinel})
+    \cup (ClientIds \X RedisIds) \cup (RedisIds \X ClientIds)
+    \cup (ClientIds \X {Resource}) \cup ({Resource} \X ClientIds)
 
 VARIABLES
-    standing,   \* standing[r]: [kind, peer]: Primary, Detached, Syncing/Streaming from peer
-    epoch,      \* epoch[r]: the configuration epoch a primary was promoted in
-    key,        \* key[r]: the lock value r's key holds, or None
-    attached,   \* attached[r]: attached replica id -> [unshipped, unacked]
-    waiting,    \* waiting[r]: blocked WAITs, sorted by client
-    sentinel,   \* [epoch, primary, failover, returned]
-    phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
-    left,       \* left[c]: acquisitions still to make
-    primary,    \* primary[c]: the node c believes is the primary
-    value,      \* value[c]: the current attempt's lock value (0: none)
-    checked,    \* checked[c]: a validity client found validity left
-    acquired,   \* acquired[c]: the ghost number of c's grant
-    max_ghost   \* the resource: the latest acquisition a write was accepted under
+    \* Redis instances (n \in RedisIds)
+    rOf,        \* None (a master) or the master it replicates (persisted config)
+    link,       \* a replica's link to its master: "sync" (PSYNC sent) or "up"
+    key,        \* the lock key: None or [v |-> value, c |-> setter (ghost)]
+    off,        \* replication offset (writes in the stream)
+    reps,       \* a master's connected replicas
+    ack,        \* ack[n][r]: offset replica r acknowledged to master n
+    woff,       \* woff[n][c]: offset of client c's last write on n
+    blocked,    \* blocked[n][c]: value tag of c's blocked WAIT, 0 if none
+    pend,       \* replication output buffer (messages for every replica)
+    \* the Sentinel
+    sMaster,    \* the master in its (persisted) configuration
+    sPromoting, \* the failover candidate, or None
+    \* clients
+    phase, cPrimary, val, cGhost, done,
+    \* the resource
+    resMax      \* the highest acquisition number among accepted writes
 
-fixed == <<status, pause, skew, cut, spent>>
-redisVars == <<standing, epoch, key, attached, waiting>>
-clientVars == <<phase, left, primary, value, checked, acquired>>
-algVars == <<standing, epoch, key, attached, waiting, sentinel,
-             phase, left, primary, value, checked, acquired, max_ghost>>
+redisVars == <<rOf, link, key, off, reps, ack, woff, blocked, pend>>
+sentVars == <<sMaster, sPromoting>>
+clientVars == <<phase, cPrimary, val, cGhost, done>>
+algVars == <<redisVars, sentVars, clientVars, resMax>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* Renumbering (src/world/ranks.rs): ghost numbers (Seq::Ghost), lock      *)
-(* values (Seq::Value) and configuration epochs (Seq::Token) are ranked    *)
-(* among their kind after every action, so a handler of the Rust module    *)
-(* sees an epoch's rank: Monitors reads it so.                             *)
+(* Messages: one record shape for all, so that any two compare.            *)
 
-Valued == {"SetNxPx", "CompareAndDelete", "Granted", "Refused", "WaitTimedOut", "Released"}
-Keyed == {"Replicate", "FullSync"}
-Epoched == {"Ping", "Promote", "Promoted"}
+M(t) == [t |-> t, v |-> 0, n |-> 0, rec |-> None, ttl |-> 0, off |-> 0, m |-> None, g |-> 0]
+MV(t, v) == [M(t) EXCEPT !.v = v]
 
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
-      \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Granted", "Write"}}}
+\* Send each message p[2] to its node p[1], for every pair p of P.
+RECURSIVE SendPairs(_, _, _)
+SendPairs(q, src, P) ==
+    IF P = {} THEN q
+    ELSE LET p == CHOOSE x \in P : TRUE
+         IN SendPairs(Send(q, src, p[1], p[2]), src, P \ {p})
 
-LockValues ==
-    {0, drawn} \cup {value[c] : c \in ClientIds}
-      \cup {key[r] : r \in {x \in RedisNodes : key[x] # None}}
-      \cup UNION {{waiting[r][i].value : i \in 1..Len(waiting[r])} : r \in RedisNodes}
-      \cup {m.value : m \in {x \in InFlight : x.type \in Valued}}
-      \cup {m.key : m \in {x \in InFlight : x.type \in Keyed /\ x.key # None}}
+\* Send the messages of sequence s, in order, to every node of D.
+RECURSIVE SendSeq(_, _, _, _)
+SendSeq(q, src, D, s) ==
+    IF s = <<>> THEN q ELSE SendSeq(SendAll(q, src, D, Head(s)), src, D, Tail(s))
 
-EpochValues ==
-    {0, sentinel.epoch} \cup {epoch[r] : r \in RedisNodes}
-      \cup {m.epoch : m \in {x \in InFlight : x.type \in Epoched}}
+\* The time to live left of key record rec on n (0 if it is no longer there).
+TtlOf(n, rec) == IF rec # None /\ key[n] = rec /\ IsSet(n, "Key") THEN Left(n, "Key") ELSE 0
 
-\* Params::monitors, on the epoch's rank: the Sentinel watches the primary
-\* of an epoch (and it pings) while the budget can still cause a failover.
-Monitors(e) == Failovers < 0 \/ Rank(e, EpochValues) < (IF Failovers > 1 THEN Failovers ELSE 1)
+\* A node's dataset from a record and a time to live left: key and timer.
+KeyFrom(rec, t) == IF rec # None /\ t > 0 THEN rec ELSE None
+TimerFrom(f, rec, t) == IF rec # None /\ t > 0 THEN SetTimer(f, "Key", t) ELSE CancelTimer(f, "Key")
+
+Count(n, c, A) == Cardinality({r \in reps[n] : A[r] >= woff[n][c]})
 
 -----------------------------------------------------------------------------
-(* Redis helpers.                                                          *)
-
-IsPrimary(r) == standing[r].kind = "Primary"
-Follows(r, kind, p) == standing[r].kind = kind /\ standing[r].peer = p
-
-\* Redis::wrote: the key changed; every attached replica is to be shipped it.
-Wrote(r) == [attached EXCEPT ![r] = [a \in DOMAIN @ |-> [@[a] EXCEPT !.unshipped = TRUE]]]
-
-\* dataset: the key with the TTL left on r's clock; a due key is gone.
-Dataset(r) ==
-    IF key[r] # None /\ IsSet(r, "KeyExpiry") /\ timers[r]["KeyExpiry"] > 0
-    THEN [key |-> key[r], px |-> timers[r]["KeyExpiry"]]
-    ELSE [key |-> None, px |-> 0]
-
-NoAttached == [a \in {} |-> [unshipped |-> FALSE, unacked |-> 0]]
-
-\* Redis::new(s): an empty node.
-Fresh(r, s) ==
-    /\ standing' = [standing EXCEPT ![r] = s]
-    /\ epoch' = [epoch EXCEPT ![r] = 0]
-    /\ key' = [key EXCEPT ![r] = None]
-    /\ attached' = [attached EXCEPT ![r] = NoAttached]
-    /\ waiting' = [waiting EXCEPT ![r] = <<>>]
-
-\* Redis::next_shipment: the lowest attached id with a change to ship and
-\* room for another unacknowledged shipment.
-Shippable(r) == {a \in DOMAIN attached[r] : attached[r][a].unshipped /\ attached[r][a].unacked < MaxUnacked}
-NextShipment(r) == CHOOSE a \in Shippable(r) : \A b \in Shippable(r) : a <= b
-
-NoShipment == [x \in RedisNodes |-> 0]
-
------------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
-
-Valid(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
-Holds(c) == \/ phase[c] = "Holding" /\ (~Validity \/ checked[c] \/ Valid(c))
-            \/ phase[c] = "Writing"
-Wants(c) == \/ phase[c] \in {"Want", "Acquiring"}
-            \/ Validity /\ phase[c] = "Holding" /\ ~checked[c]
-
-Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
-Wanting == {c \in ClientIds : status[c] # "Down" /\ Wants(c)}
-
-\* Script::released, with the value and check forgotten.
-Released(c) ==
-    /\ IF Acquisitions = 0
-       THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
-            /\ UNCHANGED left
-       ELSE /\ left' = [left EXCEPT ![c] = @ - 1]
-            /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-
-\* retry_later (tm: c's timers so far).
-RetryLater(c, tm) ==
-    /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
-
-\* give_up: compare-and-delete without waiting, and retry later.
-GiveUp(c, q, tm) ==
-    /\ net' = Send(q, c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
-    /\ RetryLater(c, CancelTimer(tm, "Validity"))
-
------------------------------------------------------------------------------
-(* Own steps (Actor::steps, on_step). All but Acquire are urgent.         *)
-
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanCheck(c) == Validity /\ phase[c] = "Holding" /\ ~checked[c]
-CanWrite(c) == phase[c] = "Holding" /\ (~Validity \/ checked[c])
-CanReplicate(r) == Shippable(r) # {}
-Electing == sentinel.failover.kind = "Electing"
-HasUrgentStep(n) == \/ n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
-                    \/ n \in RedisNodes /\ CanReplicate(n)
-                    \/ n = SentinelNode /\ Electing
-
-Acquire(c) ==
-    LET v == drawn + 1 IN
-    /\ Up(c) /\ CanAcquire(c)
-    /\ drawn' = v
-    /\ value' = [value EXCEPT ![c] = v]
-    /\ net' = Send(net, c, primary[c], [type |-> "SetNxPx", value |-> v])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ watches' = IF Validity THEN [watches EXCEPT ![c] = StartWatch(@, "Elapsed")] ELSE watches
-    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<fixed, ghost, history, redisVars, sentinel,
-                   left, primary, checked, acquired, max_ghost>>
-
-Check(c) ==
-    /\ Up(c) /\ CanCheck(c)
-    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
-       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
-            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, phase, value, watches>>
-       ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel,
-                   left, primary, acquired, max_ghost>>
-
-Write(c) ==
-    /\ Up(c) /\ CanWrite(c)
-    /\ net' = Send(net, c, ResourceNode, [type |-> "Write", ghost |-> acquired[c]])
-    /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, sentinel,
-                   left, primary, value, checked, acquired, max_ghost>>
-
-\* Replicate: ship the key as it is now to the next replica; with wait,
-\* each blocked WAIT not yet shipped to it notes this shipment's number.
-Replicate(r) ==
-    LET to == NextShipment(r)
-        n == attached[r][to].unacked + 1
-        d == Dataset(r)
-    IN
-    /\ Up(r) /\ CanReplicate(r)
-    /\ net' = Send(net, r, to, [type |-> "Replicate", key |-> d.key, px |-> d.px])
-    /\ attached' = [attached EXCEPT ![r][to] =
-                      [unshipped |-> FALSE, unacked |-> IF Wait THEN n ELSE @.unacked]]
-    /\ waiting' = IF Wait
-                  THEN [waiting EXCEPT ![r] =
-                          [i \in 1..Len(@) |->
-                             IF @[i].shipment[to] = 0 /\ to \notin @[i].acked
-                             THEN [@[i] EXCEPT !.shipment[to] = n] ELSE @[i]]]
-                  ELSE waiting
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, standing, epoch, key,
-                   sentinel, clientVars, max_ghost>>
-
-\* SelectReplica (+selected-slave): any replica of the failed primary is
-\* told to take over in the failover's epoch, within down-after ticks.
-SelectReplica(r) ==
-    /\ Up(SentinelNode) /\ Electing /\ r \in RedisNodes /\ r # sentinel.primary
-    /\ sentinel' = [sentinel EXCEPT !.failover = [kind |-> "Promoting", replica |-> r]]
-    /\ net' = Send(net, SentinelNode, r, [type |-> "Promote", epoch |-> sentinel.epoch])
-    /\ timers' = IF Monitors(sentinel.epoch)
-                 THEN [timers EXCEPT ![SentinelNode] = SetTimer(@, "DownAfter", DownAfter)]
-                 ELSE timers
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, clientVars, max_ghost>>
-
------------------------------------------------------------------------------
-(* A Redis node executes one command atomically (redis_receive).           *)
-
-Reply(src, r, m) == net' = Send(Pop(src, r), r, src, m)
-
-\* SET lock v NX PX ttl (then WAIT k timeout). A new command from a client
-\* whose WAIT is still blocked drops that WAIT.
-ReceiveSetNxPx(src, r) ==
-    LET v == Msg(src, r).value
-        s == SelectSeq(waiting[r], LAMBDA w : w.client # src)
-        t == CancelTimer(timers[r], WaitTimer(src))
-    IN
-    /\ IsPrimary(r) /\ Msg(src, r).type = "SetNxPx"
-    /\ IF key[r] # None
-       THEN /\ Reply(src, r, [type |-> "Refused", value |-> v])
-            /\ timers' = [timers EXCEPT ![r] = t]
-            /\ waiting' = [waiting EXCEPT ![r] = s]
-            /\ UNCHANGED <<ghost, key, attached>>
-       ELSE /\ key' = [key EXCEPT ![r] = v]
-            /\ attached' = Wrote(r)
-            /\ IF Wait
-               THEN LET at == Len(SelectSeq(s, LAMBDA w : w.client < src)) IN
-                    /\ timers' = [timers EXCEPT ![r] =
-                                    IF WaitTimeout > 0
-                                    THEN SetTimer(SetTimer(t, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
-                                    ELSE SetTimer(t, "KeyExpiry", Ttl)]
-                    /\ waiting' = [waiting EXCEPT ![r] =
-                                     SubSeq(s, 1, at)
-                                       \o <<[client |-> src, value |-> v, shipment |-> NoShipment, acked |-> {}]>>
-                                       \o SubSeq(s, at + 1, Len(s))]
-                    /\ net' = Pop(src, r)
-                    /\ UNCHANGED ghost
-               ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(t, "KeyExpiry", Ttl)]
-                    /\ ghost' = ghost + 1
-                    /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
-                    /\ waiting' = [waiting EXCEPT ![r] = s]
-    /\ UNCHANGED <<fixed, watches, drawn, history, standing, epoch, sentinel, clientVars, max_ghost>>
-
-\* The Lua script: if GET lock == v then DEL lock.
-ReceiveCompareAndDelete(src, r) ==
-    LET v == Msg(src, r).value IN
-    /\ IsPrimary(r) /\ Msg(src, r).type = "CompareAndDelete"
-    /\ IF key[r] = v
-       THEN /\ key' = [key EXCEPT ![r] = None]
-            /\ timers' = [timers EXCEPT ![r] = CancelTimer(@, "KeyExpiry")]
-            /\ attached' = Wrote(r)
-       ELSE UNCHANGED <<key, timers, attached>>
-    /\ Reply(src, r, [type |-> "Released", value |-> v])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, standing, epoch, waiting, sentinel,
-                   clientVars, max_ghost>>
-
-\* PSYNC: a replica (re)attaches; the dataset replaces its backlog, and its
-\* acknowledgement covers every write so far.
-ReceiveSync(src, r) ==
-    /\ IsPrimary(r) /\ Msg(src, r).type = "Sync"
-    /\ attached' = [attached EXCEPT ![r] =
-                      [a \in DOMAIN @ \cup {src} |->
-                         IF a = src THEN [unshipped |-> FALSE, unacked |-> IF Wait THEN 1 ELSE 0]
-                         ELSE @[a]]]
-    /\ waiting' = [waiting EXCEPT ![r] =
-                     [i \in 1..Len(@) |-> [@[i] EXCEPT !.shipment[src] = 1, !.acked = @ \ {src}]]]
-    /\ LET d == Dataset(r) IN
-       Reply(src, r, [type |-> "FullSync", key |-> d.key, px |-> d.px])
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, standing, epoch, key,
-                   sentinel, clientVars, max_ghost>>
-
-\* REPLCONF ACK: src's oldest shipment is acknowledged; WAIT returns for
-\* the writes that now have WaitReplicas acknowledgements (one ghost number
-\* each, in client order).
-AckEntry(w, src) ==
-    CASE w.shipment[src] = 0 -> w
-      [] w.shipment[src] = 1 -> [w EXCEPT !.shipment[src] = 0, !.acked = @ \cup {src}]
-      [] OTHER -> [w EXCEPT !.shipment[src] = @ - 1]
-
-ReceiveAck(src, r) ==
-    LET s == [i \in 1..Len(waiting[r]) |-> AckEntry(waiting[r][i], src)]
-        done == {i \in 1..Len(s) : Cardinality(s[i].acked) >= WaitReplicas}
-        gh(i) == ghost + Cardinality({j \in done : j <= i})
-        who == {s[i].client : i \in done}
-        popped == Pop(src, r)
-    IN
-    /\ IsPrimary(r) /\ Msg(src, r).type = "Ack" /\ src \in DOMAIN attached[r]
-    /\ attached' = [attached EXCEPT ![r][src].unacked = IF @ > 0 THEN @ - 1 ELSE 0]
-    /\ timers' = [timers EXCEPT ![r] = [x \in DOMAIN @ \ {WaitTimer(c) : c \in who} |-> @[x]]]
-    /\ ghost' = ghost + Cardinality(done)
-    /\ net' = [l \in DOMAIN net |->
-                 IF l[1] = r /\ l[2] \in who /\ status[l[2]] # "Down"
-                 THEN LET i == CHOOSE i \in done : s[i].client = l[2] IN
-                      Append(popped[l], [msg |-> [type |-> "Granted", ghost |-> gh(i), value |-> s[i].value],
-                                         age |-> 0, copied |-> FALSE])
-                 ELSE popped[l]]
-    /\ waiting' = [waiting EXCEPT ![r] = SelectSeq(s, LAMBDA w : Cardinality(w.acked) < WaitReplicas)]
-    /\ UNCHANGED <<fixed, watches, drawn, history, standing, epoch, key, sentinel,
-                   clientVars, max_ghost>>
-
-\* apply: the replica takes the primary's key, expiring at the primary's
-\* PXAT: the TTL left when sent less the shipment's time in flight.
-Apply(r, src) ==
-    LET m == Msg(src, r)
-        pxLeft == m.px - Age(src, r)
-    IN
-    /\ key' = [key EXCEPT ![r] = IF m.key # None /\ pxLeft > 0 THEN m.key ELSE None]
-    /\ timers' = [timers EXCEPT ![r] =
-                    IF m.key # None /\ pxLeft > 0 THEN SetTimer(@, "KeyExpiry", pxLeft)
-                    ELSE CancelTimer(@, "KeyExpiry")]
-
-AckOrPop(src, r) == IF Wait THEN Reply(src, r, [type |-> "Ack"]) ELSE net' = Pop(src, r)
-
-ReceiveReplicate(src, r) ==
-    /\ Msg(src, r).type = "Replicate" /\ Follows(r, "Streaming", src)
-    /\ Apply(r, src)
-    /\ AckOrPop(src, r)
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, standing, epoch, attached, waiting,
-                   sentinel, clientVars, max_ghost>>
-
-ReceiveFullSync(src, r) ==
-    /\ Msg(src, r).type = "FullSync" /\ Follows(r, "Syncing", src)
-    /\ Apply(r, src)
-    /\ standing' = [standing EXCEPT ![r] = [kind |-> "Streaming", peer |-> src]]
-    /\ AckOrPop(src, r)
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, epoch, attached, waiting,
-                   sentinel, clientVars, max_ghost>>
-
-\* REPLICAOF NO ONE in epoch e: take over as primary (with no replica until
-\* one attaches), ping the Sentinel while it monitors e, answer role:master.
-ReceivePromote(src, r) ==
-    LET e == Msg(src, r).epoch IN
-    /\ Msg(src, r).type = "Promote"
-    /\ IF ~IsPrimary(r)
-       THEN /\ attached' = [attached EXCEPT ![r] = NoAttached]
-            /\ timers' = [timers EXCEPT ![r] =
-                            IF Monitors(e) THEN SetTimer(@, "Ping", Ping) ELSE CancelTimer(@, "Ping")]
-       ELSE UNCHANGED <<attached, timers>>
-    /\ standing' = [standing EXCEPT ![r] = [kind |-> "Primary", peer |-> None]]
-    /\ epoch' = [epoch EXCEPT ![r] = e]
-    /\ Reply(src, r, [type |-> "Promoted", epoch |-> e])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, key, waiting, sentinel,
-                   clientVars, max_ghost>>
-
-\* REPLICAOF p: "already connected" when r follows p; otherwise drop the
-\* dataset (and any blocked WAIT) and resynchronise (+convert-to-slave,
-\* +slave-reconf-sent).
-AlreadyFollows(r, p) == standing[r].kind \in {"Syncing", "Streaming"} /\ standing[r].peer = p
-
-ReceiveReplicaOf(src, r) ==
-    LET p == Msg(src, r).primary IN
-    /\ Msg(src, r).type = "ReplicaOf" /\ ~AlreadyFollows(r, p)
-    /\ timers' = [timers EXCEPT ![r] =
-                    [x \in DOMAIN @ \ ({WaitTimer(waiting[r][i].client) : i \in 1..Len(waiting[r])}
-                                        \cup {"KeyExpiry", "Ping"}) |-> @[x]]]
-    /\ Fresh(r, [kind |-> "Syncing", peer |-> p])
-    /\ net' = Send(Pop(src, r), r, p, [type |-> "Sync"])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, sentinel, clientVars, max_ghost>>
-
-RedisTakes(src, r, m) ==
-    \/ IsPrimary(r) /\ m.type \in {"SetNxPx", "CompareAndDelete", "Sync"}
-    \/ IsPrimary(r) /\ m.type = "Ack" /\ src \in DOMAIN attached[r]
-    \/ Follows(r, "Streaming", src) /\ m.type = "Replicate"
-    \/ Follows(r, "Syncing", src) /\ m.type = "FullSync"
-    \/ m.type = "Promote"
-    \/ m.type = "ReplicaOf" /\ ~AlreadyFollows(r, m.primary)
-
------------------------------------------------------------------------------
-(* The Sentinel (sentinel_receive).                                        *)
-
-Monitoring == sentinel.failover.kind = "Monitoring"
-
-\* The configured primary is alive: down-after starts over.
-ReceivePing(src) ==
-    /\ Msg(src, SentinelNode).type = "Ping" /\ Monitoring /\ src = sentinel.primary
-    /\ timers' = [timers EXCEPT ![SentinelNode] = SetTimer(@, "DownAfter", DownAfter)]
-    /\ net' = Pop(src, SentinelNode)
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, algVars>>
-
-\* A primary of an older epoch pings (it was paused through a failover):
-\* +convert-to-slave, REPLICAOF the current primary.
-ReceiveStalePing(src) ==
-    /\ Msg(src, SentinelNode).type = "Ping" /\ Monitoring /\ src # sentinel.primary
-    /\ Msg(src, SentinelNode).epoch < sentinel.epoch
-    /\ Reply(src, SentinelNode, [type |-> "ReplicaOf", primary |-> sentinel.primary])
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, algVars>>
-
-\* The selected replica took over in this epoch (+switch-master): tell the
-\* clients, reconfigure the other replicas and the returned former
-\* primaries (+slave-reconf-sent), and monitor the new primary.
-ReceivePromoted(src) ==
-    LET new == sentinel.failover.replica
-        failed == sentinel.primary
-        told == {r \in RedisNodes : r # new /\ (r # failed \/ r \in sentinel.returned)}
-        popped == Pop(src, SentinelNode)
-        q1 == SendAll(popped, SentinelNode, ClientIds, [type |-> "NewPrimary", id |-> new])
-    IN
-    /\ Msg(src, SentinelNode).type = "Promoted" /\ sentinel.failover.kind = "Promoting"
-    /\ src = new /\ Msg(src, SentinelNode).epoch = sentinel.epoch
-    /\ sentinel' = [epoch |-> sentinel.epoch, primary |-> new,
-                    failover |-> [kind |-> "Monitoring", replica |-> None], returned |-> {}]
-    /\ timers' = IF Monitors(sentinel.epoch)
-                 THEN [timers EXCEPT ![SentinelNode] = SetTimer(@, "DownAfter", DownAfter)]
-                 ELSE timers
-    /\ net' = SendAll(q1, SentinelNode, told, [type |-> "ReplicaOf", primary |-> new])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, clientVars, max_ghost>>
-
-\* A former primary restarted: it follows the configured primary; while
-\* that is itself, or a failover runs, the switch will tell it.
-ReceiveRestarted(src) ==
-    /\ Msg(src, SentinelNode).type = "Restarted"
-    /\ IF Monitoring /\ src # sentinel.primary
-       THEN /\ Reply(src, SentinelNode, [type |-> "ReplicaOf", primary |-> sentinel.primary])
-            /\ UNCHANGED sentinel
-       ELSE /\ sentinel' = [sentinel EXCEPT !.returned = @ \cup {src}]
-            /\ net' = Pop(src, SentinelNode)
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, clientVars, max_ghost>>
-
-SentinelTakes(src, m) ==
-    \/ m.type = "Ping" /\ Monitoring /\ (src = sentinel.primary \/ m.epoch < sentinel.epoch)
-    \/ m.type = "Promoted" /\ sentinel.failover.kind = "Promoting"
-       /\ src = sentinel.failover.replica /\ m.epoch = sentinel.epoch
-    \/ m.type = "Restarted"
-
------------------------------------------------------------------------------
-(* The client's handlers (client_receive), in its match order.             *)
-
-ReceiveNewPrimary(src, c) ==
-    LET id == Msg(src, c).id IN
-    /\ Msg(src, c).type = "NewPrimary" /\ id # primary[c]
-    /\ primary' = [primary EXCEPT ![c] = id]
-    /\ net' = CASE phase[c] = "Acquiring" -> Send(Pop(src, c), c, id, [type |-> "SetNxPx", value |-> value[c]])
-                [] phase[c] = "Releasing" -> Send(Pop(src, c), c, id, [type |-> "CompareAndDelete", value |-> value[c]])
-                [] OTHER -> Pop(src, c)
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, sentinel,
-                   phase, left, value, checked, acquired, max_ghost>>
-
-Release(src, c) ==
-    /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Send(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel,
-                   left, primary, value, checked, acquired, max_ghost>>
-
-\* Redis's answers count only from the current primary, for the current
-\* request.
-Answer(src, c, p, type) ==
-    /\ src = primary[c]
-    /\ phase[c] = p /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
-
-ReceiveGranted(src, c) ==
-    LET t == CancelTimer(timers[c], "Timeout")
-        e == IF Running(c, "Elapsed") THEN watches[c]["Elapsed"] ELSE Ttl
-        v == Ttl - e - Drift
-    IN
-    /\ Answer(src, c, "Acquiring", "Granted")
-    /\ IF Validity /\ v <= 0
-       THEN /\ GiveUp(c, Pop(src, c), t)
-            /\ UNCHANGED acquired
-       ELSE /\ phase' = [phase EXCEPT ![c] = "Holding"]
-            /\ acquired' = [acquired EXCEPT ![c] = Msg(src, c).ghost]
-            /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
-            /\ timers' = [timers EXCEPT ![c] = IF Validity THEN SetTimer(t, "Validity", v) ELSE t]
-            /\ net' = Pop(src, c)
-            /\ UNCHANGED <<value, checked>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel, left, primary, max_ghost>>
-
-ReceiveRefused(src, c) ==
-    /\ Answer(src, c, "Acquiring", "Refused")
-    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel, left, primary, acquired, max_ghost>>
-
-ReceiveWaitTimedOut(src, c) ==
-    /\ Answer(src, c, "Acquiring", "WaitTimedOut")
-    /\ net' = Send(Pop(src, c), c, primary[c], [type |-> "CompareAndDelete", value |-> value[c]])
-    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel, left, primary, acquired, max_ghost>>
-
-ReceiveReleased(src, c) ==
-    /\ Answer(src, c, "Releasing", "Released")
-    /\ Released(c)
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel, primary, acquired, max_ghost>>
-
-ClientTakes(src, c, m) ==
-    \/ m.type = "NewPrimary" /\ m.id # primary[c]
-    \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
-    \/ /\ src = primary[c] /\ m.type \in {"Granted", "Refused", "WaitTimedOut", "Released"}
-       /\ m.value = value[c]
-       /\ \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused", "WaitTimedOut"}
-          \/ phase[c] = "Releasing" /\ m.type = "Released"
-
------------------------------------------------------------------------------
-(* The protected resource (resource.rs), without fencing.                  *)
-
-ReceiveWrite(src) ==
-    LET m == Msg(src, ResourceNode) IN
-    /\ m.type = "Write"
-    /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
-    /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-    /\ Reply(src, ResourceNode, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, redisVars, sentinel, clientVars>>
-
------------------------------------------------------------------------------
-(* Delivery (Action::Deliver).                                             *)
-
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    CASE dst \in RedisNodes -> RedisTakes(src, dst, m)
-      [] dst = SentinelNode -> SentinelTakes(src, m)
-      [] dst = ResourceNode -> m.type = "Write"
-      [] OTHER              -> ClientTakes(src, dst, m)
-
-Discard(src, dst) ==
-    /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, algVars>>
-
-Deliver(src, dst) ==
-    /\ Deliverable(src, dst)
-    /\ \/ /\ dst \in RedisNodes
-          /\ \/ ReceiveSetNxPx(src, dst) \/ ReceiveCompareAndDelete(src, dst)
-             \/ ReceiveSync(src, dst) \/ ReceiveAck(src, dst)
-             \/ ReceiveReplicate(src, dst) \/ ReceiveFullSync(src, dst)
-             \/ ReceivePromote(src, dst) \/ ReceiveReplicaOf(src, dst)
-       \/ /\ dst = SentinelNode
-          /\ \/ ReceivePing(src) \/ ReceiveStalePing(src)
-             \/ ReceivePromoted(src) \/ ReceiveRestarted(src)
-       \/ /\ dst \in ClientIds
-          /\ \/ ReceiveNewPrimary(src, dst) \/ Release(src, dst)
-             \/ ReceiveGranted(src, dst) \/ ReceiveRefused(src, dst)
-             \/ ReceiveWaitTimedOut(src, dst) \/ ReceiveReleased(src, dst)
-       \/ dst = ResourceNode /\ ReceiveWrite(src)
-       \/ Discard(src, dst)
-
------------------------------------------------------------------------------
-(* Timers (Action::Fire, on_timer).                                        *)
-
-Fire(n, t) ==
-    LET rest == Expired(n, t) IN
-    /\ Up(n) /\ Due(n, t)
-    /\ CASE t = "KeyExpiry" /\ n \in RedisNodes ->
-              \* The key's TTL ran out on n's clock; a primary streams it.
-              /\ key' = [key EXCEPT ![n] = None]
-              /\ attached' = Wrote(n)
-              /\ timers' = rest
-              /\ UNCHANGED <<net, watches, standing, epoch, waiting, sentinel, clientVars>>
-         [] t = "Ping" /\ n \in RedisNodes /\ IsPrimary(n) ->
-              /\ net' = Send(net, n, SentinelNode, [type |-> "Ping", epoch |-> epoch[n]])
-              /\ timers' = [rest EXCEPT ![n] = SetTimer(@, "Ping", Ping)]
-              /\ UNCHANGED <<watches, redisVars, sentinel, clientVars>>
-         [] t \in WaitTimers /\ n \in RedisNodes ->
-              \* WAIT returns fewer than k.
-              LET s == waiting[n]
-                  c == WaitClient(t)
-              IN
-              /\ IF \E i \in 1..Len(s) : s[i].client = c
-                 THEN LET i == CHOOSE i \in 1..Len(s) : s[i].client = c IN
-                      /\ waiting' = [waiting EXCEPT ![n] = SelectSeq(@, LAMBDA w : w.client # c)]
-                      /\ net' = Send(net, n, c, [type |-> "WaitTimedOut", value |-> s[i].value])
-                 ELSE UNCHANGED <<waiting, net>>
-              /\ timers' = rest
-              /\ UNCHANGED <<watches, standing, epoch, key, attached, sentinel, clientVars>>
-         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Acquiring" ->
-              /\ RetryLater(n, rest[n])
-              /\ UNCHANGED <<net, redisVars, sentinel, left, primary, acquired>>
-         [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Releasing" ->
-              /\ Released(n)
-              /\ timers' = rest
-              /\ UNCHANGED <<net, watches, redisVars, sentinel, primary, acquired>>
-         [] t = "Validity" /\ n \in ClientIds /\ phase[n] = "Holding" ->
-              /\ GiveUp(n, net, rest[n])
-              /\ UNCHANGED <<redisVars, sentinel, left, primary, acquired>>
-         [] t = "DownAfter" /\ n = SentinelNode /\ ~Electing ->
-              \* +odown, or the failover timed out: +new-epoch, +try-failover.
-              /\ sentinel' = [sentinel EXCEPT !.epoch = @ + 1,
-                                              !.failover = [kind |-> "Electing", replica |-> None]]
-              /\ timers' = rest
-              /\ UNCHANGED <<net, watches, redisVars, clientVars>>
-         [] OTHER ->
-              /\ timers' = rest
-              /\ UNCHANGED <<net, watches, redisVars, sentinel, clientVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, max_ghost>>
-
------------------------------------------------------------------------------
-(* The world (World.tla). Only Crash and Restart touch the algorithm.     *)
-
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
-Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
-ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
-
-\* Fault: Redis runs without persistence, keeping only its configuration
-\* file (a replica's replicaof line; a former primary's names none). The
-\* Sentinel keeps its configuration file; a client its state, for the
-\* restart. Every timer is lost.
-Crash(n) ==
-    /\ WorldCrash(n, NoTimers, Role)
-    /\ IF n \in RedisNodes
-       THEN Fresh(n, IF standing[n].kind \in {"Syncing", "Streaming"}
-                     THEN [kind |-> "Syncing", peer |-> standing[n].peer]
-                     ELSE [kind |-> "Detached", peer |-> None])
-       ELSE UNCHANGED redisVars
-    /\ UNCHANGED <<sentinel, clientVars, max_ghost>>
-
-\* A replica resynchronises (PSYNC) from the primary its file names; a
-\* former primary reports back; the Sentinel resumes (re-sending Promote
-\* while promoting); a client and the resource start afresh.
-Restart(n) ==
-    /\ WorldRestart(n)
-    /\ CASE n \in RedisNodes ->
-              /\ net' = IF standing[n].kind = "Syncing"
-                        THEN Send(net, n, standing[n].peer, [type |-> "Sync"])
-                        ELSE Send(net, n, SentinelNode, [type |-> "Restarted"])
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<clientVars, max_ghost>>
-         [] n = SentinelNode ->
-              /\ net' = IF sentinel.failover.kind = "Promoting"
-                        THEN Send(net, n, sentinel.failover.replica,
-                                  [type |-> "Promote", epoch |-> sentinel.epoch])
-                        ELSE net
-              /\ timers' = [timers EXCEPT ![n] =
-                              IF ~Electing /\ Monitors(sentinel.epoch)
-                              THEN SetTimer(NoTimers, "DownAfter", DownAfter) ELSE NoTimers]
-              /\ UNCHANGED <<clientVars, max_ghost>>
-         [] n \in ClientIds ->
-              /\ phase' = [phase EXCEPT ![n] = "Want"]
-              /\ left' = [left EXCEPT ![n] = Acquisitions]
-              /\ primary' = [primary EXCEPT ![n] = PrimaryNode]
-              /\ value' = [value EXCEPT ![n] = 0]
-              /\ checked' = [checked EXCEPT ![n] = FALSE]
-              /\ acquired' = [acquired EXCEPT ![n] = 0]
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<net, max_ghost>>
-         [] OTHER ->
-              /\ max_ghost' = 0
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<ghost, drawn, history, redisVars, sentinel>>
-
------------------------------------------------------------------------------
-
-Init ==
-    \* WorldInit(AllNodes, Links) but for the timers: the primary's Ping and
-    \* the Sentinel's DownAfter are set.
-    /\ status = [n \in AllNodes |-> "Up"]
-    /\ pause = [n \in AllNodes |-> 0]
-    /\ skew = [n \in AllNodes |-> 0]
-    /\ watches = [n \in AllNodes |-> NoTimers]
-    /\ net = [l \in Links |-> <<>>]
-    /\ cut = {}
-    /\ spent = [crashes |-> 0, pauses |-> 0, jumps |-> 0, partitions |-> 0]
-    /\ ghost = 0
-    /\ drawn = 0
-    /\ history = {}
-    /\ timers = [n \in AllNodes |->
-                   CASE n = PrimaryNode  -> SetTimer(NoTimers, "Ping", Ping)
-                     [] n = SentinelNode -> SetTimer(NoTimers, "DownAfter", DownAfter)
-                     [] OTHER            -> NoTimers]
-    /\ standing = [r \in RedisNodes |->
-                     IF r = PrimaryNode THEN [kind |-> "Primary", peer |-> None]
-                     ELSE [kind |-> "Streaming", peer |-> PrimaryNode]]
-    /\ epoch = [r \in RedisNodes |-> 0]
-    /\ key = [r \in RedisNodes |-> None]
-    /\ attached = [r \in RedisNodes |->
-                     IF r = PrimaryNode
-                     THEN [a \in 1..Replicas |-> [unshipped |-> FALSE, unacked |-> 0]]
-                     ELSE NoAttached]
-    /\ waiting = [r \in RedisNodes |-> <<>>]
-    /\ sentinel = [epoch |-> 0, primary |-> PrimaryNode,
-                   failover |-> [kind |-> "Monitoring", replica |-> None], returned |-> {}]
-    /\ phase = [c \in ClientIds |-> "Want"]
-    /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ primary = [c \in ClientIds |-> PrimaryNode]
-    /\ value = [c \in ClientIds |-> 0]
-    /\ checked = [c \in ClientIds |-> FALSE]
-    /\ acquired = [c \in ClientIds |-> 0]
-    /\ max_ghost = 0
-
-Steps ==
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
-    \/ \E r \in RedisNodes : Replicate(r) \/ SelectReplica(r)
-
-Next ==
-    \/ Tick
-    \/ Steps
-    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in AllNodes : Restart(n)
-    \/ \E n \in AllNodes : Crash(n)
-    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
-    \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
-    \/ DriftTick
-
-Fairness ==
-    /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
-    /\ \A r \in RedisNodes : WF_vars(Replicate(r)) /\ WF_vars(SelectReplica(r))
-    /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
-    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
-
-Spec == Init /\ [][Next]_vars /\ Fairness
-
-NoFault ==
-    \/ Tick \/ Steps
-    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ Recoveries /\ \E n \in AllNodes : Restart(n)
-
-FaultsStop == <>[][NoFault]_vars
-
------------------------------------------------------------------------------
-(* The renumbered state (VIEW RankedVars).                                 *)
-
-RankedVars ==
-    LET rg(v) == Rank(v, GhostValues)
-        rv(v) == Rank(v, LockValues)
-        rt(v) == Rank(v, EpochValues)
-        rk(k) == IF k = None THEN None ELSE rv(k)
-        msg(m) == CASE m.type = "Granted" -> [m EXCEPT !.ghost = rg(@), !.value = rv(@)]
-                    [] m.type = "Write" -> [m EXCEPT !.ghost = rg(@)]
-                    [] m.type \in Valued -> [m EXCEPT !.value = rv(@)]
-                    [] m.type \in Keyed -> [m EXCEPT !.key = rk(@)]
-                    [] m.type \in Epoched -> [m EXCEPT !.epoch = rt(@)]
-                    [] OTHER -> m
-    IN  IF ~(Concrete(net) /\ Concrete(acquired) /\ Concrete(value) /\ Concrete(key)
-             /\ Concrete(waiting) /\ Concrete(epoch) /\ Concrete(sentinel)) THEN <<>> ELSE
-        <<RankedWorld(rg, rv, msg), standing, [r \in RedisNodes |-> rt(epoch[r])],
-          [r \in RedisNodes |-> rk(key[r])], attached,
-          [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
-          [sentinel EXCEPT !.epoch = rt(@)],
-          phase, left, primary, [c \in ClientIds |-> rv(value[c])], checked,
-          [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
-
-TypeOK ==
-    /\ WorldTypeOK
-    /\ \A n \in AllNodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ \A n \in AllNodes : DOMAIN watches[n] \subseteq {"Elapsed"}
-    /\ history \subseteq {"ForeignRelease", "StaleWrite"}
-    /\ \A r \in RedisNodes : standing[r].kind \in {"Primary", "Detached", "Syncing", "Streaming"}
-    /\ \A r \in RedisNodes : \A a \in DOMAIN attached[r] : attached[r][a].unacked \in 0..MaxUnacked
-    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
-    /\ primary \in [ClientIds -> RedisNodes]
-
-MutualExclusion == Cardinality(Holding) <= 1
+(* The lock view (SEMANTICS section 5).                                    *)
+
+Holds(c) ==
+    /\ status[c] # "Down"
+    /\ \/ phase[c] \in {"checked", "writing"}
+       \/ phase[c] = "acquired" /\ (Client = "naive" \/
+                                     (IsSet(c, "Validity") /\ Left(c, "Validity") > 0))
+
+Wants(c) ==
+    /\ status[c] # "Down" /\ ~Holds(c)
+    /\ phase[c] \in {"setting", "waiting", "acquired", "backoff", "ready"}
+
+MutualExclusion == \A c1, c2 \in ClientIds : c1 # c2 => ~(Holds(c1) /\ Holds(c2))
 NoStaleWrite == "StaleWrite" \notin history
 NoForeignRelease == "ForeignRelease" \notin history
 
-Granted(c) == c \in Wanting /\ c \notin Wanting'
+Phases == {"idle", "setting", "waiting", "acquired", "checked", "writing",
+           "releasing", "backoff", "ready", "done"}
+Rec == [v : Nat, c : ClientIds]
+
+TypeOK ==
+    /\ WorldTypeOK
+    /\ DOMAIN status = AllNodes
+    /\ rOf \in [RedisIds -> RedisIds \cup {None}]
+    /\ link \in [RedisIds -> {"sync", "up"}]
+    /\ key \in [RedisIds -> Rec \cup {None}]
+    /\ off \in [RedisIds -> Nat]
+    /\ reps \in [RedisIds -> SUBSET RedisIds]
+    /\ ack \in [RedisIds -> [RedisIds -> Nat]]
+    /\ woff \in [RedisIds -> [ClientIds -> Nat]]
+    /\ blocked \in [RedisIds -> [ClientIds -> Nat]]
+    /\ \A n \in RedisIds : \A i \in 1..Len(pend[n]) : DOMAIN pend[n][i] = DOMAIN M("x")
+    /\ sMaster \in RedisIds /\ sPromoting \in RedisIds \cup {None}
+    /\ phase \in [ClientIds -> Phases]
+    /\ cPrimary \in [ClientIds -> RedisIds \cup {None}]
+    /\ val \in [ClientIds -> Nat] /\ cGhost \in [ClientIds -> Nat]
+    /\ done \in [ClientIds -> Nat]
+    /\ resMax \in Nat
+
+-----------------------------------------------------------------------------
+(* World plumbing.                                                         *)
+
+IsMaster(n) == rOf[n] = None
+
+\* A replica's replication connection no longer exists (see Lost).
+ConnGone(n) == ~IsMaster(n) /\ link[n] = "up" /\
+               (status[rOf[n]] = "Down" \/ n \notin reps[rOf[n]])
+
+SDown == Running(Sentinel, "Down") /\ watches[Sentinel]["Down"] > DownAfter
+
+Urgent(n) ==
+    \/ n \in RedisIds /\ (pend[n] # <<>> \/ ConnGone(n))
+    \/ n = Sentinel /\ SDown /\ sPromoting = None
+    \/ n \in ClientIds /\ phase[n] \in {"acquired", "checked"}
+
+Cap(n, w) == IF w = "Down" THEN DownAfter + 1 ELSE Ttl
+
+MayPause(n) == TRUE
+
+\* WAIT's timeout for client c's blocked WAIT, a timer of the master.
+WaitT(c) == "Wait" \o ToString(c)
+
+TimerNames == {"Key", "Cron", "Ping", "Timeout", "Retry", "Validity"}
+              \cup {WaitT(c) : c \in ClientIds}
+StepNames == {"Ask", "Check", "Use", "Propagate", "Lost", "Failover"}
+
+InitTimers == [n \in AllNodes |->
+                 IF n = Sentinel THEN [t \in {"Ping"} |-> Ping]
+                 ELSE NoTimers]
+
+Init ==
+    /\ WorldInitTimers(AllNodes, Links, InitTimers)
+    /\ rOf = [n \in RedisIds |-> IF n = Primary THEN None ELSE Primary]
+    /\ link = [n \in RedisIds |-> "up"]
+    /\ key = [n \in RedisIds |-> None]
+    /\ off = [n \in RedisIds |-> 0]
+    /\ reps = [n \in RedisIds |-> IF n = Primary THEN RedisIds \ {Primary} ELSE {}]
+    /\ ack = [n \in RedisIds |-> [r \in RedisIds |-> 0]]
+    /\ woff = [n \in RedisIds |-> [c \in ClientIds |-> 0]]
+    /\ blocked = [n \in RedisIds |-> [c \in ClientIds |-> 0]]
+    /\ pend = [n \in RedisIds |-> <<>>]
+    /\ sMaster = Primary /\ sPromoting = None
+    /\ phase = [c \in ClientIds |-> "idle"]
+    /\ cPrimary = [c \in ClientIds |-> Primary]
+    /\ val = [c \in ClientIds |-> 0]
+    /\ cGhost = [c \in ClientIds |-> 0]
+    /\ done = [c \in ClientIds |-> 0]
+    /\ resMax = 0
+
+\* Nothing of the world but the messages, timers, watches and ghosts moves.
+Quiet == UNCHANGED <<status, pause, skew, cut, spent>>
+
+-----------------------------------------------------------------------------
+(* Client steps.                                                           *)
+
+\* The acquisition is finished (released, or release timed out).
+Finish(c) ==
+    /\ done' = [done EXCEPT ![c] = IF Acquisitions = 0 THEN 0 ELSE @ + 1]
+    /\ phase' = [phase EXCEPT ![c] =
+                   IF Acquisitions # 0 /\ done[c] + 1 >= Acquisitions THEN "done" ELSE "idle"]
+    /\ val' = [val EXCEPT ![c] = 0]
+    /\ cGhost' = [cGhost EXCEPT ![c] = 0]
+
+\* Ask: SET key v NX PX Ttl with a fresh random value (a new request).
+Ask(c) ==
+    /\ Up(c) /\ phase[c] \in {"idle", "ready"} /\ cPrimary[c] # None
+    /\ drawn' = drawn + 1
+    /\ val' = [val EXCEPT ![c] = drawn + 1]
+    /\ phase' = [phase EXCEPT ![c] = "setting"]
+    /\ net' = Send(net, c, cPrimary[c], MV("Set", drawn + 1))
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ watches' = [watches EXCEPT ![c] = StartWatch(@, "Req")]
+    /\ UNCHANGED <<ghost, history, redisVars, sentVars, cPrimary, cGhost, done, resMax>>
+    /\ Quiet
+
+\* Validity check before use (Client = "validity").
+Check(c) ==
+    /\ Up(c) /\ Client = "validity" /\ phase[c] = "acquired"
+    /\ IF IsSet(c, "Validity") /\ Left(c, "Validity") > Margin
+       THEN /\ phase' = [phase EXCEPT ![c] = "checked"]
+            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
+            /\ UNCHANGED <<net, val>>
+       ELSE \* too little left: unlock (DL "Retry on failure") and back off
+            /\ phase' = [phase EXCEPT ![c] = "backoff"]
+            /\ net' = Send(net, c, cPrimary[c], MV("Del", val[c]))
+            /\ timers' = [timers EXCEPT ![c] = SetTimer(CancelTimer(@, "Validity"), "Retry", Retry)]
+            /\ val' = [val EXCEPT ![c] = 0]
+    /\ UNCHANGED <<watches, ghost, drawn, history, redisVars, sentVars, cPrimary, cGhost, done, resMax>>
+    /\ Quiet
+
+\* Use the resource: one write, tagged with the acquisition number.
+Use(c) ==
+    /\ Up(c)
+    /\ \/ phase[c] = "checked"
+       \/ phase[c] = "acquired" /\ Client = "naive"
+    /\ phase' = [phase EXCEPT ![c] = "writing"]
+    /\ net' = Send(net, c, Resource, [M("Write") EXCEPT !.g = cGhost[c]])
+    /\ UNCHANGED <<timers, watches, ghost, drawn, history, redisVars, sentVars,
+                   cPrimary, val, cGhost, done, resMax>>
+    /\ Quiet
+
+\* The client starts to hold (naive), or computes its validity (validity).
+\* tm is the client's timers with the request Timeout cancelled.
+Acquire(c, tm) ==
+    LET v == Ttl - Elapsed(c, "Req") - Drift IN
+    IF Client = "naive" \/ v > 0
+    THEN /\ ghost' = ghost + 1
+         /\ cGhost' = [cGhost EXCEPT ![c] = ghost + 1]
+         /\ phase' = [phase EXCEPT ![c] = "acquired"]
+         /\ timers' = [timers EXCEPT ![c] =
+                         IF Client = "validity" THEN SetTimer(tm, "Validity", v) ELSE tm]
+         /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Req")]
+         /\ UNCHANGED <<val>>
+    ELSE \* never held: no validity left
+         /\ phase' = [phase EXCEPT ![c] = "backoff"]
+         /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
+         /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Req")]
+         /\ val' = [val EXCEPT ![c] = 0]
+         /\ UNCHANGED <<ghost, cGhost>>
+
+\* Back off after a refusal, error or failed WAIT.
+BackOff(c, tm) ==
+    /\ phase' = [phase EXCEPT ![c] = "backoff"]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
+    /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Req")]
+    /\ val' = [val EXCEPT ![c] = 0]
+
+\* A message m from src to client c.
+ClientRecv(src, c, m) ==
+    LET q == Pop(src, c)
+        tm == CancelTimer(timers[c], "Timeout")
+    IN
+    CASE m.t = "Switch" ->
+           /\ cPrimary' = [cPrimary EXCEPT ![c] = m.m]
+           /\ net' = q
+           /\ UNCHANGED <<timers, watches, ghost, drawn, history, phase, val, cGhost, done>>
+      [] m.t = "SetOK" /\ phase[c] = "setting" /\ m.v = val[c] ->
+           IF Replication = "wait"
+           THEN /\ phase' = [phase EXCEPT ![c] = "waiting"]
+                /\ net' = Send(q, c, src, MV("Wait", val[c]))
+                /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Timeout", Timeout)]
+                /\ UNCHANGED <<watches, ghost, drawn, history, cPrimary, val, cGhost, done>>
+           ELSE /\ Acquire(c, tm)
+                /\ net' = q
+                /\ UNCHANGED <<drawn, history, cPrimary, done>>
+      [] m.t \in {"SetNil", "Err"} /\ phase[c] \in {"setting", "waiting"} /\ m.v = val[c] ->
+           /\ BackOff(c, tm)
+           /\ net' = IF phase[c] = "waiting" THEN Send(q, c, src, MV("Del", val[c])) ELSE q
+           /\ UNCHANGED <<ghost, drawn, history, cPrimary, cGhost, done>>
+      [] m.t = "WaitN" /\ phase[c] = "waiting" /\ m.v = val[c] ->
+           IF m.n >= WaitReplicas
+           THEN /\ Acquire(c, tm)
+                /\ net' = q
+                /\ UNCHANGED <<drawn, history, cPrimary, done>>
+           ELSE \* WAIT reports too few replicas: not taken; unlock, back off
+                /\ BackOff(c, tm)
+                /\ net' = Send(q, c, src, MV("Del", val[c]))
+                /\ UNCHANGED <<ghost, drawn, history, cPrimary, cGhost, done>>
+      [] m.t \in {"Written", "Rejected"} /\ phase[c] = "writing" ->
+           \* written: release with compare-and-delete on the current master
+           /\ phase' = [phase EXCEPT ![c] = "releasing"]
+           /\ net' = IF cPrimary[c] = None THEN q ELSE Send(q, c, cPrimary[c], MV("Del", val[c]))
+           /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+           /\ UNCHANGED <<watches, ghost, drawn, history, cPrimary, val, cGhost, done>>
+      [] m.t \in {"DelR", "Err"} /\ phase[c] = "releasing" /\ m.v = val[c] ->
+           /\ Finish(c)
+           /\ net' = q
+           /\ timers' = [timers EXCEPT ![c] = tm]
+           /\ UNCHANGED <<watches, ghost, drawn, history, cPrimary>>
+      [] OTHER ->  \* a reply to an abandoned request
+           /\ net' = q
+           /\ UNCHANGED <<timers, watches, ghost, drawn, history, clientVars>>
+
+ClientFire(c, t) ==
+    LET tm == CancelTimer(timers[c], t) IN
+    CASE t = "Timeout" /\ phase[c] \in {"setting", "waiting"} ->
+           /\ BackOff(c, tm)
+           /\ UNCHANGED <<net, ghost, drawn, history, cPrimary, cGhost, done>>
+      [] t = "Timeout" /\ phase[c] = "releasing" ->
+           /\ Finish(c)
+           /\ timers' = [timers EXCEPT ![c] = tm]
+           /\ UNCHANGED <<net, watches, ghost, drawn, history, cPrimary>>
+      [] t = "Retry" /\ phase[c] = "backoff" ->
+           /\ phase' = [phase EXCEPT ![c] = "ready"]
+           /\ timers' = [timers EXCEPT ![c] = tm]
+           /\ UNCHANGED <<net, watches, ghost, drawn, history, cPrimary, val, cGhost, done>>
+      [] OTHER ->  \* the validity timer ran out, or a stale timer
+           /\ timers' = [timers EXCEPT ![c] = tm]
+           /\ UNCHANGED <<net, watches, ghost, drawn, history, clientVars>>
+
+-----------------------------------------------------------------------------
+(* Redis instance steps.                                                   *)
+
+
+\* A client request m from c to Redis node n.
+RedisFromClient(c, n, m) ==
+    LET q == Pop(c, n) IN
+    CASE m.t = "Set" /\ IsMaster(n) /\ key[n] = None ->
+           LET rec == [v |-> m.v, c |-> c] IN
+           /\ key' = [key EXCEPT ![n] = rec]
+           /\ off' = [off EXCEPT ![n] = @ + 1]
+           /\ woff' = [woff EXCEPT ![n][c] = off[n] + 1]
+           /\ pend' = [pend EXCEPT ![n] = Append(@, [M("Repl") EXCEPT !.rec = rec, !.off = off[n] + 1])]
+           /\ timers' = [timers EXCEPT ![n] = SetTimer(@, "Key", Ttl)]
+           /\ net' = Send(q, n, c, MV("SetOK", m.v))
+           /\ UNCHANGED <<rOf, link, reps, ack, blocked, history>>
+      [] m.t = "Set" ->  \* nil (key held) or -READONLY (a replica)
+           /\ net' = Send(q, n, c, MV(IF IsMaster(n) THEN "SetNil" ELSE "Err", m.v))
+           /\ UNCHANGED <<redisVars, timers, history>>
+      [] m.t = "Wait" /\ IsMaster(n) ->
+           LET cnt == Count(n, c, ack[n]) IN
+           IF cnt >= WaitReplicas
+           THEN /\ net' = Send(q, n, c, [MV("WaitN", m.v) EXCEPT !.n = cnt])
+                /\ UNCHANGED <<redisVars, timers, history>>
+           ELSE /\ blocked' = [blocked EXCEPT ![n][c] = m.v]
+                /\ timers' = IF WaitTimeout > 0
+                             THEN [timers EXCEPT ![n] = SetTimer(@, WaitT(c), WaitTimeout)]
+                             ELSE timers
+                /\ pend' = [pend EXCEPT ![n] = Append(@, M("GetAck"))]
+                /\ net' = q
+                /\ UNCHANGED <<rOf, link, key, off, reps, ack, woff, history>>
+      [] m.t = "Wait" ->  \* WAIT cannot be used with replica instances
+           /\ net' = Send(q, n, c, MV("Err", m.v))
+           /\ UNCHANGED <<redisVars, timers, history>>
+      [] m.t = "Del" /\ IsMaster(n) /\ key[n] # None /\ key[n].v = m.v ->
+           \* compare-and-delete: the value is the caller's
+           /\ key' = [key EXCEPT ![n] = None]
+           /\ off' = [off EXCEPT ![n] = @ + 1]
+           /\ woff' = [woff EXCEPT ![n][c] = off[n] + 1]
+           /\ pend' = [pend EXCEPT ![n] = Append(@, [M("Repl") EXCEPT !.off = off[n] + 1])]
+           /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Key")]
+           /\ history' = IF key[n].c # c THEN history \cup {"ForeignRelease"} ELSE history
+           /\ net' = Send(q, n, c, [MV("DelR", m.v) EXCEPT !.n = 1])
+           /\ UNCHANGED <<rOf, link, reps, ack, blocked>>
+      [] m.t = "Del" ->  \* 0 (not the caller's value), or an error on a replica
+           /\ net' = Send(q, n, c, MV(IF IsMaster(n) THEN "DelR" ELSE "Err", m.v))
+           /\ UNCHANGED <<redisVars, timers, history>>
+      [] OTHER ->
+           /\ net' = q
+           /\ UNCHANGED <<redisVars, timers, history>>
+
+\* Unblock the WAITs of n that ack vector A satisfies.
+Ready(n, A) == {c \in ClientIds : blocked[n][c] # 0 /\ Count(n, c, A) >= WaitReplicas}
+WaitTimers(S) == {WaitT(c) : c \in S}
+
+\* A replication or Sentinel message m from src to Redis node n.
+RedisFromServer(src, n, m) ==
+    LET q == Pop(src, n) IN
+    CASE m.t = "Psync" /\ IsMaster(n) ->
+           /\ reps' = [reps EXCEPT ![n] = @ \cup {src}]
+           /\ ack' = [ack EXCEPT ![n][src] = 0]
+           /\ net' = Send(q, n, src, [M("Full") EXCEPT !.rec = key[n], !.ttl = TtlOf(n, key[n]),
+                                                    !.off = off[n]])
+           /\ UNCHANGED <<rOf, link, key, off, woff, blocked, pend, timers>>
+      [] m.t = "Full" /\ rOf[n] = src /\ link[n] = "sync" ->
+           LET t == m.ttl - Age(src, n) IN
+           /\ key' = [key EXCEPT ![n] = KeyFrom(m.rec, t)]
+           /\ timers' = [timers EXCEPT ![n] = TimerFrom(CancelTimer(@, "Cron"), m.rec, t)]
+           /\ off' = [off EXCEPT ![n] = m.off]
+           /\ link' = [link EXCEPT ![n] = "up"]
+           /\ net' = Send(q, n, src, [M("Ack") EXCEPT !.off = m.off])
+           /\ UNCHANGED <<rOf, reps, ack, woff, blocked, pend>>
+      [] m.t = "Repl" /\ rOf[n] = src /\ link[n] = "up" /\ m.off > off[n] ->
+           LET t == m.ttl - Age(src, n) IN
+           /\ key' = [key EXCEPT ![n] = KeyFrom(m.rec, t)]
+           /\ timers' = [timers EXCEPT ![n] = TimerFrom(@, m.rec, t)]
+           /\ off' = [off EXCEPT ![n] = m.off]
+           /\ net' = q
+           /\ UNCHANGED <<rOf, link, reps, ack, woff, blocked, pend>>
+      [] m.t = "GetAck" /\ rOf[n] = src /\ link[n] = "up" ->
+           /\ net' = Send(q, n, src, [M("Ack") EXCEPT !.off = off[n]])
+           /\ UNCHANGED <<redisVars, timers>>
+      [] m.t = "Ack" /\ IsMaster(n) /\ src \in reps[n] ->
+           LET A == [ack[n] EXCEPT ![src] = m.off]
+               R == Ready(n, A)
+           IN
+           /\ ack' = [ack EXCEPT ![n] = A]
+           /\ blocked' = [blocked EXCEPT ![n] = [c \in ClientIds |->
+                                                   IF c \in R THEN 0 ELSE blocked[n][c]]]
+           /\ timers' = [timers EXCEPT ![n] = [x \in DOMAIN @ \ WaitTimers(R) |-> @[x]]]
+           /\ net' = SendPairs(q, n, {<<c, [MV("WaitN", blocked[n][c]) EXCEPT
+                                                !.n = Count(n, c, A)]>> : c \in R})
+           /\ UNCHANGED <<rOf, link, key, off, reps, woff, pend>>
+      [] m.t = "Ping" ->  \* PONG, with the role INFO would report
+           /\ net' = Send(q, n, src, [M("Pong") EXCEPT !.m = rOf[n]])
+           /\ UNCHANGED <<redisVars, timers>>
+      [] m.t = "NoOne" ->  \* REPLICAOF NO ONE: keeps its data and offset
+           /\ rOf' = [rOf EXCEPT ![n] = None]
+           /\ reps' = [reps EXCEPT ![n] = IF IsMaster(n) THEN @ ELSE {}]
+           /\ ack' = [ack EXCEPT ![n] = IF IsMaster(n) THEN @ ELSE [r \in RedisIds |-> 0]]
+           /\ net' = Send(q, n, src, M("Promoted"))
+           /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Cron")]
+           /\ UNCHANGED <<link, key, off, woff, blocked, pend>>
+      [] m.t = "ReplicaOf" /\ rOf[n] # m.m ->
+           \* REPLICAOF m: drops its replicas and its blocked WAITs (-UNBLOCKED)
+           LET B == {c \in ClientIds : blocked[n][c] # 0} IN
+           /\ rOf' = [rOf EXCEPT ![n] = m.m]
+           /\ link' = [link EXCEPT ![n] = "sync"]
+           /\ reps' = [reps EXCEPT ![n] = {}]
+           /\ ack' = [ack EXCEPT ![n] = [r \in RedisIds |-> 0]]
+           /\ blocked' = [blocked EXCEPT ![n] = [c \in ClientIds |-> 0]]
+           /\ pend' = [pend EXCEPT ![n] = <<>>]
+           /\ timers' = [timers EXCEPT ![n] =
+                            SetTimer([x \in DOMAIN @ \ WaitTimers(B) |-> @[x]], "Cron", Ping)]
+           /\ net' = Send(SendPairs(q, n, {<<c, MV("Err", blocked[n][c])>> : c \in B}), n, m.m, M("Psync"))
+           /\ UNCHANGED <<key, off, woff>>
+      [] OTHER ->
+           /\ net' = q
+           /\ UNCHANGED <<redisVars, timers>>
+
+\* The urgent transmission of the replication output buffer.
+Propagate(n) ==
+    /\ Up(n) /\ pend[n] # <<>>
+    /\ LET s == [i \in 1..Len(pend[n]) |->
+                   IF pend[n][i].t = "Repl"
+                   THEN [pend[n][i] EXCEPT !.ttl = TtlOf(n, pend[n][i].rec)]
+                   ELSE pend[n][i]]
+       IN net' = SendSeq(net, n, reps[n], s)
+    /\ pend' = [pend EXCEPT ![n] = <<>>]
+    /\ UNCHANGED <<rOf, link, key, off, reps, ack, woff, blocked, timers, watches,
+                   ghost, drawn, history, sentVars, clientVars, resMax>>
+    /\ Quiet
+
+\* The replica's connection to its master is gone (EOF / reset): the master
+\* process died or does not have this connection (it restarted, or was
+\* demoted and dropped its replicas).  It reconnects with PSYNC, retrying
+\* every second.
+Lost(n) ==
+    /\ Up(n) /\ n \in RedisIds /\ ConnGone(n)
+    /\ link' = [link EXCEPT ![n] = "sync"]
+    /\ timers' = [timers EXCEPT ![n] = SetTimer(@, "Cron", Ping)]
+    /\ net' = Send(net, n, rOf[n], M("Psync"))
+    /\ UNCHANGED <<rOf, key, off, reps, ack, woff, blocked, pend, watches,
+                   ghost, drawn, history, sentVars, clientVars, resMax>>
+    /\ Quiet
+
+RedisFire(n, t) ==
+    LET tm == CancelTimer(timers[n], t) IN
+    CASE t = "Key" ->
+           /\ key' = [key EXCEPT ![n] = None]
+           /\ timers' = [timers EXCEPT ![n] = tm]
+           /\ IF IsMaster(n)   \* the master's expiry is replicated as DEL
+              THEN /\ off' = [off EXCEPT ![n] = @ + 1]
+                   /\ pend' = [pend EXCEPT ![n] = Append(@, [M("Repl") EXCEPT !.off = off[n] + 1])]
+              ELSE UNCHANGED <<off, pend>>
+           /\ UNCHANGED <<net, rOf, link, reps, ack, woff, blocked>>
+      [] t = "Cron" ->  \* replication cron: reconnect, every second
+           /\ IF ~IsMaster(n) /\ link[n] = "sync"
+              THEN /\ timers' = [timers EXCEPT ![n] = SetTimer(tm, "Cron", Ping)]
+                   /\ net' = Send(net, n, rOf[n], M("Psync"))
+              ELSE /\ timers' = [timers EXCEPT ![n] = tm]
+                   /\ net' = net
+           /\ UNCHANGED redisVars
+      [] t \in WaitTimers(ClientIds) ->  \* WAIT timed out: reply the count
+           LET c == CHOOSE x \in ClientIds : WaitT(x) = t IN
+           /\ timers' = [timers EXCEPT ![n] = tm]
+           /\ blocked' = [blocked EXCEPT ![n][c] = 0]
+           /\ net' = IF blocked[n][c] # 0
+                     THEN Send(net, n, c, [MV("WaitN", blocked[n][c]) EXCEPT !.n = Count(n, c, ack[n])])
+                     ELSE net
+           /\ UNCHANGED <<rOf, link, key, off, reps, ack, woff, pend>>
+      [] OTHER ->
+           /\ timers' = [timers EXCEPT ![n] = tm]
+           /\ UNCHANGED <<net, redisVars>>
+
+-----------------------------------------------------------------------------
+(* Sentinel steps.                                                         *)
+
+\* The failover starts: the master is SDOWN (= ODOWN, quorum 1).
+Failover ==
+    /\ Up(Sentinel) /\ SDown /\ sPromoting = None
+    /\ \E r \in RedisIds \ {sMaster} :
+          /\ sPromoting' = r
+          /\ net' = Send(net, Sentinel, r, M("NoOne"))
+    /\ UNCHANGED <<sMaster, timers, watches, ghost, drawn, history, redisVars, clientVars, resMax>>
+    /\ Quiet
+
+SentinelRecv(src, m) ==
+    LET q == Pop(src, Sentinel) IN
+    CASE m.t = "Pong" /\ src = sMaster ->
+           \* a valid reply; a master reporting the replica role is not one
+           /\ watches' = IF m.m = None THEN [watches EXCEPT ![Sentinel] = StopWatch(@, "Down")]
+                         ELSE watches
+           /\ net' = q
+           /\ UNCHANGED sentVars
+      [] m.t = "Pong" /\ src # sPromoting /\ m.m # sMaster ->
+           \* convert an old master / fix a replica's configuration
+           /\ net' = Send(q, Sentinel, src, [M("ReplicaOf") EXCEPT !.m = sMaster])
+           /\ UNCHANGED <<watches, sentVars>>
+      [] m.t = "Promoted" /\ src = sPromoting ->
+           \* the candidate reports role master: switch
+           /\ sMaster' = src
+           /\ sPromoting' = None
+           /\ watches' = [watches EXCEPT ![Sentinel] = StopWatch(@, "Down")]
+           /\ net' = SendAll(SendAll(q, Sentinel, RedisIds \ {src}, [M("ReplicaOf") EXCEPT !.m = src]),
+                             Sentinel, ClientIds, [M("Switch") EXCEPT !.m = src])
+      [] m.t = "AskMaster" ->
+           /\ net' = Send(q, Sentinel, src, [M("Switch") EXCEPT !.m = sMaster])
+           /\ UNCHANGED <<watches, sentVars>>
+      [] OTHER ->
+           /\ net' = q
+           /\ UNCHANGED <<watches, sentVars>>
+
+SentinelFire(t) ==
+    LET tm == CancelTimer(timers[Sentinel], t) IN
+    IF t = "Ping"
+    THEN /\ timers' = [timers EXCEPT ![Sentinel] = SetTimer(tm, "Ping", Ping)]
+         /\ watches' = IF Running(Sentinel, "Down") THEN watches
+                       ELSE [watches EXCEPT ![Sentinel] = StartWatch(@, "Down")]
+         /\ net' = LET q == SendAll(net, Sentinel, RedisIds, M("Ping")) IN
+                   IF sPromoting # None THEN Send(q, Sentinel, sPromoting, M("NoOne")) ELSE q
+    ELSE /\ timers' = [timers EXCEPT ![Sentinel] = tm]
+         /\ UNCHANGED <<watches, net>>
+
+-----------------------------------------------------------------------------
+(* The resource.                                                           *)
+
+ResourceRecv(c, m) ==
+    LET q == Pop(c, Resource) IN
+    IF m.t = "Write" /\ ~(Fencing /\ m.g < resMax)
+    THEN /\ history' = IF m.g < resMax THEN history \cup {"StaleWrite"} ELSE history
+         /\ resMax' = IF m.g > resMax THEN m.g ELSE resMax
+         /\ net' = Send(q, Resource, c, [M("Written") EXCEPT !.g = m.g])
+    ELSE /\ net' = IF m.t = "Write" THEN Send(q, Resource, c, [M("Rejected") EXCEPT !.g = m.g]) ELSE q
+         /\ UNCHANGED <<history, resMax>>
+
+-----------------------------------------------------------------------------
+(* Actions.                                                                *)
+
+Deliver(src, dst) ==
+    /\ <<src, dst>> \in DOMAIN net
+    /\ Deliverable(src, dst)
+    /\ LET m == Msg(src, dst) IN
+       CASE dst \in ClientIds ->
+              /\ ClientRecv(src, dst, m)
+              /\ UNCHANGED <<redisVars, sentVars, resMax>>
+         [] dst \in RedisIds /\ src \in ClientIds ->
+              /\ RedisFromClient(src, dst, m)
+              /\ UNCHANGED <<watches, ghost, drawn, sentVars, clientVars, resMax>>
+         [] dst \in RedisIds ->
+              /\ RedisFromServer(src, dst, m)
+              /\ UNCHANGED <<watches, ghost, drawn, history, sentVars, clientVars, resMax>>
+         [] dst = Sentinel ->
+              /\ SentinelRecv(src, m)
+              /\ UNCHANGED <<timers, ghost, drawn, history, redisVars, clientVars, resMax>>
+         [] dst = Resource ->
+              /\ ResourceRecv(src, m)
+              /\ UNCHANGED <<timers, watches, ghost, drawn, redisVars, sentVars, clientVars>>
+    /\ Quiet
+
+Fire(n, t) ==
+    /\ Up(n) /\ Due(n, t)
+    /\ CASE n \in ClientIds ->
+              /\ ClientFire(n, t)
+              /\ UNCHANGED <<redisVars, sentVars, resMax>>
+         [] n \in RedisIds ->
+              /\ RedisFire(n, t)
+              /\ UNCHANGED <<watches, ghost, drawn, history, sentVars, clientVars, resMax>>
+         [] n = Sentinel ->
+              /\ SentinelFire(t)
+              /\ UNCHANGED <<ghost, drawn, history, redisVars, sentVars, clientVars, resMax>>
+         [] OTHER ->
+              /\ timers' = Expired(n, t)
+              /\ UNCHANGED <<net, watches, ghost, drawn, history, algVars>>
+    /\ Quiet
+
+Step(n, s) ==
+    CASE s = "Ask" /\ n \in ClientIds -> Ask(n)
+      [] s = "Check" /\ n \in ClientIds -> Check(n)
+      [] s = "Use" /\ n \in ClientIds -> Use(n)
+      [] s = "Propagate" /\ n \in RedisIds -> Propagate(n)
+      [] s = "Lost" /\ n \in RedisIds -> Lost(n)
+      [] s = "Failover" /\ n = Sentinel -> Failover
+      [] OTHER -> FALSE
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+DriftTick == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
+
+\* What a crash loses: everything but the persisted configuration.
+Crash(n) ==
+    /\ WorldCrash(n, NoTimers, Role)
+    /\ CASE n \in RedisIds ->
+              /\ key' = [key EXCEPT ![n] = None]
+              /\ off' = [off EXCEPT ![n] = 0]
+              /\ link' = [link EXCEPT ![n] = "sync"]
+              /\ reps' = [reps EXCEPT ![n] = {}]
+              /\ ack' = [ack EXCEPT ![n] = [r \in RedisIds |-> 0]]
+              /\ woff' = [woff EXCEPT ![n] = [c \in ClientIds |-> 0]]
+              /\ blocked' = [blocked EXCEPT ![n] = [c \in ClientIds |-> 0]]
+              /\ pend' = [pend EXCEPT ![n] = <<>>]
+              /\ UNCHANGED <<rOf, sentVars, clientVars, resMax>>
+         [] n = Sentinel ->
+              /\ sPromoting' = None
+              /\ UNCHANGED <<sMaster, redisVars, clientVars, resMax>>
+         [] n \in ClientIds ->
+              /\ phase' = [phase EXCEPT ![n] =
+                             IF Acquisitions # 0 /\ done[n] >= Acquisitions THEN "done" ELSE "idle"]
+              /\ cPrimary' = [cPrimary EXCEPT ![n] = None]
+              /\ val' = [val EXCEPT ![n] = 0]
+              /\ cGhost' = [cGhost EXCEPT ![n] = 0]
+              /\ UNCHANGED <<done, redisVars, sentVars, resMax>>
+         [] OTHER -> FALSE
+
+Restart(n) ==
+    /\ WorldRestart(n)
+    /\ UNCHANGED <<ghost, drawn, history>>
+    /\ CASE n \in RedisIds ->
+              /\ timers' = [timers EXCEPT ![n] =
+                               IF rOf[n] # None THEN [t \in {"Cron"} |-> Ping] ELSE NoTimers]
+              /\ net' = IF rOf[n] # None THEN Send(net, n, rOf[n], M("Psync")) ELSE net
+              /\ UNCHANGED algVars
+         [] n = Sentinel ->
+              /\ timers' = [timers EXCEPT ![n] = [t \in {"Ping"} |-> Ping]]
+              /\ net' = net
+              /\ UNCHANGED algVars
+         [] n \in ClientIds ->
+              /\ timers' = [timers EXCEPT ![n] = NoTimers]
+              /\ net' = Send(net, n, Sentinel, M("AskMaster"))
+              /\ UNCHANGED algVars
+         [] OTHER -> FALSE
+
+Pause(n) == \E k \in MinPause..MaxPause : WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+ClockJump(n) == \E by \in -MaxJump..MaxJump : WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Lose(l) == \E i \in 1..Len(net[l]) : WorldLose(l[1], l[2], i, Role) /\ UNCHANGED algVars
+Duplicate(l) == \E i \in 1..Len(net[l]) : WorldDuplicate(l[1], l[2], i, Role) /\ UNCHANGED algVars
+
+NoFault ==
+    \/ Tick
+    \/ \E n \in AllNodes, s \in StepNames : Step(n, s)
+    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ ((\E n \in AllNodes : Restart(n)) \/ Heal)
+
+Fault ==
+    \/ DriftTick
+    \/ \E n \in AllNodes : Crash(n) \/ Pause(n) \/ ClockJump(n)
+    \/ ~Recoveries /\ ((\E n \in AllNodes : Restart(n)) \/ Heal)
+    \/ \E a, b \in AllNodes : Partition(a, b)
+    \/ \E l \in Links : Lose(l) \/ Duplicate(l)
+
+Next == NoFault \/ Fault
+
+\* The (node, step) and (node, timer) pairs that exist; the others are
+\* never enabled, so their fairness conditions are vacuous.
+StepPairs == (ClientIds \X {"Ask", "Check", "Use"}) \cup (RedisIds \X {"Propagate", "Lost"})
+             \cup {<<Sentinel, "Failover">>}
+TimerPairs == (ClientIds \X {"Timeout", "Retry", "Validity"})
+              \cup (RedisIds \X ({"Key", "Cron"} \cup {WaitT(c) : c \in ClientIds}))
+              \cup {<<Sentinel, "Ping">>}
+
+Fairness ==
+    /\ WF_vars(Tick)
+    /\ \A p \in StepPairs : WF_vars(Step(p[1], p[2]))
+    /\ \A p \in TimerPairs : WF_vars(Fire(p[1], p[2]))
+    /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
+                     /\ WF_vars(Heal)
+
+Spec == Init /\ [][Next]_vars /\ Fairness
+
+FaultsStop == <>[][NoFault]_vars
 
 DeadlockFreedom ==
-    FaultsStop => ([]<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars)
+    FaultsStop => []((\E c \in ClientIds : Wants(c)) => <>(\E c \in ClientIds : Holds(c)))
 
 StarvationFreedom ==
-    FaultsStop => \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop => \A c \in ClientIds : [](Wants(c) => <>(Holds(c) \/ status[c] = "Down"))
 
 =============================================================================

@@ -1,294 +1,347 @@
----------------------------- MODULE RicartAgrawala ----------------------------
+--------------------------- MODULE RicartAgrawala ---------------------------
 (***************************************************************************)
-(* Ricart-Agrawala mutual exclusion, from G. Ricart and A. K. Agrawala,    *)
-(* "An optimal algorithm for mutual exclusion in computer networks",       *)
-(* CACM 24(1), January 1981. N nodes, each both a client and a peer of     *)
-(* the others; no server, no clock, no timer. In the paper's words:        *)
+(* Ricart-Agrawala distributed mutual exclusion, clean-room, in the        *)
+(* locksmith world (World.tla, SEMANTICS.md).                              *)
 (*                                                                         *)
-(*   Invoking mutual exclusion (Request): Requesting_Critical_Section :=   *)
-(*   TRUE; Our_Sequence_Number := Highest_Sequence_Number + 1;             *)
-(*   Outstanding_Reply_Count := N - 1; REQUEST(Our_Sequence_Number, me)    *)
-(*   to every other node; wait until Outstanding_Reply_Count = 0, then     *)
-(*   the critical section.                                                 *)
-(*   Release: Requesting_Critical_Section := FALSE; REPLY to every node    *)
-(*   whose Reply_Deferred is set.                                          *)
-(*   On REQUEST(k, j): Highest_Sequence_Number := max(it, k); defer the    *)
-(*   reply iff Requesting_Critical_Section /\ (k > Our_Sequence_Number \/  *)
-(*   k = Our_Sequence_Number /\ j > me); otherwise REPLY at once.          *)
-(*   On REPLY: Outstanding_Reply_Count := Outstanding_Reply_Count - 1.     *)
+(* Sources                                                                 *)
+(*   [RA81] G. Ricart, A. K. Agrawala, "An optimal algorithm for mutual    *)
+(*          exclusion in computer networks", CACM 24(1):9-17, 1981         *)
+(*          (doi 10.1145/358527.358537): the three processes of a node     *)
+(*          (the one that invokes mutual exclusion, the one that receives  *)
+(*          REQUEST(k, j), the one that receives REPLY), their shared      *)
+(*          variables Our_Sequence_Number, Highest_Sequence_Number,        *)
+(*          Outstanding_Reply_Count, Requesting_Critical_Section,          *)
+(*          Reply_Deferred[1..N], and the priority rule "lower sequence    *)
+(*          number first, ties to the lower node number".                  *)
+(*   [L78]  L. Lamport, "Time, clocks, and the ordering of events in a     *)
+(*          distributed system", CACM 21(7), 1978: the sequence numbers    *)
+(*          are Lamport clocks (Highest_Sequence_Number is the clock,      *)
+(*          advanced to the maximum seen on every REQUEST received, and    *)
+(*          a new request takes Highest + 1); ties are broken by node      *)
+(*          number, giving the total order of requests.                    *)
+(*   The paper's pseudocode was cross-checked against the public mCRL2     *)
+(*   model of it (mCRL2org/mCRL2, examples/academic/                       *)
+(*   bounded_ricart-agrawala/RA_original), which states the same steps.    *)
 (*                                                                         *)
-(* Requesting_Critical_Section stays TRUE through the critical section,    *)
-(* so a node in it defers every request that can reach it. Each entry      *)
-(* costs 2(N - 1) messages.                                                *)
+(* The algorithm, as [RA81] states it, for node me of N:                   *)
+(*   invoke:  Requesting_Critical_Section := TRUE;                         *)
+(*            Our_Sequence_Number := Highest_Sequence_Number + 1;          *)
+(*            Outstanding_Reply_Count := N - 1;                            *)
+(*            send REQUEST(Our_Sequence_Number, me) to every other node;   *)
+(*            WAITFOR Outstanding_Reply_Count = 0;                         *)
+(*            <critical section>;                                          *)
+(*            Requesting_Critical_Section := FALSE;                        *)
+(*            for each j with Reply_Deferred[j]: Reply_Deferred[j] :=      *)
+(*            FALSE, send REPLY to j.                                      *)
+(*   on REQUEST(k, j):                                                     *)
+(*            Highest_Sequence_Number := max(Highest_Sequence_Number, k);  *)
+(*            Defer_it := Requesting_Critical_Section /\                   *)
+(*                 (k > Our_Sequence_Number \/                             *)
+(*                  k = Our_Sequence_Number /\ j > me);                    *)
+(*            IF Defer_it THEN Reply_Deferred[j] := TRUE ELSE send REPLY.  *)
+(*   on REPLY: Outstanding_Reply_Count := Outstanding_Reply_Count - 1.     *)
 (*                                                                         *)
-(* The world (network, crashes, loss, duplication, fairness's shape) is    *)
-(* World.tla's; this module supplies the handlers. The Rust module         *)
-(* src/algorithms/ricart_agrawala.rs follows it (the node's script is      *)
-(* src/algorithms/client.rs's). Same configuration, same states: TLC must  *)
-(* find as many distinct states as the Rust checker finds unique states    *)
-(* (DESIGN.md section 10). Of World.tla's variables only status, net       *)
-(* (envelopes [msg, age, copied], ages staying 0: the network is           *)
-(* asynchronous) and spent change here; the node's variables are the       *)
-(* fields of the Rust State:                                               *)
-(*   phase, left  State::script (Want, Acquiring, Holding, Done)           *)
-(*   highest      Highest_Sequence_Number (State::highest)                 *)
-(*   request      Our_Sequence_Number while requesting, None otherwise     *)
-(*                (State::request): the algorithm reads it only then       *)
-(*   outstanding  Outstanding_Reply_Count                                  *)
-(*   deferred     the set of j with Reply_Deferred(j)                      *)
-(* No timers, stopwatches, ghost numbers, lock values or history flags     *)
-(* exist in this family: Tick is never enabled. There is no protected      *)
-(* resource; NoStaleWrite and NoForeignRelease hold trivially.             *)
-(*                                                                         *)
-(* Finite states without changing the algorithm: sequence numbers grow     *)
-(* forever when nodes loop (Acquisitions = 0), but the algorithm only      *)
-(* compares them with each other and adds one, never compares one with a   *)
-(* constant. So shifting every timestamp in the state (highest, request,   *)
-(* and the k of every REQUEST in flight) down by the same amount changes   *)
-(* no outcome. ShiftedVars below is the state shifted so that the          *)
-(* smallest timestamp present is 0, and the .cfg's VIEW ShiftedVars makes  *)
-(* TLC count states as Rust does (Seq::Clock in src/world/ranks.rs). It    *)
-(* is not a cap: distances between timestamps are kept.                    *)
-(*                                                                         *)
-(* No SYMMETRY: ties between equal timestamps go to the smaller node       *)
-(* number, and renaming nodes changes who wins them.                       *)
-(*                                                                         *)
-(* Faults modelled: crashes (a crashed node keeps its whole state for a    *)
-(* restart, fsync; messages to it are dropped, and so are those sent to    *)
-(* it while it is down), with Recovery "eventual" (Restart is weakly       *)
-(* fair) or "none" (crash-stop: Restart may happen but need not), loss     *)
-(* and duplication (each message at most once, the copy right behind the   *)
-(* original). Not modelled (the ASSUME below refuses them): pauses,        *)
-(* delays (MaxDelay must be Async), partitions, drift and clock jumps      *)
-(* (there are no clocks); nor reordering, which World.tla never models.    *)
-(*                                                                         *)
-(* Node ids as in Rust: n1..nN are 0..N-1.                                 *)
+(* Modelling choices, and why                                              *)
+(*  - Nodes 1..N are both clients and peers (there is no server); their    *)
+(*    Role is "client", so every fault target that hits clients hits them. *)
+(*    The protected resource is one more node, Obs = N + 1, with Role      *)
+(*    "observer" (never faulted, nor its links). Node numbers order ties:  *)
+(*    the smaller number wins, as in [RA81].                               *)
+(*  - Granularity. Each of the paper's three processes runs its handler    *)
+(*    as one atomic step: the invoke step (choose the number, set the      *)
+(*    counter, send all N - 1 REQUESTs), the REQUEST handler, the REPLY    *)
+(*    handler. [RA81] guards the shared variables with the semaphore       *)
+(*    Shared_vars; a finer interleaving of the three processes (register   *)
+(*    by register) is where the published analyses found problems in the  *)
+(*    paper's *bounded* (mod M) sequence-number variant (Spronck and       *)
+(*    Keiren's mCRL2 study; Sedletsky, Pnueli, Ben-Ari 2000). This spec    *)
+(*    models the main algorithm with unbounded sequence numbers, as a      *)
+(*    real implementation with 64-bit counters runs it, and the paper's   *)
+(*    semaphore as handler atomicity. Sending the N - 1 REQUESTs as one    *)
+(*    step is sound: a REQUEST received between two sends is judged on     *)
+(*    Requesting and Our_Sequence_Number, both already set.                *)
+(*  - WAITFOR (Outstanding_Reply_Count = 0) is its own step (Enter), as    *)
+(*    the waiting process is separate from the REPLY process in [RA81];    *)
+(*    it is taken literally: the count must be exactly 0. It can only     *)
+(*    overshoot below 0 when the network duplicates a REPLY (no fault of   *)
+(*    the paper's model); then the waiter waits for ever.                 *)
+(*  - Replies are counted, as the paper counts them (no Replies key in     *)
+(*    configurations.txt): a REPLY carries nothing but its sender and is   *)
+(*    not matched to a request, so a stale or duplicated REPLY is counted  *)
+(*    against the current request. This is the known failure of the       *)
+(*    counter once the paper's reliable-network assumption is dropped.    *)
+(*  - The critical section: the node takes a ghost acquisition number      *)
+(*    (World's ghost), sends one write carrying it to the resource and     *)
+(*    waits for the resource's acknowledgement; on it the node exits       *)
+(*    (the paper's release: Requesting := FALSE, deferred REPLYs sent).    *)
+(*    Writing is a synchronous request, as a real client's write is: a     *)
+(*    write still in flight after the exit would blame the lock for a      *)
+(*    client that did not wait for its own write. Exit is done in the      *)
+(*    acknowledgement's handler: it is the follow-up of that handler.      *)
+(*  - The resource accepts every write (Ricart-Agrawala has no fencing     *)
+(*    token to check) and remembers the highest acquisition number it has  *)
+(*    accepted; accepting a lower one raises the ghost flag StaleWrite.    *)
+(*  - Wanting the lock is the invoke step (Request), weakly fair: a node   *)
+(*    with acquisitions left comes to want the lock at some moment, but    *)
+(*    not never. Acquisitions = 0 means for ever; then no count is kept.  *)
+(*  - Faults are World's. A crash keeps the node's whole state (the paper  *)
+(*    assumes nodes do not lose state; "a crashed node restarts with its   *)
+(*    whole state") but, as World says, the messages sent to it while it   *)
+(*    is down are dropped. No timers, no retries: [RA81] has none, so a    *)
+(*    lost REQUEST or REPLY is never made good. Tick is in Next for        *)
+(*    uniformity but never enabled without pauses or a bounded delay.     *)
+(*  - No VIEW, symmetry or constraint here; MCRicartAgrawala.tla holds     *)
+(*    the checker's view (the sequence numbers and ghost numbers only      *)
+(*    grow, and only their differences and order matter).                 *)
 (***************************************************************************)
-EXTENDS World
+EXTENDS World, Integers, FiniteSets, Sequences
 
 CONSTANTS
-    N,             \* [system] nodes
-    Acquisitions   \* [bounds] acquisitions per node; 0 = forever
+    N,            \* [system] nodes, each a client and a peer
+    Acquisitions  \* acquisitions per node; 0 = for ever
 
-\* World.tla's constants are the [faults] keys; this spec models crashes,
-\* Recovery, Loss and Duplication on an asynchronous network, no more.
-ASSUME /\ N \in 2..5 /\ Acquisitions \in 0..5 /\ MaxDelay \notin Int
-       /\ Pauses = 0 /\ MaxPause = 0 /\ ClockJumps = 0 /\ MaxJump = 0
-       /\ MaxDrift = 0 /\ Partitions = 0
-
-AllNodes == 0..N - 1
-Links == AllNodes \X AllNodes
-
-\* The world's view of the nodes (World.tla's hooks): every node is a
-\* client ("servers" targets none of them); nothing is urgent (Request is
-\* not, and there is no clock anyway), nothing is timed or paused.
-Role(n) == "client"
-Urgent(n) == FALSE
-Cap(n, w) == 0
-MayPause(n) == FALSE
+ASSUME N \in 1..5 /\ Acquisitions \in Nat
 
 VARIABLES
-    phase,        \* phase[n]: Want, Acquiring, Holding, Done
-    left,         \* left[n]: acquisitions still to make
-    highest,      \* Highest_Sequence_Number
-    request,      \* Our_Sequence_Number while requesting, else None
-    outstanding,  \* Outstanding_Reply_Count
-    deferred      \* {j : Reply_Deferred(j)}
+    rcs,       \* Requesting_Critical_Section[n]
+    osn,       \* Our_Sequence_Number[n]
+    hsn,       \* Highest_Sequence_Number[n]
+    orc,       \* Outstanding_Reply_Count[n]
+    deferred,  \* Reply_Deferred[n][j]
+    pc,        \* where n's invoking process is: "idle", "waiting" (WAITFOR), "cs"
+    acq,       \* acquisitions n has made (counted only when Acquisitions > 0)
+    held,      \* ghost number of n's current acquisition, 0 if none
+    rmax       \* the resource: the highest acquisition number it accepted
 
-\* The world's variables no handler here changes.
-fixed == <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
-nodeVars == <<phase, left, highest, request, outstanding, deferred>>
-vars == <<worldVars, nodeVars>>
+algVars == <<rcs, osn, hsn, orc, deferred, pc, acq, held, rmax>>
+vars == <<worldVars, algVars>>
 
-\* The messages in flight on link l.
-OnLink(l) == {net[l][i].msg : i \in 1..Len(net[l])}
+Peers == 1..N
+Obs == N + 1
+AllNodes == Peers \cup {Obs}
+Links == {l \in AllNodes \X AllNodes :
+            \/ l[1] \in Peers /\ l[2] \in Peers /\ l[1] # l[2]
+            \/ l[1] \in Peers /\ l[2] = Obs
+            \/ l[1] = Obs /\ l[2] \in Peers}
 
------------------------------------------------------------------------------
-(* The node's script (client.rs) and the lock view (properties.rs).        *)
+\* Messages: one record shape, so that TLC can compare any two.
+Request(k, j) == [type |-> "REQUEST", seq |-> k, from |-> j]
+Reply(j)      == [type |-> "REPLY", seq |-> 0, from |-> j]
+Write(g, j)   == [type |-> "WRITE", seq |-> g, from |-> j]
+Ack(g)        == [type |-> "ACK", seq |-> g, from |-> Obs]
 
-Requesting(n) == request[n] # None
-
-Wanting == {n \in AllNodes : status[n] # "Down" /\ phase[n] \in {"Want", "Acquiring"}}
-Holding == {n \in AllNodes : status[n] # "Down" /\ phase[n] = "Holding"}
-
-\* Script::released: want again, or stop after Acquisitions.
-Released(n) ==
-    IF Acquisitions = 0
-    THEN /\ phase' = [phase EXCEPT ![n] = "Want"]
-         /\ UNCHANGED left
-    ELSE /\ left' = [left EXCEPT ![n] = @ - 1]
-         /\ phase' = [phase EXCEPT ![n] = IF left[n] = 1 THEN "Done" ELSE "Want"]
+Max(a, b) == IF a > b THEN a ELSE b
 
 -----------------------------------------------------------------------------
-(* The node's own steps. Request is not urgent (a node comes to want the   *)
-(* critical section at any moment); with no clock that changes nothing.    *)
+(* The world's hooks.                                                      *)
 
-\* Invoking mutual exclusion.
-Request(i) ==
-    LET k == highest[i] + 1 IN
-    /\ Up(i) /\ phase[i] = "Want"
-    /\ request' = [request EXCEPT ![i] = k]
-    /\ outstanding' = [outstanding EXCEPT ![i] = N - 1]
-    /\ phase' = [phase EXCEPT ![i] = "Acquiring"]
-    /\ net' = SendAll(net, i, AllNodes \ {i}, [type |-> "Request", ts |-> k])
-    /\ UNCHANGED <<fixed, left, highest, deferred>>
-
-\* Leaving the critical section: REPLY to every deferred node.
-Release(i) ==
-    /\ Up(i) /\ phase[i] = "Holding"
-    /\ request' = [request EXCEPT ![i] = None]
-    /\ deferred' = [deferred EXCEPT ![i] = {}]
-    /\ net' = SendAll(net, i, deferred[i], [type |-> "Reply"])
-    /\ Released(i)
-    /\ UNCHANGED <<fixed, highest, outstanding>>
+Role(n) == IF n = Obs THEN "observer" ELSE "client"
+\* The WAITFOR's condition holding is the only step a node takes without
+\* waiting on the world (the exit is done within the ACK handler).
+Urgent(n) == n \in Peers /\ pc[n] = "waiting" /\ orc[n] = 0
+Cap(n, w) == 0
+MayPause(n) == TRUE
 
 -----------------------------------------------------------------------------
-(* The node's handlers (Action::Deliver).                                  *)
-
-\* REQUEST(k, j) reaches i.
-ReceiveRequest(j, i) ==
-    LET k == Msg(j, i).ts
-        defer == Requesting(i) /\ (k > request[i] \/ (k = request[i] /\ j > i))
-    IN
-    /\ Deliverable(j, i) /\ Msg(j, i).type = "Request"
-    /\ highest' = [highest EXCEPT ![i] = IF k > @ THEN k ELSE @]
-    /\ IF defer
-       THEN /\ deferred' = [deferred EXCEPT ![i] = @ \cup {j}]
-            /\ net' = Pop(j, i)
-       ELSE /\ net' = Send(Pop(j, i), i, j, [type |-> "Reply"])
-            /\ UNCHANGED deferred
-    /\ UNCHANGED <<fixed, phase, left, request, outstanding>>
-
-\* REPLY reaches i: one fewer outstanding; at zero, the critical section.
-\* The paper decrements in any phase and Request resets the count, so a
-\* reply while not waiting changes nothing the algorithm reads.
-ReceiveReply(j, i) ==
-    /\ Deliverable(j, i) /\ Msg(j, i).type = "Reply"
-    /\ net' = Pop(j, i)
-    /\ IF phase[i] = "Acquiring"
-       THEN /\ outstanding' = [outstanding EXCEPT ![i] = @ - 1]
-            /\ phase' = [phase EXCEPT ![i] = IF outstanding[i] = 1 THEN "Holding" ELSE @]
-       ELSE UNCHANGED <<outstanding, phase>>
-    /\ UNCHANGED <<fixed, left, highest, request, deferred>>
-
-Deliver(src, dst) == ReceiveRequest(src, dst) \/ ReceiveReply(src, dst)
-
------------------------------------------------------------------------------
-(* The world (World.tla): crashes, restarts, loss, duplication. Only Crash *)
-(* and Restart touch a node, and neither changes its state.                *)
-
-\* Fault: a node stops; messages to it are dropped. It keeps its state for
-\* the restart (fsync).
-Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED nodeVars
-
-\* A crashed node comes back with its whole state.
-Restart(n) ==
-    /\ WorldRestart(n)
-    /\ UNCHANGED <<timers, net, ghost, drawn, history, nodeVars>>
-
-\* Fault: the network loses the oldest copy of the i-th message of src ->
-\* dst.
-Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED nodeVars
-
-\* Fault: the network duplicates the oldest copy not yet duplicated; the
-\* copy travels right behind it, and neither is duplicated again.
-Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED nodeVars
-
------------------------------------------------------------------------------
-
 Init ==
     /\ WorldInit(AllNodes, Links)
-    /\ phase = [n \in AllNodes |-> "Want"]
-    /\ left = [n \in AllNodes |-> Acquisitions]
-    /\ highest = [n \in AllNodes |-> 0]
-    /\ request = [n \in AllNodes |-> None]
-    /\ outstanding = [n \in AllNodes |-> 0]
-    /\ deferred = [n \in AllNodes |-> {}]
+    /\ rcs = [n \in Peers |-> FALSE]
+    /\ osn = [n \in Peers |-> 0]
+    /\ hsn = [n \in Peers |-> 0]
+    /\ orc = [n \in Peers |-> 0]
+    /\ deferred = [n \in Peers |-> [j \in Peers |-> FALSE]]
+    /\ pc = [n \in Peers |-> "idle"]
+    /\ acq = [n \in Peers |-> 0]
+    /\ held = [n \in Peers |-> 0]
+    /\ rmax = 0
 
-\* World::enabled, in its order (no Tick: nothing is timed).
-Next ==
-    \/ \E i \in AllNodes : Request(i) \/ Release(i)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in AllNodes : Restart(n)
-    \/ \E n \in AllNodes : Crash(n)
-    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+-----------------------------------------------------------------------------
+(* The invoking process of node n.                                          *)
 
-\* The adversary's actions: never weakly fair, and "once faults stop" in
-\* the liveness properties excludes runs with infinitely many of them.
-\* With Recovery = "none" a restart is the adversary's choice too.
+\* It comes to want the lock: choose a sequence number (Lamport), count the
+\* replies to come, send REQUEST(Our_Sequence_Number, me) to every other node.
+Invoke(n) ==
+    /\ Up(n) /\ pc[n] = "idle"
+    /\ Acquisitions = 0 \/ acq[n] < Acquisitions
+    /\ rcs' = [rcs EXCEPT ![n] = TRUE]
+    /\ osn' = [osn EXCEPT ![n] = hsn[n] + 1]
+    /\ orc' = [orc EXCEPT ![n] = N - 1]
+    /\ pc' = [pc EXCEPT ![n] = "waiting"]
+    /\ net' = SendAll(net, n, Peers \ {n}, Request(hsn[n] + 1, n))
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<hsn, deferred, acq, held, rmax>>
+
+\* WAITFOR (Outstanding_Reply_Count = 0) returns: n is in its critical
+\* section and uses the resource: one write, under a new acquisition number.
+Enter(n) ==
+    /\ Up(n) /\ pc[n] = "waiting" /\ orc[n] = 0
+    /\ pc' = [pc EXCEPT ![n] = "cs"]
+    /\ ghost' = ghost + 1
+    /\ held' = [held EXCEPT ![n] = ghost + 1]
+    /\ acq' = [acq EXCEPT ![n] = IF Acquisitions = 0 THEN 0 ELSE @ + 1]
+    /\ net' = Send(net, n, Obs, Write(ghost + 1, n))
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, drawn, history>>
+    /\ UNCHANGED <<rcs, osn, hsn, orc, deferred, rmax>>
+
+-----------------------------------------------------------------------------
+(* Deliveries: the oldest message of link <<src, dst>>, to a running dst.   *)
+
+\* The REQUEST process of node n receives REQUEST(k, j).
+RecvRequest(j, n) ==
+    LET m == Msg(j, n)
+        k == m.seq
+        deferIt == rcs[n] /\ (k > osn[n] \/ (k = osn[n] /\ j > n))
+    IN
+    /\ m.type = "REQUEST"
+    /\ hsn' = [hsn EXCEPT ![n] = Max(@, k)]
+    /\ IF deferIt
+       THEN /\ deferred' = [deferred EXCEPT ![n][j] = TRUE]
+            /\ net' = Pop(j, n)
+       ELSE /\ net' = Send(Pop(j, n), n, j, Reply(n))
+            /\ UNCHANGED deferred
+    /\ UNCHANGED <<rcs, osn, orc, pc, acq, held, rmax, ghost, history>>
+
+\* The REPLY process of node n.
+RecvReply(j, n) ==
+    /\ Msg(j, n).type = "REPLY"
+    /\ orc' = [orc EXCEPT ![n] = @ - 1]
+    /\ net' = Pop(j, n)
+    /\ UNCHANGED <<rcs, osn, hsn, deferred, pc, acq, held, rmax, ghost, history>>
+
+\* The resource accepts a write (no fencing) and acknowledges it.
+RecvWrite(j) ==
+    LET g == Msg(j, Obs).seq IN
+    /\ Msg(j, Obs).type = "WRITE"
+    /\ rmax' = Max(rmax, g)
+    /\ history' = IF g < rmax THEN history \cup {"StaleWrite"} ELSE history
+    /\ net' = Send(Pop(j, Obs), Obs, j, Ack(g))
+    /\ UNCHANGED <<rcs, osn, hsn, orc, deferred, pc, acq, held, ghost>>
+
+\* The write is done: n leaves its critical section, as [RA81] releases it:
+\* Requesting := FALSE and a REPLY to every deferred node. The ACK is
+\* matched to the write by its acquisition number (as a client matches a
+\* reply to its request). A release only ever ends n's own acquisition,
+\* so ForeignRelease is raised if n releases while Requesting is already
+\* FALSE, i.e. with no acquisition of its own (it cannot happen).
+RecvAck(n) ==
+    LET m == Msg(Obs, n)
+        D == {j \in Peers : deferred[n][j]}
+    IN
+    /\ m.type = "ACK"
+    /\ IF pc[n] = "cs" /\ m.seq = held[n]
+       THEN /\ pc' = [pc EXCEPT ![n] = "idle"]
+            /\ rcs' = [rcs EXCEPT ![n] = FALSE]
+            /\ held' = [held EXCEPT ![n] = 0]
+            /\ deferred' = [deferred EXCEPT ![n] = [j \in Peers |-> FALSE]]
+            /\ net' = SendAll(Pop(Obs, n), n, D, Reply(n))
+            /\ history' = IF ~rcs[n] THEN history \cup {"ForeignRelease"}
+                          ELSE history
+       ELSE /\ net' = Pop(Obs, n)
+            /\ UNCHANGED <<pc, rcs, held, deferred, history>>
+    /\ UNCHANGED <<osn, hsn, orc, acq, rmax, ghost>>
+
+Deliver(src, dst) ==
+    /\ Deliverable(src, dst)
+    /\ \/ src \in Peers /\ dst \in Peers /\ (RecvRequest(src, dst) \/ RecvReply(src, dst))
+       \/ dst = Obs /\ RecvWrite(src)
+       \/ src = Obs /\ RecvAck(dst)
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, drawn>>
+
+-----------------------------------------------------------------------------
+(* The world acting alone.                                                  *)
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+Drift == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
+
+\* A crash keeps the node's whole state (the paper's nodes do not lose it);
+\* the messages to it are dropped by the world, the resource's ACK too. So
+\* a node that restarts in its critical section with its write no longer
+\* in flight (done, its ACK lost) writes again: the same write, which the
+\* resource takes again (a client re-sends a request it has no answer to).
+Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
+WriteInFlight(n) ==
+    \E i \in 1..Len(net[<<n, Obs>>]) : net[<<n, Obs>>][i].msg = Write(held[n], n)
+Restart(n) ==
+    /\ WorldRestart(n)
+    /\ timers' = [timers EXCEPT ![n] = NoTimers]
+    /\ net' = IF n \in Peers /\ pc[n] = "cs" /\ ~WriteInFlight(n)
+              THEN Send(net, n, Obs, Write(held[n], n))
+              ELSE net
+    /\ UNCHANGED <<ghost, drawn, history>>
+    /\ UNCHANGED algVars
+
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+
 Fault ==
+    \/ Drift
     \/ \E n \in AllNodes : Crash(n)
-    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
-    \/ ~Recoveries /\ \E n \in AllNodes : Restart(n)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ \E a, b \in AllNodes : Partition(a, b)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) :
+          Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in -MaxJump..MaxJump : ClockJump(n, by)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for each
-\* link's delivery (with FIFO links the same as each message's) and each
-\* node's own steps; for Restart only when outages end (Recoveries). No
-\* Tick, no timers, no Heal: nothing here is timed or cut.
+Recover == \E n \in AllNodes : Restart(n) \/ Heal
+
+\* The steps that are no fault (section 5): time, the nodes' own steps, the
+\* deliveries, and the recoveries when they are fair.
+NoFault ==
+    \/ Tick
+    \/ \E n \in Peers : Invoke(n) \/ Enter(n)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ Recover
+
+Next == NoFault \/ Fault \/ Recover
+
 Fairness ==
-    /\ \A i \in AllNodes : WF_vars(Request(i)) /\ WF_vars(Release(i))
+    /\ WF_vars(Tick)
+    /\ \A n \in Peers : WF_vars(Invoke(n)) /\ WF_vars(Enter(n))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
+    /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* The timestamp shift (Seq::Clock in src/world/ranks.rs).                 *)
+(* The lock view (section 5) and the properties.                           *)
 
-Stamps ==
-    {highest[n] : n \in AllNodes}
-      \cup {request[n] : n \in {x \in AllNodes : request[x] # None}}
-      \cup {m.ts : m \in {x \in InFlight : x.type = "Request"}}
-
-Least == CHOOSE s \in Stamps : \A t \in Stamps : s <= t
-
-\* The state with every timestamp shifted down by the smallest present:
-\* World.tla's RankedWorld with the REQUESTs' timestamps shifted (no ghost
-\* numbers or lock values to renumber: they stay 0). Not a ranking:
-\* max + 1 can fall between two ranks, so distances are kept. Concrete
-\* (World.tla) first makes TLC evaluate the variables the view rewrites.
-ShiftedVars ==
-    LET sh(v) == v - Least
-        same(v) == v
-        msg(m) == IF m.type = "Request" THEN [m EXCEPT !.ts = sh(@)] ELSE m
-    IN  IF ~(Concrete(net) /\ Concrete(highest) /\ Concrete(request)) THEN <<>> ELSE
-        <<RankedWorld(same, same, msg),
-          phase, left,
-          [n \in AllNodes |-> sh(highest[n])],
-          [n \in AllNodes |-> IF request[n] = None THEN None ELSE sh(request[n])],
-          outstanding, deferred>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
+\* n believes it holds the lock from WAITFOR's return until its exit; a
+\* crashed node keeps its state, and its belief, until it restarts.
+Holds(n) == pc[n] = "cs"
+Wants(n) == pc[n] = "waiting"
+Alive(n) == status[n] # "Down"
 
 TypeOK ==
     /\ WorldTypeOK
-    /\ \A n \in AllNodes : timers[n] = NoTimers /\ watches[n] = NoTimers
-    /\ history = {}
-    /\ phase \in [AllNodes -> {"Want", "Acquiring", "Holding", "Done"}]
-    /\ highest \in [AllNodes -> Nat]
-    /\ \A n \in AllNodes : request[n] = None \/ request[n] \in Nat
-    /\ outstanding \in [AllNodes -> 0..N - 1]
-    /\ deferred \in [AllNodes -> SUBSET AllNodes]
+    /\ rcs \in [Peers -> BOOLEAN]
+    /\ osn \in [Peers -> Nat]
+    /\ hsn \in [Peers -> Nat]
+    /\ orc \in [Peers -> Int] /\ \A n \in Peers : orc[n] <= N - 1
+    /\ deferred \in [Peers -> [Peers -> BOOLEAN]]
+    /\ pc \in [Peers -> {"idle", "waiting", "cs"}]
+    /\ acq \in [Peers -> 0..Acquisitions]
+    /\ held \in [Peers -> Nat]
+    /\ rmax \in Nat
+    /\ \A n \in Peers : rcs[n] <=> pc[n] # "idle"
 
-\* Never two nodes in the critical section.
-MutualExclusion == Cardinality(Holding) <= 1
+MutualExclusion == \A a, b \in Peers : a # b => ~(Holds(a) /\ Holds(b))
+NoStaleWrite == "StaleWrite" \notin history
+NoForeignRelease == "ForeignRelease" \notin history
 
-\* No resource, no history flags: these hold by construction.
-NoStaleWrite == TRUE
-NoForeignRelease == TRUE
+FaultsStop == <>[][NoFault]_vars
 
-\* Node n is granted the lock in this step: it stops wanting it.
-Granted(n) == n \in Wanting /\ n \notin Wanting'
-
-\* Once faults stop, whenever a running node wants the lock, some node
-\* eventually acquires it.
 DeadlockFreedom ==
-    []<><<Fault>>_vars \/ []<>(Wanting = {}) \/ []<><<\E n \in AllNodes : Granted(n)>>_vars
+    FaultsStop =>
+        []((\E n \in Peers : Alive(n) /\ Wants(n))
+              => <>(\E m \in Peers : Alive(m) /\ Holds(m)))
 
-\* Once faults stop, every running node that wants the lock eventually
-\* acquires it.
 StarvationFreedom ==
-    \A n \in AllNodes : []<><<Fault>>_vars \/ []<>(n \notin Wanting) \/ []<><<Granted(n)>>_vars
+    FaultsStop =>
+        \A n \in Peers : [](Alive(n) /\ Wants(n) => <>Holds(n))
 
 =============================================================================

@@ -1,584 +1,558 @@
------------------------------ MODULE SingleRedis -----------------------------
+---------------------------- MODULE SingleRedis ----------------------------
 (***************************************************************************)
-(* single-redis: a lock held as one key on one Redis server, as the Redis  *)
-(* documentation describes it:                                             *)
-(*   - "Distributed Locks with Redis" (redis.io/docs/latest/develop/use/   *)
-(*     patterns/distributed-locks/), "Correct Implementation with a Single *)
-(*     Instance": SET resource_name my_random_value NX PX 30000 to take    *)
-(*     the lock, and release by a Lua script that deletes the key only if  *)
-(*     it still holds my_random_value (compare-and-delete);                *)
-(*   - the SET command page (redis.io/docs/latest/commands/set/), "Patterns"*)
-(*     : the same lock, and the older form SETNX followed by EXPIRE, two   *)
-(*     commands that a crash can separate (the SETNX page's "Handling      *)
-(*     deadlocks"); SETNX without any expiry; release by plain DEL;        *)
-(*   - Redisson's watchdog (github.com/redisson/redisson/wiki, "8.1. Lock" *)
-(*     : lockWatchdogTimeout, renewed every lockWatchdogTimeout / 3 while  *)
-(*     the holder runs);                                                   *)
-(*   - Kleppmann, "How to do distributed locking" (2016): a client paused  *)
-(*     after it acquired still believes it holds the lock after its key    *)
-(*     expired; a fencing token (INCR on the server, checked by the        *)
-(*     storage) keeps the resource safe.                                   *)
-(* The client draws a fresh random value per attempt ("unique across all   *)
-(* clients and all lock requests"), and every answer carries it, so an     *)
-(* answer to an earlier request is recognised and dropped; every request   *)
-(* that expects an answer has a Timeout on the client's clock. A "naive"   *)
-(* client holds from the grant until its write is answered; a "validity"   *)
-(* client is Redlock's client with one server: validity = Ttl - elapsed -  *)
-(* Drift on the grant, a Validity timer, a Check of more than Margin left, *)
-(* then the Write.                                                         *)
+(* A lock on ONE Redis server, written clean-room from the published       *)
+(* descriptions (not from locksmith's Rust model nor its older spec).      *)
 (*                                                                         *)
-(* Vocabulary. Requests: SetNx (SETNX lock v), SetNxPx (SET lock v NX PX   *)
-(* Ttl), Expire (EXPIRE lock Ttl), Del (DEL lock), CompareAndDelete (the   *)
-(* Lua script: if GET lock == v then DEL lock), Renew (the watchdog's      *)
-(* PEXPIRE if the value still matches). Answers: Granted (OK, or 1 for     *)
-(* SETNX, with the INCR token when fenced), Refused (nil, or 0),           *)
-(* ExpireSet (1), Released (the DEL count). Timers: KeyExpiry (the key's   *)
-(* TTL on the server's clock), Retry (the back-off), Renew (the watchdog), *)
-(* Timeout (a request's), Validity. The server's handlers are named after  *)
-(* the command they execute (ReceiveSetNxPx ...).                          *)
+(* Sources                                                                 *)
+(*  [SET]     redis.io/commands/set: SET key value NX PX ms sets the key   *)
+(*            only if it does not exist, with an expiry, atomically; reply *)
+(*            OK or nil. "Any previous time to live ... is discarded".     *)
+(*  [SETNX]   redis.io/commands/setnx: set if not exists, reply 1/0, no    *)
+(*            expiry; its old "Locking with SETNX" pattern (SETNX, DEL).   *)
+(*  [EXPIRE]  redis.io/commands/expire, pexpire: set a timeout on an       *)
+(*            existing key (reply 1), 0 when the key does not exist; a key *)
+(*            past its timeout is deleted (lazily on access, or actively). *)
+(*            Expiry is stored as an absolute Unix time, so time flows for *)
+(*            a key even while the server is down.                         *)
+(*  [DEL], [INCR], [EVAL] redis.io/commands: DEL removes a key whoever set *)
+(*            it; INCR returns the incremented counter; a Lua script runs  *)
+(*            atomically.                                                  *)
+(*  [DL]      redis.io/docs/manual/patterns/distributed-locks ("Distributed*)
+(*            Locks with Redis"), single-instance section: acquire with    *)
+(*            SET resource random_value NX PX ttl, a value unique per      *)
+(*            attempt; release with the Lua script "if GET == ARGV[1] then *)
+(*            DEL"; retry after a (random) delay when refused; the Redlock *)
+(*            client's validity = ttl - elapsed - drift, used only if      *)
+(*            positive (here: above Margin); a failed attempt unlocks.     *)
+(*            "Performance, crash recovery and fsync": without persistence *)
+(*            a restarted server forgets the key (safety lost); with       *)
+(*            appendfsync always the key survives.                         *)
+(*  [PERSIST] redis.io/docs/management/persistence: appendfsync always     *)
+(*            fsyncs every write before it is acknowledged.                *)
+(*  [WD]      Redisson RedissonLock / RedissonBaseLock: lockWatchdogTimeout*)
+(*            is the lease; renewExpiration() runs every                   *)
+(*            internalLockLeaseTime / 3 the script "if hexists(key, me)    *)
+(*            then pexpire(key, lease); return 1 end; return 0", and       *)
+(*            reschedules itself only on reply 1 (on 0 or an error it      *)
+(*            stops); unlock cancels it.                                   *)
+(*  [MK]      M. Kleppmann, "How to do distributed locking" (2016): a      *)
+(*            fencing token, increasing with every grant, sent with each   *)
+(*            write; the storage rejects a write whose token is lower than *)
+(*            one it has already processed. A GC pause longer than the TTL *)
+(*            lets two clients hold the lock.                              *)
 (*                                                                         *)
-(* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/single_redis.rs   *)
-(* follows this spec, action for action (with src/algorithms/client.rs for *)
-(* the client's script and resource.rs for the protected resource): for    *)
-(* the constants of a scenario TLC must find exactly as many distinct      *)
-(* states as the Rust checker finds unique states (DESIGN.md section 10;   *)
-(* specs/README.md records both). The variables below are the fields of   *)
-(* the Rust Server and Client states:                                      *)
-(*   key, fence      Server                                                *)
-(*   phase, left     Client::script; value, expire, checked, token as in   *)
-(*                   Client; acquired is Client::ghost (renamed: ghost is  *)
-(*                   the world's)                                          *)
-(*   max_token, max_ghost   Resource                                       *)
-(* A validity client's stopwatch is the world's watches[c]["Elapsed"].     *)
-(*                                                                         *)
-(* Node ids as in Rust: the server is 0, clients 1..Clients, the resource  *)
-(* Clients + 1.                                                            *)
+(* Modelling choices (and why)                                             *)
+(*  - Nodes: the server is node 0, clients 1..Clients, the protected       *)
+(*    resource (an observer, never faulted) Clients+1. Links: each client  *)
+(*    to and from the server and the resource; none between clients (they *)
+(*    never talk to each other).                                           *)
+(*  - Granularity: one Redis command (or one Lua script, which Redis runs  *)
+(*    atomically [EVAL]) is one atomic step of the server, at delivery of  *)
+(*    the request; the reply is sent in the same step. One client handler  *)
+(*    (a reply, a timer) is one step; a request goes out in the step that  *)
+(*    decides it.                                                          *)
+(*  - The key's TTL is the server's timer "Key" (World: a TTL is a timer   *)
+(*    on the server). An expired key is deleted by the timer's step        *)
+(*    (active expiry), and every command treats a key whose timer reads 0  *)
+(*    as absent and deletes it (lazy expiry, [EXPIRE]); so a request that  *)
+(*    arrives at the very tick of expiry sees no key, as on a real server. *)
+(*  - The value: a fresh random value per attempt [DL], drawn from the     *)
+(*    world's counter `drawn` (only equality is ever used). The key also   *)
+(*    carries two ghost fields the real server does not have: the client  *)
+(*    whose request set it (to state NoForeignRelease) and the ghost       *)
+(*    number of that grant.                                                *)
+(*  - Acquisitions are numbered (ghost) at the server, when the SET/SETNX  *)
+(*    succeeds: that is when the lock is acquired, and the order fencing   *)
+(*    tokens follow. The number travels in the reply and in the write.     *)
+(*  - Fencing [MK]: the grant and an INCR of a counter run in one script;  *)
+(*    the counter value is the token. The counter is a Redis key, so it    *)
+(*    survives a restart only with RestartMode = "fsync".                  *)
+(*  - Persistence: "empty" loses the keyspace at a crash; "fsync" keeps    *)
+(*    the key, its value, the counter, and the key's expiry as a deadline  *)
+(*    that keeps running while the server is down (World keeps the timer  *)
+(*    and ticks a crashed node's clock). Redis has no other state.         *)
+(*  - Client recipe (Command): "set-nx-px": one SET NX PX; "setnx": SETNX  *)
+(*    with no expiry; "setnx-expire": SETNX, and once it answers 1, EXPIRE *)
+(*    key ttl as a second command (plain EXPIRE: no value check, as the    *)
+(*    old pattern has none). The client holds from the grant reply.        *)
+(*    ReleaseCommand: "del" = DEL key; "compare-and-delete" = the [DL]     *)
+(*    script. Watchdog = [WD] with renewal period Ttl \div 3 (at least 1). *)
+(*  - Client kind: "naive" holds from the grant reply until its write is   *)
+(*    answered. "validity" [DL] starts a stopwatch when it sends the       *)
+(*    request; on the grant reply it computes Ttl - elapsed - Drift and    *)
+(*    uses the lock only if that is > Margin, else it unlocks (the release *)
+(*    command) and retries. The validity check is done in the grant-reply  *)
+(*    step (the check reads the stopwatch there); the use (sending the     *)
+(*    write) is a separate, urgent step, so a pause can fall between the   *)
+(*    check and the use, exactly the window [MK] describes; a pause before *)
+(*    the reply is handled is seen by the stopwatch.                       *)
+(*  - Timeouts: every request has a Timeout timer in the client's ticks.   *)
+(*    An acquire that times out failed (back off, retry with a fresh       *)
+(*    value); an EXPIRE or a release that times out counts as done. A late *)
+(*    reply is recognised by its value and discarded, as a client library  *)
+(*    discards the answer of a request it has given up on. A lost request  *)
+(*    or reply, a crashed server or a cut link is noticed only through     *)
+(*    that timeout (World drops the message; the connection failing fast   *)
+(*    would only make the client notice earlier).                          *)
+(*  - Retry: after a refusal the client waits Retry ticks (timer), then    *)
+(*    asks again at any later moment (the step is weakly fair, not urgent: *)
+(*    [DL]'s retry delay is random). Coming to want the lock is likewise a *)
+(*    weakly fair, non-urgent step.                                        *)
+(*  - Resource: accepts every write, or with Fencing rejects a write whose *)
+(*    token is below the highest it has seen; it answers either way.       *)
+(*  - Lock view (SEMANTICS.md section 5): a client holds in phases         *)
+(*    expiring/use/writing (from the grant it may use, until the write is  *)
+(*    answered, when it sends its release); it wants in want/acquiring/    *)
+(*    backoff/unlocking (a validity client whose check failed never held). *)
+(*  - A client crash loses its phase, value, token and timers (it comes    *)
+(*    back idle and may want again); its count of finished acquisitions is *)
+(*    workload bookkeeping and is kept.                                    *)
+(*  - Not modelled: Redis replication/failover (a single instance), reads  *)
+(*    (GET) outside the release script, key eviction under maxmemory.      *)
 (***************************************************************************)
-EXTENDS World
+EXTENDS World, Integers, Sequences, FiniteSets
 
 CONSTANTS
-    Clients,       \* [system] clients
-    Ttl,           \* [system] ttl: key expiry in the server's ticks
-    Command,       \* [system] command: "setnx", "setnx-expire" or "set-nx-px"
-    ReleaseCommand, \* [system] release: "del" or "compare-and-delete"
-    Watchdog,      \* [system] watchdog: renew every Ttl \div 3 while held
-    Fencing,       \* [system] fencing: INCR counter as token, resource checks
-    Retry,         \* [system] retry: ticks a refused client waits
-    RestartMode,   \* [system] restart: "empty" or "fsync"
-    Timeout,       \* [system] timeout: the request timeout, client ticks
-    Client,        \* [system] client: "naive" or "validity"
-    Drift,         \* [system] drift: allowance subtracted from the validity
-    Margin,        \* [system] margin: validity needed at the Check
-    Acquisitions   \* [bounds] acquisitions per client; 0 = forever
+    Clients,         \* number of lock clients
+    Ttl,             \* key expiry, server ticks
+    Command,         \* "setnx", "setnx-expire", "set-nx-px"
+    ReleaseCommand,  \* "del", "compare-and-delete"
+    Watchdog,        \* Redisson-style renewal
+    Fencing,         \* INCR'd fencing token checked by the resource
+    Retry,           \* back-off after a refusal/failed attempt, client ticks
+    RestartMode,     \* "empty" or "fsync"
+    Timeout,         \* per-request timeout, client ticks
+    Client,          \* "naive" or "validity"
+    Drift,           \* validity client: drift allowance
+    Margin,          \* validity client: minimum validity left
+    Acquisitions     \* per client; 0 = forever
 
-ASSUME /\ Clients \in 1..4 /\ Ttl \in 1..30 /\ Retry \in 1..10
+ASSUME /\ Clients \in 1..5 /\ Ttl \in 1..30
        /\ Command \in {"setnx", "setnx-expire", "set-nx-px"}
        /\ ReleaseCommand \in {"del", "compare-and-delete"}
        /\ Watchdog \in BOOLEAN /\ Fencing \in BOOLEAN
-       /\ ~(Watchdog /\ Command = "setnx")
+       /\ Retry \in 0..30 /\ Timeout \in 1..30
        /\ RestartMode \in {"empty", "fsync"}
-       /\ Timeout \in 1..30 /\ Client \in {"naive", "validity"}
-       /\ Drift \in 0..10 /\ Margin \in 0..10
-       /\ ~(Client = "validity" /\ (Command = "setnx" \/ Watchdog))
-       /\ Acquisitions \in 0..5
-
-Server == 0
-ClientIds == 1..Clients
-Resource == Clients + 1
-AllNodes == 0..Clients + 1
-Links == AllNodes \X AllNodes
-TimerNames == {"KeyExpiry", "Retry", "Renew", "Timeout", "Validity"}
-StepNames == {"Acquire", "Expire", "Check", "Write"}
-Validity == Client = "validity"
-
-\* Redisson's renewal period, lockWatchdogTimeout / 3 (Params::renew_every).
-RenewEvery == IF Ttl \div 3 > 1 THEN Ttl \div 3 ELSE 1
-
-\* The world's view of the nodes (World.tla's hooks).
-Role(n) == CASE n = Server -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
-\* Any elapsed time of a TTL or more leaves no validity.
-Cap(n, w) == Ttl
-MayPause(n) == TRUE
+       /\ Client \in {"naive", "validity"}
+       /\ Drift \in 0..30 /\ Margin \in 0..30 /\ Acquisitions \in 0..5
 
 VARIABLES
-    key,        \* the server's lock key: None or [value, ghost]
-    fence,      \* the server's fencing counter (INCR lock:fence)
-    phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
-    left,       \* left[c]: acquisitions still to make
-    value,      \* value[c]: the current attempt's lock value, 0 between
-    expire,     \* expire[c]: EXPIRE "Done", "ToSend" or "Sent"
-    checked,    \* checked[c]: a validity client found validity left
-    token,      \* token[c]: the fencing token of c's grant
-    acquired,   \* acquired[c]: the ghost number of c's grant
-    max_token,  \* the resource's highest accepted token
-    max_ghost   \* ghost: the latest acquisition a write was accepted under
+    key,       \* the lock key: None, or [val, owner, g] (owner, g are ghost)
+    counter,   \* the fencing counter key (0 when absent)
+    pc,        \* pc[c]: the client's phase
+    val,       \* val[c]: the random value of c's current attempt (0: none)
+    token,     \* token[c]: fencing token of c's current grant (0: none)
+    gnum,      \* gnum[c]: ghost number of c's current grant (0: none)
+    done,      \* done[c]: acquisitions c has finished
+    renewing,  \* renewing[c]: a watchdog renewal is awaiting its reply
+    maxTok,    \* resource: the highest fencing token it has seen
+    maxG       \* resource (ghost): highest acquisition number it accepted
 
-\* The world's variables no handler changes.
-fixed == <<status, pause, skew, cut, spent>>
-serverVars == <<key, fence>>
-clientVars == <<phase, left, value, expire, checked, token, acquired, watches>>
-resourceVars == <<max_token, max_ghost>>
-algVars == <<key, fence, phase, left, value, expire, checked, token, acquired,
-             max_token, max_ghost>>
+serverVars == <<key, counter>>
+clientVars == <<pc, val, token, gnum, done, renewing>>
+resourceVars == <<maxTok, maxG>>
+algVars == <<key, counter, pc, val, token, gnum, done, renewing, maxTok, maxG>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
+Server == 0
+ClientSet == 1..Clients
+Resource == Clients + 1
+AllNodes == 0..Clients + 1
 
-\* Script::holds: Holding or Writing (the watchdog renews while it does).
-ScriptHolds(c) == phase[c] \in {"Holding", "Writing"}
+Links == UNION {{<<c, Server>>, <<Server, c>>, <<c, Resource>>, <<Resource, c>>} : c \in ClientSet}
 
-\* The lock view: a naive client believes it holds the lock from the grant
-\* until its write is answered; a validity client, while Holding, only
-\* while its validity timer is above zero or once it has checked it, and
-\* it still wants the lock until it has checked (DESIGN.md section 5).
-Holds(c) ==
-    \/ /\ phase[c] = "Holding"
-       /\ \/ ~Validity \/ checked[c]
-          \/ IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
-    \/ phase[c] = "Writing"
-Wants(c) ==
-    \/ phase[c] \in {"Want", "Acquiring"}
-    \/ phase[c] = "Holding" /\ Validity /\ ~checked[c]
+Role(n) == IF n = Server THEN "server" ELSE IF n = Resource THEN "observer" ELSE "client"
 
-\* The lock view counts running (not crashed) clients only.
-Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
-Wanting == {c \in ClientIds : status[c] # "Down" /\ Wants(c)}
+Phases == {"idle", "want", "acquiring", "backoff", "unlocking",
+           "expiring", "use", "writing", "releasing", "done"}
+HoldPhases == {"expiring", "use", "writing"}
+WantPhases == {"want", "acquiring", "backoff", "unlocking"}
 
-\* Client::forget: what only mattered to the attempt or hold that ended.
-Forget(c) ==
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ expire' = [expire EXCEPT ![c] = "Done"]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-    /\ token' = [token EXCEPT ![c] = 0]
-    /\ acquired' = [acquired EXCEPT ![c] = 0]
+TimerNames == {"Key", "Timeout", "Retry", "Renew", "RenewWait"}
+StepNames == {"want", "ask", "write"}
 
-\* Script::released: the release was answered (or timed out).
-Released(c) ==
-    /\ IF Acquisitions = 0
-       THEN /\ phase' = [phase EXCEPT ![c] = "Want"]
-            /\ UNCHANGED left
-       ELSE /\ left' = [left EXCEPT ![c] = @ - 1]
-            /\ phase' = [phase EXCEPT ![c] = IF left[c] = 1 THEN "Done" ELSE "Want"]
-    /\ Forget(c)
+RenewPeriod == IF Ttl \div 3 < 1 THEN 1 ELSE Ttl \div 3
 
-\* The release command for the lock of value v.
-ReleaseMsg(v) ==
-    [type |-> IF ReleaseCommand = "del" THEN "Del" ELSE "CompareAndDelete", value |-> v]
+\* Every message has one shape: type, value, ok flag, token, ghost number.
+Mk(t, v, ok, tok, g) == [t |-> t, v |-> v, ok |-> ok, tok |-> tok, g |-> g]
 
-\* retry_later: the attempt failed; want the lock again after the back-off
-\* (a validity client's stopwatch stops). tm: the client's timers so far.
-RetryLater(c, tm) ==
-    /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
-    /\ phase' = [phase EXCEPT ![c] = "Want"]
-    /\ Forget(c)
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
-
-\* give_up: a validity client's lock is no use; release it without waiting
-\* for the answer, and retry later. q: the network so far.
-GiveUp(c, q, tm) ==
-    /\ net' = Send(q, c, Server, ReleaseMsg(value[c]))
-    /\ RetryLater(c, CancelTimer(CancelTimer(tm, "Validity"), "Timeout"))
+Max(a, b) == IF a >= b THEN a ELSE b
 
 -----------------------------------------------------------------------------
-(* Client steps (Actor::steps and on_step). Expire, Check and Write are    *)
-(* urgent: time does not pass while a running client has one. Acquire is   *)
-(* not (Actor::urgent): a client comes to want the lock, and retries after *)
-(* its back-off, at any moment, any number of ticks later, but not never   *)
-(* (it is weakly fair).                                                    *)
+(* World hooks.                                                            *)
 
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanExpire(c) == phase[c] = "Holding" /\ expire[c] = "ToSend"
-CanCheck(c) == phase[c] = "Holding" /\ expire[c] = "Done" /\ Validity /\ ~checked[c]
-CanWrite(c) == phase[c] = "Holding" /\ expire[c] = "Done" /\ (~Validity \/ checked[c])
-HasUrgentStep(n) == n \in ClientIds /\ (CanExpire(n) \/ CanCheck(n) \/ CanWrite(n))
+\* The only step a client takes without waiting on the world: sending the
+\* write once it holds (the follow-up of its grant handling).
+Urgent(n) == n \in ClientSet /\ pc[n] = "use"
 
-\* Acquire: a fresh value, then SETNX or SET NX PX, with a timeout; a
-\* validity client starts its stopwatch (T1).
-Acquire(c) ==
-    LET v == drawn + 1 IN
-    /\ Up(c) /\ CanAcquire(c)
-    /\ drawn' = v
-    /\ value' = [value EXCEPT ![c] = v]
-    /\ net' = Send(net, c, Server,
-                   [type |-> IF Command = "set-nx-px" THEN "SetNxPx" ELSE "SetNx", value |-> v])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ watches' = IF Validity THEN [watches EXCEPT ![c] = StartWatch(@, "Elapsed")] ELSE watches
-    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<fixed, ghost, history, serverVars,
-                   left, expire, checked, token, acquired, resourceVars>>
+\* The validity client's stopwatch: any elapsed >= Ttl gives the same
+\* (failing) check, so it saturates there.
+Cap(n, w) == Ttl
 
-\* Expire: the second command of the two-step form.
-Expire(c) ==
-    /\ Up(c) /\ CanExpire(c)
-    /\ net' = Send(net, c, Server, [type |-> "Expire", value |-> value[c]])
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-    /\ expire' = [expire EXCEPT ![c] = "Sent"]
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   phase, left, value, checked, token, acquired, watches, resourceVars>>
-
-\* Check: is more than the margin left? Only then write; else give up.
-Check(c) ==
-    /\ Up(c) /\ CanCheck(c)
-    /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
-       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
-            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, phase, value, expire, token, acquired, watches>>
-       ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
-
-\* Write: the critical section's write, with the token if fenced.
-Write(c) ==
-    /\ Up(c) /\ CanWrite(c)
-    /\ net' = Send(net, c, Resource,
-                   [type |-> "Write", token |-> token[c], ghost |-> acquired[c]])
-    /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, serverVars,
-                   left, value, expire, checked, token, acquired, watches, resourceVars>>
-
-\* Release: the write is answered, so the critical section is over.
-Release(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Writing" /\ Msg(src, c).type \in {"Accepted", "Rejected"}
-    /\ net' = Send(Pop(src, c), c, Server, ReleaseMsg(value[c]))
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(SetTimer(@, "Timeout", Timeout), "Renew")]
-    /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   left, value, expire, checked, token, acquired, watches, resourceVars>>
+MayPause(n) == Role(n) # "observer"
 
 -----------------------------------------------------------------------------
-(* The server executes one command atomically, as Redis does               *)
-(* (server_receive). Each handler delivers the head of the link src ->     *)
-(* server. Every answer carries its request's value.                       *)
-
-Reply(src, m) == net' = Send(Pop(src, Server), Server, src, m)
-
-\* SETNX and SET NX PX: set the key to the request's value if it is absent.
-SetIfAbsent(src, px) ==
-    LET v == Msg(src, Server).value IN
-    IF key # None
-    THEN /\ Reply(src, [type |-> "Refused", value |-> v])
-         /\ UNCHANGED <<timers, ghost, key, fence>>
-    ELSE LET g == ghost + 1
-             f == IF Fencing THEN fence + 1 ELSE fence
-         IN  /\ ghost' = g
-             /\ key' = [value |-> v, ghost |-> g]
-             /\ timers' = IF px
-                          THEN [timers EXCEPT ![Server] = SetTimer(@, "KeyExpiry", Ttl)]
-                          ELSE timers
-             /\ fence' = f
-             /\ Reply(src, [type |-> "Granted", value |-> v, token |-> f, ghost |-> g])
-
-ReceiveSetNx(src) ==
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "SetNx"
-    /\ SetIfAbsent(src, FALSE)
-    /\ UNCHANGED <<fixed, drawn, history, clientVars, resourceVars>>
-
-ReceiveSetNxPx(src) ==
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "SetNxPx"
-    /\ SetIfAbsent(src, TRUE)
-    /\ UNCHANGED <<fixed, drawn, history, clientVars, resourceVars>>
-
-\* EXPIRE lock ttl.
-ReceiveExpire(src) ==
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "Expire"
-    /\ timers' = IF key # None
-                 THEN [timers EXCEPT ![Server] = SetTimer(@, "KeyExpiry", Ttl)]
-                 ELSE timers
-    /\ Reply(src, [type |-> "ExpireSet", value |-> Msg(src, Server).value])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, clientVars, resourceVars>>
-
-\* DEL lock, whatever key is there: a foreign release when it is not the
-\* lock this release was for (the value DEL carries only for this ghost).
-ReceiveDel(src) ==
-    LET v == Msg(src, Server).value IN
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "Del"
-    /\ IF key # None
-       THEN /\ key' = None
-            /\ history' = IF key.value # v THEN history \cup {"ForeignRelease"}
-                          ELSE history
-            /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, "KeyExpiry")]
-       ELSE UNCHANGED <<key, history, timers>>
-    /\ Reply(src, [type |-> "Released", value |-> v])
-    /\ UNCHANGED <<fixed, ghost, drawn, fence, clientVars, resourceVars>>
-
-\* The Lua script: if GET lock == value then DEL lock.
-ReceiveCompareAndDelete(src) ==
-    LET v == Msg(src, Server).value IN
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "CompareAndDelete"
-    /\ IF key # None /\ key.value = v
-       THEN /\ key' = None
-            /\ timers' = [timers EXCEPT ![Server] = CancelTimer(@, "KeyExpiry")]
-       ELSE UNCHANGED <<key, timers>>
-    /\ Reply(src, [type |-> "Released", value |-> v])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, fence, clientVars, resourceVars>>
-
-\* Redisson's renewal: if GET lock == value then PEXPIRE lock ttl. No answer.
-ReceiveRenew(src) ==
-    /\ Deliverable(src, Server) /\ Msg(src, Server).type = "Renew"
-    /\ timers' = IF key # None /\ key.value = Msg(src, Server).value
-                 THEN [timers EXCEPT ![Server] = SetTimer(@, "KeyExpiry", Ttl)]
-                 ELSE timers
-    /\ net' = Pop(src, Server)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, clientVars, resourceVars>>
-
-ServerCommands == {"SetNx", "SetNxPx", "Expire", "Del", "CompareAndDelete", "Renew"}
-
------------------------------------------------------------------------------
-(* The client's other handlers (client_receive). An answer whose value is  *)
-(* not the current attempt's answers an earlier request: it is dropped.    *)
-
-\* The grant. A validity client computes validity = Ttl - (T2 - T1) - Drift
-\* and gives up when none is left; otherwise sets its Validity timer.
-ReceiveGranted(src, c) ==
-    LET m == Msg(src, c)
-        tm == LET t0 == CancelTimer(timers[c], "Timeout")
-              IN IF Watchdog THEN SetTimer(t0, "Renew", RenewEvery) ELSE t0
-        validity == Ttl - (IF Running(c, "Elapsed") THEN watches[c]["Elapsed"] ELSE Ttl) - Drift
-    IN
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Acquiring" /\ m.type = "Granted" /\ m.value = value[c]
-    /\ IF Validity /\ validity <= 0
-       THEN GiveUp(c, Pop(src, c), tm)
-       ELSE /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
-            /\ phase' = [phase EXCEPT ![c] = "Holding"]
-            /\ token' = [token EXCEPT ![c] = m.token]
-            /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
-            /\ expire' = IF Command = "setnx-expire" THEN [expire EXCEPT ![c] = "ToSend"]
-                         ELSE expire
-            /\ timers' = [timers EXCEPT ![c] =
-                            IF Validity THEN SetTimer(tm, "Validity", validity) ELSE tm]
-            /\ net' = Pop(src, c)
-            /\ UNCHANGED <<value, checked>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
-
-ReceiveRefused(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Acquiring" /\ Msg(src, c).type = "Refused"
-    /\ Msg(src, c).value = value[c]
-    /\ RetryLater(c, CancelTimer(timers[c], "Timeout"))
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, left, resourceVars>>
-
-ReceiveExpireSet(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Holding" /\ Msg(src, c).type = "ExpireSet"
-    /\ Msg(src, c).value = value[c] /\ expire[c] = "Sent"
-    /\ expire' = [expire EXCEPT ![c] = "Done"]
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars,
-                   phase, left, value, checked, token, acquired, watches, resourceVars>>
-
-ReceiveReleased(src, c) ==
-    /\ Deliverable(src, c)
-    /\ phase[c] = "Releasing" /\ Msg(src, c).type = "Released"
-    /\ Msg(src, c).value = value[c]
-    /\ Released(c)
-    /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
-    /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, serverVars, watches, resourceVars>>
-
-\* The (phase, message) pairs a client acts on; it drops any other.
-ClientTakes(c, m) ==
-    \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused"} /\ m.value = value[c]
-    \/ phase[c] = "Holding" /\ m.type = "ExpireSet" /\ m.value = value[c]
-       /\ expire[c] = "Sent"
-    \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
-    \/ phase[c] = "Releasing" /\ m.type = "Released" /\ m.value = value[c]
-
------------------------------------------------------------------------------
-(* The protected resource (resource.rs): with fencing on, it rejects any   *)
-(* token lower than the highest it has accepted.                           *)
-
-ReceiveWrite(src) ==
-    LET m == Msg(src, Resource) IN
-    /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ IF Fencing /\ m.token < max_token
-       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
-            /\ UNCHANGED <<history, resourceVars>>
-       ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"}
-                          ELSE history
-            /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
-            /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, serverVars, clientVars>>
-
------------------------------------------------------------------------------
-(* Delivery (Action::Deliver): the head of a link reaches its running      *)
-(* destination, whose handler takes it or drops it.                        *)
-
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    CASE dst = Server   -> m.type \in ServerCommands
-      [] dst = Resource -> m.type = "Write"
-      [] OTHER          -> ClientTakes(dst, m)
-
-\* A message the destination's handler ignores: the network still hands it
-\* over, so it leaves the link.
-Discard(src, dst) ==
-    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history,
-                   serverVars, clientVars, resourceVars>>
-
-Deliver(src, dst) ==
-    /\ Deliverable(src, dst)
-    /\ \/ /\ dst = Server
-          /\ \/ ReceiveSetNx(src) \/ ReceiveSetNxPx(src) \/ ReceiveExpire(src)
-             \/ ReceiveDel(src) \/ ReceiveCompareAndDelete(src) \/ ReceiveRenew(src)
-       \/ /\ dst \in ClientIds
-          /\ \/ ReceiveGranted(src, dst) \/ ReceiveRefused(src, dst)
-             \/ ReceiveExpireSet(src, dst) \/ Release(src, dst)
-             \/ ReceiveReleased(src, dst)
-       \/ dst = Resource /\ ReceiveWrite(src)
-       \/ Discard(src, dst)
-
------------------------------------------------------------------------------
-(* Timers (Action::Fire, on_timer): a running node's timer, run down to    *)
-(* zero, fires; the world removes it first.                                *)
-
-\* The request timeout: an acquisition attempt has failed (retry after the
-\* back-off), an EXPIRE counts as done, a release counts as done.
-TimedOut(c, rest) ==
-    CASE phase[c] = "Acquiring" ->
-           /\ RetryLater(c, rest[c])
-           /\ UNCHANGED left
-      [] phase[c] = "Holding" /\ expire[c] = "Sent" ->
-           /\ expire' = [expire EXCEPT ![c] = "Done"]
-           /\ timers' = rest
-           /\ UNCHANGED <<phase, left, value, checked, token, acquired, watches>>
-      [] phase[c] = "Releasing" ->
-           /\ Released(c)
-           /\ timers' = rest
-           /\ UNCHANGED watches
-      [] OTHER ->
-           /\ timers' = rest
-           /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired, watches>>
-
-Fire(n, t) ==
-    LET rest == Expired(n, t) IN
-    /\ Up(n) /\ Due(n, t)
-    /\ CASE t = "KeyExpiry" /\ n = Server ->
-              \* The key's TTL ran out on the server's clock.
-              /\ key' = None
-              /\ timers' = rest
-              /\ UNCHANGED <<net, clientVars>>
-         [] t = "Renew" /\ n \in ClientIds /\ ScriptHolds(n) ->
-              \* The watchdog renews while the client believes it holds.
-              /\ net' = Send(net, n, Server, [type |-> "Renew", value |-> value[n]])
-              /\ timers' = [rest EXCEPT ![n] = SetTimer(@, "Renew", RenewEvery)]
-              /\ UNCHANGED <<key, clientVars>>
-         [] t = "Timeout" /\ n \in ClientIds ->
-              /\ TimedOut(n, rest)
-              /\ UNCHANGED <<net, key>>
-         [] t = "Validity" /\ n \in ClientIds /\ phase[n] = "Holding" ->
-              \* The validity ran out before the client checked it: lost.
-              /\ GiveUp(n, net, rest[n])
-              /\ UNCHANGED <<key, left>>
-         [] OTHER ->
-              \* Retry: the client may ask again; Renew after the release.
-              /\ timers' = rest
-              /\ UNCHANGED <<net, key, clientVars>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, fence, resourceVars>>
-
------------------------------------------------------------------------------
-(* The world (World.tla): time, drift, crashes, restarts, pauses,          *)
-(* partitions, loss, duplication, clock jumps. Only Crash and Restart      *)
-(* touch the algorithm's state.                                            *)
-
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
-Heal == WorldHeal /\ UNCHANGED algVars
-Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
-Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
-Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
-Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
-ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
-
-\* Fault: a node stops. An fsynced server keeps its key and the key's
-\* expiry; an empty one forgets both. A client keeps its state only for
-\* the restart.
-Crash(n) ==
-    /\ WorldCrash(n, IF n = Server /\ RestartMode = "fsync"
-                     THEN Keep(timers[n], {"KeyExpiry"}) ELSE NoTimers, Role)
-    /\ IF n = Server /\ RestartMode = "empty"
-       THEN key' = None /\ fence' = 0
-       ELSE UNCHANGED serverVars
-    /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired, resourceVars>>
-
-\* A crashed node comes back with what it persisted: an fsynced server with
-\* its key (gone if its expiry passed while down), anything else afresh.
-Restart(n) ==
-    /\ WorldRestart(n)
-    /\ CASE n = Server /\ RestartMode = "fsync" ->
-              /\ key' = IF Due(n, "KeyExpiry") THEN None ELSE key
-              /\ timers' = [timers EXCEPT ![n] =
-                              IF IsSet(n, "KeyExpiry") /\ ~Due(n, "KeyExpiry")
-                              THEN Keep(@, {"KeyExpiry"}) ELSE NoTimers]
-              /\ UNCHANGED <<fence, phase, left, value, expire, checked, token, acquired,
-                             resourceVars>>
-         [] n = Server ->
-              /\ key' = None /\ fence' = 0
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<phase, left, value, expire, checked, token, acquired,
-                             resourceVars>>
-         [] n \in ClientIds ->
-              /\ phase' = [phase EXCEPT ![n] = "Want"]
-              /\ left' = [left EXCEPT ![n] = Acquisitions]
-              /\ Forget(n)
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<serverVars, resourceVars>>
-         [] OTHER ->
-              /\ max_token' = 0 /\ max_ghost' = 0
-              /\ timers' = [timers EXCEPT ![n] = NoTimers]
-              /\ UNCHANGED <<serverVars, phase, left, value, expire, checked, token, acquired>>
-    /\ UNCHANGED <<net, ghost, drawn, history>>
-
------------------------------------------------------------------------------
-
 Init ==
     /\ WorldInit(AllNodes, Links)
     /\ key = None
-    /\ fence = 0
-    /\ phase = [c \in ClientIds |-> "Want"]
-    /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ value = [c \in ClientIds |-> 0]
-    /\ expire = [c \in ClientIds |-> "Done"]
-    /\ checked = [c \in ClientIds |-> FALSE]
-    /\ token = [c \in ClientIds |-> 0]
-    /\ acquired = [c \in ClientIds |-> 0]
-    /\ max_token = 0
-    /\ max_ghost = 0
+    /\ counter = 0
+    /\ pc = [c \in ClientSet |-> "idle"]
+    /\ val = [c \in ClientSet |-> 0]
+    /\ token = [c \in ClientSet |-> 0]
+    /\ gnum = [c \in ClientSet |-> 0]
+    /\ done = [c \in ClientSet |-> 0]
+    /\ renewing = [c \in ClientSet |-> FALSE]
+    /\ maxTok = 0
+    /\ maxG = 0
 
-\* A client's step by name (for fairness).
-Step(n, s) ==
-    /\ n \in ClientIds
-    /\ CASE s = "Acquire" -> Acquire(n)
-         [] s = "Expire" -> Expire(n)
-         [] s = "Check" -> Check(n)
-         [] OTHER -> Write(n)
+-----------------------------------------------------------------------------
+(* The server. A key whose timer reads 0 has expired: every command sees  *)
+(* it as absent (lazy expiry) and deletes it.                              *)
 
-\* World::enabled, in its order.
-Next ==
+KeyLive == key # None /\ ~(IsSet(Server, "Key") /\ Left(Server, "Key") = 0)
+LiveKey == IF KeyLive THEN key ELSE None
+\* The server's timers once an expired key is gone.
+STimers == IF KeyLive THEN timers[Server] ELSE CancelTimer(timers[Server], "Key")
+
+\* One command from c: new key, server timers, counter, ghost; the reply;
+\* whether it removed a key another client acquired.
+ServerDo(c, k, st, cnt, gh, reply, foreign) ==
+    /\ key' = k
+    /\ counter' = cnt
+    /\ ghost' = gh
+    /\ timers' = [timers EXCEPT ![Server] = st]
+    /\ net' = Send(Pop(c, Server), Server, c, reply)
+    /\ history' = IF foreign THEN history \cup {"ForeignRelease"} ELSE history
+    /\ UNCHANGED <<status, pause, skew, watches, cut, spent, drawn>>
+    /\ UNCHANGED <<clientVars, resourceVars>>
+
+\* SET key v NX PX Ttl, or SETNX key v (with Fencing, in one script with
+\* INCR counter). The grant is acquisition number ghost + 1.
+ServerAcquire(c, m) ==
+    IF LiveKey = None
+    THEN LET g == ghost + 1
+             cnt == IF Fencing THEN counter + 1 ELSE counter
+             tok == IF Fencing THEN cnt ELSE 0
+             st == IF Command = "set-nx-px"
+                   THEN SetTimer(STimers, "Key", Ttl)
+                   ELSE STimers   \* SETNX: no expiry
+         IN ServerDo(c, [val |-> m.v, owner |-> c, g |-> g], st, cnt, g,
+                     Mk("acqR", m.v, TRUE, tok, g), FALSE)
+    ELSE ServerDo(c, key, STimers, counter, ghost,
+                  Mk("acqR", m.v, FALSE, 0, 0), FALSE)
+
+\* EXPIRE key Ttl: on whatever key is there, no value check.
+ServerExpire(c, m) ==
+    IF LiveKey # None
+    THEN ServerDo(c, key, SetTimer(STimers, "Key", Ttl), counter, ghost,
+                  Mk("expR", m.v, TRUE, 0, 0), FALSE)
+    ELSE ServerDo(c, None, STimers, counter, ghost,
+                  Mk("expR", m.v, FALSE, 0, 0), FALSE)
+
+\* DEL key, or the compare-and-delete script.
+ServerRelease(c, m) ==
+    LET k == LiveKey
+        removes == k # None /\ (ReleaseCommand = "del" \/ k.val = m.v)
+    IN IF removes
+       THEN ServerDo(c, None, CancelTimer(STimers, "Key"), counter, ghost,
+                     Mk("relR", m.v, TRUE, 0, 0), k.owner # c)
+       ELSE ServerDo(c, k, STimers, counter, ghost,
+                     Mk("relR", m.v, FALSE, 0, 0), FALSE)
+
+\* Redisson's renewal script: PEXPIRE only if the key is still c's.
+ServerRenew(c, m) ==
+    IF LiveKey # None /\ key.val = m.v
+    THEN ServerDo(c, key, SetTimer(STimers, "Key", Ttl), counter, ghost,
+                  Mk("renewR", m.v, TRUE, 0, 0), FALSE)
+    ELSE ServerDo(c, LiveKey, STimers, counter, ghost,
+                  Mk("renewR", m.v, FALSE, 0, 0), FALSE)
+
+ServerRecv(c) ==
+    LET m == Msg(c, Server) IN
+    CASE m.t = "acq"   -> ServerAcquire(c, m)
+      [] m.t = "exp"   -> ServerExpire(c, m)
+      [] m.t = "rel"   -> ServerRelease(c, m)
+      [] m.t = "renew" -> ServerRenew(c, m)
+
+\* Active expiry.
+ServerFire(t) ==
+    /\ t = "Key"
+    /\ key' = None
+    /\ timers' = Expired(Server, "Key")
+    /\ UNCHANGED <<status, pause, skew, watches, net, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<counter, clientVars, resourceVars>>
+
+-----------------------------------------------------------------------------
+(* The protected resource.                                                 *)
+
+ResourceRecv(c) ==
+    LET m == Msg(c, Resource)
+        accept == ~Fencing \/ m.tok >= maxTok
+    IN
+    /\ m.t = "write"
+    /\ maxTok' = IF accept THEN Max(maxTok, m.tok) ELSE maxTok
+    /\ maxG' = IF accept THEN Max(maxG, m.g) ELSE maxG
+    /\ history' = IF accept /\ m.g < maxG THEN history \cup {"StaleWrite"} ELSE history
+    /\ net' = Send(Pop(c, Resource), Resource, c, Mk("writeR", 0, accept, m.tok, m.g))
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn>>
+    /\ UNCHANGED <<serverVars, clientVars>>
+
+-----------------------------------------------------------------------------
+(* The clients.                                                            *)
+
+CTimers(c, f) == [timers EXCEPT ![c] = f]
+CWatches(c, f) == [watches EXCEPT ![c] = f]
+
+UnchangedClientWorld == UNCHANGED <<status, pause, skew, cut, spent, ghost, history>>
+
+\* Finished (release answered or timed out): count it, forget the attempt.
+Finish(c) ==
+    /\ done' = [done EXCEPT ![c] = IF Acquisitions > 0 THEN @ + 1 ELSE @]
+    /\ pc' = [pc EXCEPT ![c] = IF Acquisitions > 0 /\ done[c] + 1 >= Acquisitions
+                               THEN "done" ELSE "idle"]
+    /\ val' = [val EXCEPT ![c] = 0]
+    /\ token' = [token EXCEPT ![c] = 0]
+    /\ gnum' = [gnum EXCEPT ![c] = 0]
+
+\* Start the back-off after a refused or failed attempt.
+BackOff(c) ==
+    /\ pc' = [pc EXCEPT ![c] = "backoff"]
+    /\ val' = [val EXCEPT ![c] = 0]
+    /\ token' = [token EXCEPT ![c] = 0]
+    /\ gnum' = [gnum EXCEPT ![c] = 0]
+
+\* Step "want": c comes to want the lock (at any moment, weakly fair).
+Want(c) ==
+    /\ Up(c) /\ pc[c] = "idle"
+    /\ pc' = [pc EXCEPT ![c] = "want"]
+    /\ UNCHANGED worldVars
+    /\ UNCHANGED <<serverVars, val, token, gnum, done, renewing, resourceVars>>
+
+\* Step "ask": SET key v NX PX Ttl (or SETNX) with a fresh random value.
+Ask(c) ==
+    LET v == drawn + 1 IN
+    /\ Up(c) /\ pc[c] = "want"
+    /\ drawn' = v
+    /\ val' = [val EXCEPT ![c] = v]
+    /\ pc' = [pc EXCEPT ![c] = "acquiring"]
+    /\ net' = Send(net, c, Server, Mk("acq", v, FALSE, 0, 0))
+    /\ timers' = CTimers(c, SetTimer(timers[c], "Timeout", Timeout))
+    /\ watches' = IF Client = "validity"
+                  THEN CWatches(c, StartWatch(watches[c], "Elapsed"))
+                  ELSE watches
+    /\ UnchangedClientWorld
+    /\ UNCHANGED <<serverVars, token, gnum, done, renewing, resourceVars>>
+
+\* Step "write": the holder uses the resource, once.
+Write(c) ==
+    /\ Up(c) /\ pc[c] = "use"
+    /\ pc' = [pc EXCEPT ![c] = "writing"]
+    /\ net' = Send(net, c, Resource, Mk("write", 0, FALSE, token[c], gnum[c]))
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<serverVars, val, token, gnum, done, renewing, resourceVars>>
+
+Step(c, s) ==
+    /\ c \in ClientSet
+    /\ CASE s = "want"  -> Want(c)
+         [] s = "ask"   -> Ask(c)
+         [] s = "write" -> Write(c)
+
+\* The release command, sent as c stops holding (or gives up a grant).
+SendRelease(q, c) == Send(q, c, Server, Mk("rel", val[c], FALSE, 0, 0))
+
+\* The reply to c's acquire.
+OnAcquireReply(c, m) ==
+    LET q == Pop(Server, c)
+        e == Elapsed(c, "Elapsed")
+        valid == Client = "naive" \/ Ttl - e - Drift > Margin
+        t0 == CancelTimer(timers[c], "Timeout")
+    IN
+    /\ watches' = CWatches(c, StopWatch(watches[c], "Elapsed"))
+    /\ IF ~m.ok
+       THEN \* refused: back off, then ask again
+            /\ BackOff(c)
+            /\ timers' = CTimers(c, SetTimer(t0, "Retry", Retry))
+            /\ net' = q
+            /\ UNCHANGED <<done, renewing>>
+       ELSE IF ~valid
+       THEN \* Redlock's client: too little validity left; unlock, retry
+            /\ pc' = [pc EXCEPT ![c] = "unlocking"]
+            /\ net' = SendRelease(q, c)
+            /\ timers' = CTimers(c, SetTimer(t0, "Timeout", Timeout))
+            /\ UNCHANGED <<val, token, gnum, done, renewing>>
+       ELSE \* granted: c holds
+            LET t1 == IF Command = "setnx-expire" THEN SetTimer(t0, "Timeout", Timeout) ELSE t0
+                t2 == IF Watchdog THEN SetTimer(t1, "Renew", RenewPeriod) ELSE t1
+            IN
+            /\ pc' = [pc EXCEPT ![c] = IF Command = "setnx-expire" THEN "expiring" ELSE "use"]
+            /\ token' = [token EXCEPT ![c] = m.tok]
+            /\ gnum' = [gnum EXCEPT ![c] = m.g]
+            /\ net' = IF Command = "setnx-expire"
+                      THEN Send(q, c, Server, Mk("exp", val[c], FALSE, 0, 0))
+                      ELSE q
+            /\ timers' = CTimers(c, t2)
+            /\ UNCHANGED <<val, done, renewing>>
+
+\* The release (or unlock after a failed check) is answered or timed out.
+OnReleased(c, q, t) ==
+    /\ net' = q
+    /\ timers' = CTimers(c, IF pc[c] = "releasing" THEN t ELSE SetTimer(t, "Retry", Retry))
+    /\ IF pc[c] = "releasing"
+       THEN Finish(c)
+       ELSE /\ BackOff(c) /\ UNCHANGED done
+    /\ UNCHANGED <<watches, renewing>>
+
+ClientRecv(c, src) ==
+    LET m == Msg(src, c)
+        q == Pop(src, c)
+        mine == m.v = val[c] /\ val[c] # 0
+    IN
+    /\ UnchangedClientWorld
+    /\ UNCHANGED <<serverVars, resourceVars, drawn>>
+    /\ CASE src = Server /\ m.t = "acqR" /\ pc[c] = "acquiring" /\ mine ->
+              OnAcquireReply(c, m)
+         [] src = Server /\ m.t = "expR" /\ pc[c] = "expiring" /\ mine ->
+              /\ pc' = [pc EXCEPT ![c] = "use"]
+              /\ net' = q
+              /\ timers' = CTimers(c, CancelTimer(timers[c], "Timeout"))
+              /\ UNCHANGED <<watches, val, token, gnum, done, renewing>>
+         [] src = Server /\ m.t = "relR" /\ pc[c] \in {"releasing", "unlocking"} /\ mine ->
+              OnReleased(c, q, CancelTimer(timers[c], "Timeout"))
+         [] src = Server /\ m.t = "renewR" /\ renewing[c] /\ mine ->
+              \* Redisson: reschedule only if renewed and still held
+              /\ renewing' = [renewing EXCEPT ![c] = FALSE]
+              /\ timers' = CTimers(c, LET t == CancelTimer(timers[c], "RenewWait") IN
+                                      IF m.ok /\ pc[c] \in HoldPhases
+                                      THEN SetTimer(t, "Renew", RenewPeriod) ELSE t)
+              /\ net' = q
+              /\ UNCHANGED <<watches, pc, val, token, gnum, done>>
+         [] src = Resource /\ m.t = "writeR" /\ pc[c] = "writing" /\ m.g = gnum[c] ->
+              \* written: release (the watchdog stops at unlock)
+              /\ pc' = [pc EXCEPT ![c] = "releasing"]
+              /\ renewing' = [renewing EXCEPT ![c] = FALSE]
+              /\ net' = SendRelease(q, c)
+              /\ timers' = CTimers(c, SetTimer(CancelTimer(CancelTimer(timers[c], "Renew"), "RenewWait"),
+                                               "Timeout", Timeout))
+              /\ UNCHANGED <<watches, val, token, gnum, done>>
+         [] OTHER ->
+              \* a late or duplicate reply: discarded
+              /\ net' = q
+              /\ UNCHANGED <<timers, watches, clientVars>>
+
+ClientFire(c, t) ==
+    LET t0 == CancelTimer(timers[c], t) IN
+    /\ UnchangedClientWorld
+    /\ UNCHANGED <<serverVars, resourceVars, drawn>>
+    /\ CASE t = "Timeout" /\ pc[c] = "acquiring" ->
+              \* the acquire failed
+              /\ BackOff(c)
+              /\ timers' = CTimers(c, SetTimer(t0, "Retry", Retry))
+              /\ watches' = CWatches(c, StopWatch(watches[c], "Elapsed"))
+              /\ UNCHANGED <<net, done, renewing>>
+         [] t = "Timeout" /\ pc[c] = "expiring" ->
+              \* the EXPIRE counts as done
+              /\ pc' = [pc EXCEPT ![c] = "use"]
+              /\ timers' = CTimers(c, t0)
+              /\ UNCHANGED <<net, watches, val, token, gnum, done, renewing>>
+         [] t = "Timeout" /\ pc[c] \in {"releasing", "unlocking"} ->
+              OnReleased(c, net, t0)
+         [] t = "Retry" /\ pc[c] = "backoff" ->
+              /\ pc' = [pc EXCEPT ![c] = "want"]
+              /\ timers' = CTimers(c, t0)
+              /\ UNCHANGED <<net, watches, val, token, gnum, done, renewing>>
+         [] t = "Renew" /\ pc[c] \in HoldPhases ->
+              /\ renewing' = [renewing EXCEPT ![c] = TRUE]
+              /\ net' = Send(net, c, Server, Mk("renew", val[c], FALSE, 0, 0))
+              /\ timers' = CTimers(c, SetTimer(t0, "RenewWait", Timeout))
+              /\ UNCHANGED <<watches, pc, val, token, gnum, done>>
+         [] t = "RenewWait" ->
+              \* Redisson stops renewing on an error
+              /\ renewing' = [renewing EXCEPT ![c] = FALSE]
+              /\ timers' = CTimers(c, t0)
+              /\ UNCHANGED <<net, watches, pc, val, token, gnum, done>>
+         [] OTHER ->
+              /\ timers' = CTimers(c, t0)
+              /\ UNCHANGED <<net, watches, clientVars>>
+
+-----------------------------------------------------------------------------
+(* Deliveries, timers, and the world's actions.                            *)
+
+Deliver(src, dst) ==
+    /\ <<src, dst>> \in Links
+    /\ Deliverable(src, dst)
+    /\ CASE dst = Server   -> ServerRecv(src)
+         [] dst = Resource -> ResourceRecv(src)
+         [] OTHER          -> ClientRecv(dst, src)
+
+Fire(n, t) ==
+    /\ Up(n) /\ Due(n, t)
+    /\ IF n = Server THEN ServerFire(t) ELSE ClientFire(n, t)
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+
+DriftTick == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
+
+\* What a crash loses: the server its keyspace unless fsynced; a client its
+\* attempt.
+Crash(n) ==
+    /\ n # Resource
+    /\ IF n = Server
+       THEN /\ WorldCrash(n, IF RestartMode = "fsync" THEN Keep(timers[n], {"Key"}) ELSE NoTimers, Role)
+            /\ key' = IF RestartMode = "fsync" THEN key ELSE None
+            /\ counter' = IF RestartMode = "fsync" THEN counter ELSE 0
+            /\ UNCHANGED <<clientVars, resourceVars>>
+       ELSE /\ WorldCrash(n, NoTimers, Role)
+            /\ pc' = [pc EXCEPT ![n] = IF @ = "done" THEN "done" ELSE "idle"]
+            /\ val' = [val EXCEPT ![n] = 0]
+            /\ token' = [token EXCEPT ![n] = 0]
+            /\ gnum' = [gnum EXCEPT ![n] = 0]
+            /\ renewing' = [renewing EXCEPT ![n] = FALSE]
+            /\ UNCHANGED <<serverVars, done, resourceVars>>
+
+\* The server comes back with what it persisted (the fsynced key keeps its
+\* deadline); a client comes back idle.
+Restart(n) ==
+    /\ WorldRestart(n)
+    /\ timers' = timers
+    /\ UNCHANGED <<net, ghost, drawn, history>>
+    /\ UNCHANGED algVars
+
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+
+Heal == WorldHeal /\ UNCHANGED algVars
+
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
+
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
+
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+
+NoFault ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Expire(c) \/ Check(c) \/ Write(c)
+    \/ \E c \in ClientSet, s \in StepNames : Step(c, s)
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in AllNodes : Restart(n)
-    \/ Heal
-    \/ \E n \in AllNodes : Crash(n)
-    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
-    \/ \E a, b \in AllNodes : Partition(a, b)
-    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
-    \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
-    \/ DriftTick
+    \/ Recoveries /\ (\/ \E n \in AllNodes : Restart(n)
+                      \/ Heal)
 
-\* DESIGN.md section 5, in World.tla's shape.
+Faults ==
+    \/ DriftTick
+    \/ \E n \in AllNodes : Crash(n)
+    \/ ~Recoveries /\ (\/ \E n \in AllNodes : Restart(n)
+                       \/ Heal)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ \E c \in ClientSet : Partition(Server, c)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in -MaxJump..MaxJump : ClockJump(n, by)
+
+Next == NoFault \/ Faults
+
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
+    /\ \A c \in ClientSet, s \in StepNames : WF_vars(Step(c, s))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
@@ -586,99 +560,44 @@ Fairness ==
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
-\* The steps that are no fault (World.tla): the nodes' own, the network's
-\* deliveries, time, and the recoveries unless Recovery = "none". A step
-\* some of these could take is no fault, even when a fault (say, losing a
-\* message the destination would ignore) could take it too.
-NoFault ==
-    \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Expire(c) \/ Check(c) \/ Write(c)
-    \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
-
-\* DESIGN.md section 5: liveness is about the runs in which faults stop.
-\* Loss, duplication and drift have no budget, so a run may lose every
-\* message for ever; such runs are not counterexamples.
-FaultsStop == <>[][NoFault]_vars
-
 -----------------------------------------------------------------------------
-(* Renumbering (World.tla's Rank). Ghost numbers, lock values, and the     *)
-(* fencing counter's value and the tokens drawn from it, are only ever     *)
-(* compared: RankedVars is the state with each renumbered by its rank      *)
-(* among the values of its kind present, as Rust does after every action. *)
+(* The lock view and the properties (SEMANTICS.md section 5).              *)
 
-Numbered == {m \in InFlight : m.type \in {"Granted", "Write"}}
-Valued == {m \in InFlight : "value" \in DOMAIN m}
+Alive(c) == status[c] # "Down"
+Holds(c) == pc[c] \in HoldPhases
+Wants(c) == pc[c] \in WantPhases
 
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds}
-      \cup (IF key = None THEN {} ELSE {key.ghost}) \cup {m.ghost : m \in Numbered}
-
-TokenValues ==
-    {0, fence, max_token} \cup {token[c] : c \in ClientIds} \cup {m.token : m \in Numbered}
-
-LockValues ==
-    {0, drawn} \cup {value[c] : c \in ClientIds}
-      \cup (IF key = None THEN {} ELSE {key.value}) \cup {m.value : m \in Valued}
-
-RankedVars ==
-    LET G == GhostValues
-        T == TokenValues
-        V == LockValues
-        rg(v) == Rank(v, G)
-        rv(v) == Rank(v, V)
-        \* A fence that a crash and a restart without persistence reset to 0
-        \* is compared with older tokens by its distance to them, so tokens
-        \* are renumbered only where that cannot happen (Params::rank_tokens).
-        rt(v) == IF RestartMode = "fsync" \/ Crashes = 0 \/ Targets = "clients"
-                 THEN Rank(v, T) ELSE v
-        msg(m) == LET m1 == IF m.type \in {"Granted", "Write"}
-                            THEN [m EXCEPT !.ghost = rg(@), !.token = rt(@)] ELSE m
-                  IN IF "value" \in DOMAIN m1 THEN [m1 EXCEPT !.value = rv(@)] ELSE m1
-    IN  <<RankedWorld(rg, rv, msg),
-          IF key = None THEN None ELSE [value |-> rv(key.value), ghost |-> rg(key.ghost)],
-          rt(fence), phase, left, [c \in ClientIds |-> rv(value[c])], expire, checked,
-          [c \in ClientIds |-> rt(token[c])],
-          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
+MutualExclusion == \A c1, c2 \in ClientSet : c1 # c2 => ~(Holds(c1) /\ Holds(c2))
+NoStaleWrite == "StaleWrite" \notin history
+NoForeignRelease == "ForeignRelease" \notin history
 
 TypeOK ==
     /\ WorldTypeOK
-    /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ \A n \in Nodes : DOMAIN watches[n] \subseteq {"Elapsed"}
-    /\ history \subseteq {"ForeignRelease", "StaleWrite"}
-    /\ key = None \/ key.value \in 1..drawn
-    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
-    /\ value \in [ClientIds -> 0..drawn]
-    /\ expire \in [ClientIds -> {"Done", "ToSend", "Sent"}]
-    /\ checked \in [ClientIds -> BOOLEAN]
+    /\ DOMAIN status = AllNodes
+    /\ key = None \/ (key \in [val : Nat \ {0}, owner : ClientSet, g : Nat \ {0}])
+    /\ counter \in Nat
+    /\ pc \in [ClientSet -> Phases]
+    /\ val \in [ClientSet -> Nat]
+    /\ token \in [ClientSet -> Nat]
+    /\ gnum \in [ClientSet -> Nat]
+    /\ done \in [ClientSet -> 0..Acquisitions]
+    /\ renewing \in [ClientSet -> BOOLEAN]
+    /\ maxTok \in Nat /\ maxG \in Nat
+    /\ \A l \in DOMAIN net : \A i \in 1..Len(net[l]) :
+          net[l][i].msg \in [t : {"acq", "exp", "rel", "renew", "acqR", "expR", "relR",
+                                  "renewR", "write", "writeR"},
+                             v : Nat, ok : BOOLEAN, tok : Nat, g : Nat]
+    /\ \A c \in ClientSet : Holds(c) => gnum[c] # 0
 
-\* Never two clients that both believe they hold the lock.
-MutualExclusion == Cardinality(Holding) <= 1
+FaultsStop == <>[][NoFault]_vars
 
-\* The resource never accepts a write made under an earlier acquisition
-\* after one made under a later one.
-NoStaleWrite == "StaleWrite" \notin history
-
-\* A release never removes a lock that another client acquired.
-NoForeignRelease == "ForeignRelease" \notin history
-
-\* Client c is granted the lock in this step: it stops wanting it
-\* (properties.rs's acquired).
-Granted(c) == c \in Wanting /\ c \notin Wanting'
-
-\* Once faults stop, whenever a running client wants the lock, some client
-\* eventually acquires it: no run ends in a suffix where some running client
-\* always wants the lock and nobody is ever granted it.
 DeadlockFreedom ==
-    FaultsStop => ([]<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars)
+    FaultsStop =>
+        [](   (\E c \in ClientSet : Alive(c) /\ Wants(c))
+           => <>(\E c \in ClientSet : Holds(c)))
 
-\* Once faults stop, every running client that wants the lock eventually
-\* acquires it.
 StarvationFreedom ==
-    FaultsStop => \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop =>
+        \A c \in ClientSet : [](Alive(c) /\ Wants(c) => <>Holds(c))
 
 =============================================================================

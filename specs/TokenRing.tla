@@ -1,328 +1,362 @@
 ------------------------------ MODULE TokenRing ------------------------------
 (***************************************************************************)
-(* Mutual exclusion by a token passed around a logical ring: G. Le Lann,   *)
-(* "Distributed Systems: Towards a Formal Approach", IFIP Congress 1977,   *)
-(* as Tanenbaum and van Steen state it ("A token ring algorithm",          *)
-(* Distributed Systems: Principles and Paradigms, section 6.3): the nodes  *)
-(* form a logical ring; a token circulates; a process that gets the token  *)
-(* and wants to enter its critical section enters it, does its work, and   *)
-(* passes the token to its successor when it leaves; a process that does   *)
-(* not want to enter passes the token along. Only one process has the      *)
-(* token at a time, so only one is in its critical section; the ring order *)
-(* bounds every wait by one round. If the token is lost it must be         *)
-(* regenerated, and detecting the loss is difficult: Regenerate = "naive"  *)
-(* makes a new token at a node that has not seen one for Timeout ticks,    *)
-(* which gives two tokens when the old one was only slow or another node   *)
-(* regenerated too. Rings > 1: a ring of rings. The first node of each     *)
-(* ring (its gateway) is also on the top ring, whose token it holds on     *)
-(* behalf of its ring: it takes its ring's token, sends it round its ring, *)
-(* and passes the top token on when its ring's token comes back.           *)
+(* Token-ring mutual exclusion, clean-room, in the locksmith world         *)
+(* (World.tla, SEMANTICS.md).                                              *)
 (*                                                                         *)
-(* Every node is a client with the script of src/algorithms/client.rs: it  *)
-(* wants the lock Acquisitions times (for ever when 0), and its critical   *)
-(* section is one write to the protected resource (resource.rs).           *)
+(* Sources                                                                 *)
+(*   [LL77] G. Le Lann, "Distributed systems: towards a formal approach",  *)
+(*          Information Processing 77 (IFIP Congress), 1977: the nodes     *)
+(*          form a logical ring; a single token (a privilege message)      *)
+(*          circulates around it; a node may enter its critical section    *)
+(*          only while it holds the token, and passes the token to its     *)
+(*          successor when it leaves it or when it does not want it.       *)
+(*   [TvS]  A. S. Tanenbaum, M. van Steen, Distributed Systems: Principles *)
+(*          and Paradigms, section "A token ring algorithm": when a        *)
+(*          process gets the token from its neighbour it checks whether it *)
+(*          needs the resource; if so it uses it, releases it and passes   *)
+(*          the token on; if not it passes the token on at once. Its known *)
+(*          weakness: a lost token must be regenerated, and detecting the  *)
+(*          loss is hard because the time between sightings is unbounded; *)
+(*          a timeout that regenerates it may produce two tokens.          *)
+(*   Hierarchical (ring of rings) token ring: a top ring whose members,    *)
+(*          one per lower ring, hold the top token on their ring's behalf; *)
+(*          a lower ring's token circulates only while its ring holds the  *)
+(*          top token.                                                     *)
 (*                                                                         *)
-(* The world (time, network, crashes, fairness's shape) is World.tla's;    *)
-(* this module supplies the handlers, and src/algorithms/token_ring.rs     *)
-(* follows it. Actions in the Rust module's order: Enter, Pass, Write      *)
-(* (steps); ReceiveToken, ReceiveTopToken, ReceiveWritten; Regenerate (the *)
-(* Lost timer); the resource's ReceiveWrite; then the world: Tick, Crash,  *)
-(* Restart. Same configuration, same states: TLC must find as many         *)
-(* distinct states as the Rust checker finds unique states                 *)
-(* (specs/README.md records both). Of World.tla's variables status,        *)
-(* timers (only "Lost", with Regenerate = "naive"), net, spent, ghost and  *)
-(* history change here; the node's variables are the Rust RingNode's:      *)
-(*   phase, left     RingNode::script; token: RingNode::token;             *)
-(*                   acquired: RingNode::ghost (the world's is ghost)      *)
-(*   max_ghost       Resource::max_ghost (tokens are always 0 here)        *)
-(* A crashed node keeps its state (the world keeps it for the restart,     *)
-(* which starts afresh), but the lock view masks it out. Not modelled, as  *)
-(* no scenario of this family uses them (the ASSUME refuses them): pauses, *)
-(* drift, clock jumps, partitions, loss, duplication; nor reordering,      *)
-(* which World.tla never models.                                           *)
-(*                                                                         *)
-(* Node ids as in Rust: ring r (0-based) holds nodes r * RingSize ..       *)
-(* r * RingSize + RingSize - 1, in ring order; the resource is last.       *)
+(* Modelling choices, and why                                              *)
+(*  - Nodes: ring r (1..Rings), position i (1..RingSize) is node           *)
+(*    (r - 1) * RingSize + i; its successor is position i % RingSize + 1   *)
+(*    of the same ring. Every node is a client (Role "client"); there is   *)
+(*    no server. The protected resource is node Obs = Rings * RingSize + 1 *)
+(*    with Role "observer" (never faulted, nor its links).                 *)
+(*  - The token is a message (TOKEN) on a ring link while it travels, and  *)
+(*    the flag has[n] while n holds it. Tokens are anonymous, as in the    *)
+(*    sources: a node that holds the token and is given another one holds  *)
+(*    "the token" (a flag, as an implementation keeps it), so two tokens   *)
+(*    that meet merge. Taken the other way (counting tokens), the number   *)
+(*    of tokens would only grow; merging is what a boolean "I have the     *)
+(*    token" does.                                                         *)
+(*  - Granularity. Receiving the token and acting on it ([TvS]: check      *)
+(*    whether the resource is needed) are two steps, both urgent (no       *)
+(*    waiting on the world): Enter, if the node wants the lock, or Pass,   *)
+(*    if it does not. Wanting (Want) comes at any moment, weakly fair and  *)
+(*    not urgent (SEMANTICS.md section 2), so a node that comes to want    *)
+(*    the lock just as the token arrives may take it or let it go: both    *)
+(*    orders are real.                                                     *)
+(*  - The critical section: Enter takes a ghost acquisition number and     *)
+(*    sends one WRITE carrying it to the resource; the node holds the lock *)
+(*    until the resource's ACK, whose handler leaves the critical section  *)
+(*    and passes the token on ([TvS]: "releases it and passes the token"). *)
+(*    The write is synchronous, as a real client's is; passing within the  *)
+(*    ACK handler is the recipe's "then passes the token on": a node does  *)
+(*    not keep the token to use it again.                                  *)
+(*  - The resource accepts every write (no fencing: a token ring has no    *)
+(*    fencing number) and remembers the highest acquisition number it      *)
+(*    accepted; accepting a lower one raises the ghost flag StaleWrite.    *)
+(*  - Regenerate = "naive" (one ring only): every node that does not hold  *)
+(*    the token runs a timer "Token" of Timeout local ticks, set when it   *)
+(*    passes the token (and at start, and at restart: a node waits for    *)
+(*    the token from then) and cancelled when it receives one; when it     *)
+(*    fires, the node makes a new token and holds it. "Has not seen the    *)
+(*    token for Timeout ticks" is read as "since it last let it go": a     *)
+(*    node does not time out on a token it holds. Regenerate = "none": no  *)
+(*    timer; a lost token stays lost.                                      *)
+(*  - Ring of rings (Rings > 1): the first node of each ring (its leader)  *)
+(*    is also on the top ring, leader to leader. A leader keeps its ring's *)
+(*    token parked while its ring does not hold the top token (TOP). On    *)
+(*    TOP it acts on the parked token as any node does (Enter or Pass) and *)
+(*    the token goes round its ring (circ); when the token comes back the  *)
+(*    leader parks it and passes TOP to the next leader, in that one       *)
+(*    handler. Initially leader 1 holds TOP and every leader its ring's    *)
+(*    token. Regeneration is refused for Rings > 1 (the configurations     *)
+(*    ask for naive on one ring only).                                     *)
+(*  - Crash: a node loses its volatile state (the token it holds, TOP,     *)
+(*    the fact that its token is out, what its client was doing, its      *)
+(*    timers); messages to a crashed node are dropped (World), so a token  *)
+(*    passed to it is lost. The count of acquisitions made survives (it is *)
+(*    the scenario's plan, not the lock's state). Restart: the node is     *)
+(*    idle, holds nothing, and (naive) sets its timer.                     *)
+(*  - No VIEW, symmetry or constraint here; MCTokenRing.tla renumbers the  *)
+(*    ghost acquisition numbers, which grow without bound when nodes loop  *)
+(*    for ever.                                                            *)
 (***************************************************************************)
-EXTENDS World
+EXTENDS World, Integers, FiniteSets, Sequences
 
 CONSTANTS
-    RingSize,      \* [system] nodes: nodes per ring
-    Rings,         \* [system] rings: 1, or more for a ring of rings
-    Regenerate,    \* [system] regenerate: "none" or "naive"
-    Timeout,       \* [system] timeout: ticks without the token before regenerating
-    Acquisitions   \* [bounds] acquisitions per node; 0 = forever
+    RingSize,     \* nodes per ring
+    Rings,        \* 1, or the number of lower rings of a ring of rings
+    Regenerate,   \* "none" or "naive"
+    Timeout,      \* ticks without the token before regenerating (naive)
+    Acquisitions  \* per node; 0 = for ever
 
-\* World.tla's constants are the [faults] keys; this spec models crashes,
-\* Recovery and bounded delay, no more.
-ASSUME /\ RingSize \in 1..5 /\ Rings \in 1..3 /\ (Rings = 1 => RingSize >= 2)
-       /\ Regenerate \in {"none", "naive"} /\ (Regenerate = "naive" => Rings = 1)
-       /\ Timeout \in 1..30 /\ Acquisitions \in 0..5
-       /\ Pauses = 0 /\ MaxPause = 0 /\ ClockJumps = 0 /\ MaxJump = 0
-       /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
-
-Count == Rings * RingSize
-RingNodes == 0..Count - 1
-Resource == Count
-AllNodes == 0..Count
-Links == AllNodes \X AllNodes
-TimerNames == {"Lost"}
-StepNames == {"Enter", "Pass", "Write"}
-Naive == Regenerate = "naive"
-
-\* The ring's structure (Params::successor, gateway, next_gateway).
-Successor(n) == (n - (n % RingSize)) + (((n % RingSize) + 1) % RingSize)
-Gateway(n) == Rings > 1 /\ n % RingSize = 0
-NextGateway(n) == (n + RingSize) % Count
+ASSUME /\ RingSize \in 2..5 /\ Rings \in 1..3
+       /\ Regenerate \in {"none", "naive"}
+       /\ Regenerate = "naive" => Rings = 1
+       /\ Timeout \in 1..30 /\ Acquisitions \in Nat
 
 VARIABLES
-    phase,      \* phase[n]: "Want", "Holding", "Writing", "Done"
-    left,       \* left[n]: acquisitions still to make
-    token,      \* token[n]: n holds its ring's token
-    acquired,   \* acquired[n]: the ghost number of n's critical section
-    max_ghost   \* the resource: the latest acquisition a write was accepted under
+    has,   \* has[n]: n holds its ring's token
+    top,   \* top[n]: leader n holds the top ring's token (Rings > 1)
+    circ,  \* circ[n]: leader n's ring token is out, going round its ring
+    pc,    \* n's client: "idle", "wanting", "cs"
+    acq,   \* acquisitions n has made (counted only when Acquisitions > 0)
+    held,  \* ghost number of n's current acquisition, 0 if none
+    rmax   \* the resource: the highest acquisition number it accepted
 
-\* The world's variables no handler here changes.
-fixed == <<status, pause, skew, watches, cut, spent, drawn>>
-nodeVars == <<phase, left, token, acquired>>
-algVars == <<phase, left, token, acquired, max_ghost>>
+algVars == <<has, top, circ, pc, acq, held, rmax>>
 vars == <<worldVars, algVars>>
 
+Members == 1..(Rings * RingSize)
+Obs == Rings * RingSize + 1
+AllNodes == Members \cup {Obs}
+RingOf(n) == (n - 1) \div RingSize + 1
+Leader(r) == (r - 1) * RingSize + 1
+Leaders == {Leader(r) : r \in 1..Rings}
+IsLeader(n) == Rings > 1 /\ n \in Leaders
+Succ(n) == Leader(RingOf(n)) + ((n - Leader(RingOf(n)) + 1) % RingSize)
+NextLeader(n) == Leader((RingOf(n) % Rings) + 1)
+
+Links == {<<n, Succ(n)>> : n \in Members}
+         \cup (IF Rings > 1 THEN {<<n, NextLeader(n)>> : n \in Leaders} ELSE {})
+         \cup {<<n, Obs>> : n \in Members} \cup {<<Obs, n>> : n \in Members}
+
+\* Messages: one record shape, so that TLC can compare any two.
+Token == [type |-> "TOKEN", seq |-> 0]
+Top == [type |-> "TOP", seq |-> 0]
+Write(g) == [type |-> "WRITE", seq |-> g]
+Ack(g) == [type |-> "ACK", seq |-> g]
+
+Max(a, b) == IF a > b THEN a ELSE b
+
+Naive == Regenerate = "naive"
+\* The timer a node that does not hold the token runs (naive only).
+Watch(f) == IF Naive THEN SetTimer(f, "Token", Timeout) ELSE f
+Unwatch(f) == CancelTimer(f, "Token")
+
 -----------------------------------------------------------------------------
-(* The script (client.rs) and the lock view (properties.rs).               *)
+(* The world's hooks.                                                      *)
 
-Holding == {n \in RingNodes : status[n] # "Down" /\ phase[n] \in {"Holding", "Writing"}}
-Wanting == {n \in RingNodes : status[n] # "Down" /\ phase[n] = "Want"}
+Role(n) == IF n = Obs THEN "observer" ELSE "client"
 
-\* Script::released.
-Released(n) ==
-    IF Acquisitions = 0
-    THEN /\ phase' = [phase EXCEPT ![n] = "Want"]
-         /\ UNCHANGED left
-    ELSE /\ left' = [left EXCEPT ![n] = @ - 1]
-         /\ phase' = [phase EXCEPT ![n] = IF left[n] = 1 THEN "Done" ELSE "Want"]
+\* n may act on the token it holds: any node of a one-ring system, a
+\* non-leader (its ring holds TOP while its token is out), a leader that
+\* holds TOP with its ring's token not yet sent round.
+MayUse(n) == has[n] /\ (~IsLeader(n) \/ (top[n] /\ ~circ[n]))
 
-\* pass: the ring's token to the successor, or, for a gateway alone on its
-\* ring, the top token to the next gateway. With naive regeneration the
-\* node starts waiting for the token again. q: the network so far.
-PassOn(n, q) ==
-    /\ net' = IF Gateway(n) /\ RingSize = 1
-              THEN Send(q, n, NextGateway(n), [type |-> "TopToken"])
-              ELSE Send(q, n, Successor(n), [type |-> "Token"])
-    /\ token' = [token EXCEPT ![n] = FALSE]
-    /\ timers' = IF Naive THEN [timers EXCEPT ![n] = SetTimer(@, "Lost", Timeout)] ELSE timers
-
------------------------------------------------------------------------------
-(* A node's steps (Actor::steps, on_step), all urgent.                     *)
-
-CanEnter(n) == phase[n] = "Want" /\ token[n]
-CanPass(n) == phase[n] = "Done" /\ token[n]
-CanWrite(n) == phase[n] = "Holding"
-HasUrgentStep(n) == n \in RingNodes /\ (CanEnter(n) \/ CanPass(n) \/ CanWrite(n))
-
-\* The world's view of the nodes (World.tla's hooks): every ring node is a
-\* client (crashes hit it unless targets = "servers"), the resource the
-\* observer; no stopwatches, no pauses.
-Role(n) == IF n = Resource THEN "observer" ELSE "client"
+\* Acting on a token held (Enter or Pass) waits on nothing.
+Urgent(n) == n \in Members /\ MayUse(n) /\ pc[n] # "cs"
 Cap(n, w) == 0
-MayPause(n) == FALSE
-
-\* Enter: the critical section, under the token.
-Enter(n) ==
-    /\ Up(n) /\ CanEnter(n)
-    /\ ghost' = ghost + 1
-    /\ acquired' = [acquired EXCEPT ![n] = ghost + 1]
-    /\ phase' = [phase EXCEPT ![n] = "Holding"]
-    /\ UNCHANGED <<fixed, timers, net, history, left, token, max_ghost>>
-
-\* Pass: a node that does not want the lock passes the token on.
-Pass(n) ==
-    /\ Up(n) /\ CanPass(n)
-    /\ PassOn(n, net)
-    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
-
-\* Write: the critical section's write (no fencing token: 0).
-Write(n) ==
-    /\ Up(n) /\ CanWrite(n)
-    /\ net' = Send(net, n, Resource, [type |-> "Write", ghost |-> acquired[n]])
-    /\ phase' = [phase EXCEPT ![n] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, ghost, history, left, token, acquired, max_ghost>>
+MayPause(n) == TRUE
 
 -----------------------------------------------------------------------------
-(* A node's handlers (on_msg).                                             *)
-
-\* ReceiveToken: a gateway whose ring's token came back passes the top
-\* token on; any other node takes the token (a second copy merges).
-ReceiveToken(src, n) ==
-    /\ Deliverable(src, n) /\ Msg(src, n).type = "Token"
-    /\ IF Gateway(n)
-       THEN /\ net' = Send(Pop(src, n), n, NextGateway(n), [type |-> "TopToken"])
-            /\ UNCHANGED <<timers, token>>
-       ELSE /\ net' = Pop(src, n)
-            /\ token' = [token EXCEPT ![n] = TRUE]
-            /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Lost")]
-    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
-
-\* ReceiveTopToken: a gateway holds the top token on behalf of its ring,
-\* and takes its ring's token.
-ReceiveTopToken(src, n) ==
-    /\ Deliverable(src, n) /\ Msg(src, n).type = "TopToken"
-    /\ net' = Pop(src, n)
-    /\ token' = [token EXCEPT ![n] = TRUE]
-    /\ timers' = [timers EXCEPT ![n] = CancelTimer(@, "Lost")]
-    /\ UNCHANGED <<fixed, ghost, history, phase, left, acquired, max_ghost>>
-
-\* ReceiveWritten: the critical section is over; release and pass the
-\* token on.
-ReceiveWritten(src, n) ==
-    /\ Deliverable(src, n) /\ Msg(src, n).type = "Accepted"
-    /\ phase[n] = "Writing"
-    /\ acquired' = [acquired EXCEPT ![n] = 0]
-    /\ Released(n)
-    /\ PassOn(n, Pop(src, n))
-    /\ UNCHANGED <<fixed, ghost, history, max_ghost>>
-
-\* The resource (resource.rs), without fencing.
-ReceiveWrite(src) ==
-    LET m == Msg(src, Resource) IN
-    /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
-    /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-    /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, ghost, nodeVars>>
-
-\* A message the destination's handler ignores still leaves the link.
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    IF dst = Resource THEN m.type = "Write"
-    ELSE m.type \in {"Token", "TopToken"} \/ (m.type = "Accepted" /\ phase[dst] = "Writing")
-
-Discard(src, dst) ==
-    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ UNCHANGED <<fixed, timers, ghost, history, algVars>>
-
-Deliver(src, dst) ==
-    \/ dst \in RingNodes /\ (ReceiveToken(src, dst) \/ ReceiveTopToken(src, dst)
-                             \/ ReceiveWritten(src, dst))
-    \/ dst = Resource /\ ReceiveWrite(src)
-    \/ Discard(src, dst)
-
-\* Regenerate (the Lost timer fires): no token seen for Timeout ticks;
-\* make one.
-Fire(n, t) ==
-    /\ Up(n) /\ Due(n, t)
-    /\ timers' = Expired(n, t)
-    /\ token' = [token EXCEPT ![n] = TRUE]
-    /\ UNCHANGED <<fixed, net, ghost, history, phase, left, acquired, max_ghost>>
-
------------------------------------------------------------------------------
-(* The world (World.tla): time, crashes, restarts. Only Crash and Restart  *)
-(* touch a node's state.                                                   *)
-
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-
-\* Fault: a node stops and loses its timers; messages to it are dropped.
-\* Its state stays for the restart (which starts afresh).
-Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
-
-\* A node restarts afresh, without the token; with naive regeneration it
-\* waits Timeout ticks for one.
-Restart(n) ==
-    /\ WorldRestart(n)
-    /\ phase' = [phase EXCEPT ![n] = "Want"]
-    /\ left' = [left EXCEPT ![n] = Acquisitions]
-    /\ token' = [token EXCEPT ![n] = FALSE]
-    /\ acquired' = [acquired EXCEPT ![n] = 0]
-    /\ timers' = [timers EXCEPT ![n] = IF Naive THEN SetTimer(NoTimers, "Lost", Timeout) ELSE NoTimers]
-    /\ UNCHANGED <<net, ghost, drawn, history, max_ghost>>
-
------------------------------------------------------------------------------
-
-\* Node 0 starts with the token (on a ring of rings, as the first gateway,
-\* holding the top token too); with naive regeneration every other node
-\* starts its Lost timer.
 Init ==
     /\ WorldInitTimers(AllNodes, Links,
-                       [n \in AllNodes |-> IF Naive /\ n \in RingNodes /\ n # 0
-                                           THEN SetTimer(NoTimers, "Lost", Timeout)
-                                           ELSE NoTimers])
-    /\ phase = [n \in RingNodes |-> "Want"]
-    /\ left = [n \in RingNodes |-> Acquisitions]
-    /\ token = [n \in RingNodes |-> n = 0]
-    /\ acquired = [n \in RingNodes |-> 0]
-    /\ max_ghost = 0
+          [n \in AllNodes |-> IF n \in Members \ {1} THEN Watch(NoTimers) ELSE NoTimers])
+    /\ has = [n \in Members |-> n = 1 \/ IsLeader(n)]
+    /\ top = [n \in Members |-> IsLeader(n) /\ n = 1]
+    /\ circ = [n \in Members |-> FALSE]
+    /\ pc = [n \in Members |-> "idle"]
+    /\ acq = [n \in Members |-> 0]
+    /\ held = [n \in Members |-> 0]
+    /\ rmax = 0
 
-\* A node's step by name (for fairness).
-Step(n, s) ==
-    CASE s = "Enter" -> Enter(n)
-      [] s = "Pass" -> Pass(n)
-      [] OTHER -> Write(n)
+-----------------------------------------------------------------------------
+(* A node's own steps.                                                      *)
 
-\* World::enabled, in its order.
-Next ==
-    \/ Tick
-    \/ \E n \in RingNodes : Enter(n) \/ Pass(n) \/ Write(n)
-    \/ \E n \in RingNodes, t \in TimerNames : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E n \in AllNodes : Restart(n)
+\* The client comes to want the lock.
+Want(n) ==
+    /\ Up(n) /\ pc[n] = "idle"
+    /\ Acquisitions = 0 \/ acq[n] < Acquisitions
+    /\ pc' = [pc EXCEPT ![n] = "wanting"]
+    /\ UNCHANGED worldVars
+    /\ UNCHANGED <<has, top, circ, acq, held, rmax>>
+
+\* It holds the token and wants the lock: it enters its critical section
+\* and uses the resource (one write, under a new acquisition number).
+Enter(n) ==
+    /\ Up(n) /\ MayUse(n) /\ pc[n] = "wanting"
+    /\ pc' = [pc EXCEPT ![n] = "cs"]
+    /\ ghost' = ghost + 1
+    /\ held' = [held EXCEPT ![n] = ghost + 1]
+    /\ acq' = [acq EXCEPT ![n] = IF Acquisitions = 0 THEN 0 ELSE @ + 1]
+    /\ net' = Send(net, n, Obs, Write(ghost + 1))
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, drawn, history>>
+    /\ UNCHANGED <<has, top, circ, rmax>>
+
+\* n lets the token go to its successor (the recipe's "pass the token on").
+PassOn(n) ==
+    /\ has' = [has EXCEPT ![n] = FALSE]
+    /\ circ' = [circ EXCEPT ![n] = IsLeader(n)]
+    /\ timers' = [timers EXCEPT ![n] = Watch(@)]
+
+\* It holds the token and does not want the lock: it passes it on.
+Pass(n) ==
+    /\ Up(n) /\ MayUse(n) /\ pc[n] = "idle"
+    /\ PassOn(n)
+    /\ net' = Send(net, n, Succ(n), Token)
+    /\ UNCHANGED <<status, pause, skew, watches, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<top, pc, acq, held, rmax>>
+
+\* Naive regeneration: no token seen for Timeout ticks; n makes a new one.
+Regen(n) ==
+    /\ Up(n) /\ Due(n, "Token")
+    /\ timers' = Expired(n, "Token")
+    /\ has' = [has EXCEPT ![n] = TRUE]
+    /\ UNCHANGED <<status, pause, skew, watches, net, cut, spent, ghost, drawn, history>>
+    /\ UNCHANGED <<top, circ, pc, acq, held, rmax>>
+
+-----------------------------------------------------------------------------
+(* Deliveries: the oldest message of link <<src, dst>>, to a running dst.   *)
+
+\* n receives the token. A leader whose token was out gets it back: it
+\* parks it and hands TOP to the next leader. Otherwise n holds the token
+\* (a token given to a node that holds one merges with it).
+RecvToken(src, n) ==
+    /\ Msg(src, n).type = "TOKEN"
+    /\ has' = [has EXCEPT ![n] = TRUE]
+    /\ timers' = [timers EXCEPT ![n] = Unwatch(@)]
+    /\ IF IsLeader(n) /\ circ[n]
+       THEN /\ circ' = [circ EXCEPT ![n] = FALSE]
+            /\ top' = [top EXCEPT ![n] = FALSE]
+            /\ net' = Send(Pop(src, n), n, NextLeader(n), Top)
+       ELSE /\ net' = Pop(src, n)
+            /\ UNCHANGED <<circ, top>>
+    /\ UNCHANGED <<pc, acq, held, rmax, history>>
+
+\* Leader n receives the top token: its ring may use its token.
+RecvTop(src, n) ==
+    /\ Msg(src, n).type = "TOP"
+    /\ top' = [top EXCEPT ![n] = TRUE]
+    /\ net' = Pop(src, n)
+    /\ UNCHANGED <<timers, has, circ, pc, acq, held, rmax, history>>
+
+\* The resource accepts a write (no fencing) and acknowledges it.
+RecvWrite(j) ==
+    LET g == Msg(j, Obs).seq IN
+    /\ Msg(j, Obs).type = "WRITE"
+    /\ rmax' = Max(rmax, g)
+    /\ history' = IF g < rmax THEN history \cup {"StaleWrite"} ELSE history
+    /\ net' = Send(Pop(j, Obs), Obs, j, Ack(g))
+    /\ UNCHANGED <<timers, has, top, circ, pc, acq, held>>
+
+\* The write is done: n leaves its critical section and passes the token
+\* on. An ACK is matched to the write by its acquisition number (as a
+\* client matches a reply to its request); an ACK of an older write (sent
+\* before a crash) is dropped. A release only ends n's own acquisition:
+\* ForeignRelease is raised if n no longer holds the token it entered with
+\* (it cannot happen).
+RecvAck(n) ==
+    LET m == Msg(Obs, n) IN
+    /\ m.type = "ACK"
+    /\ IF pc[n] = "cs" /\ m.seq = held[n]
+       THEN /\ pc' = [pc EXCEPT ![n] = "idle"]
+            /\ held' = [held EXCEPT ![n] = 0]
+            /\ PassOn(n)
+            /\ net' = Send(Pop(Obs, n), n, Succ(n), Token)
+            /\ history' = IF ~has[n] THEN history \cup {"ForeignRelease"}
+                          ELSE history
+       ELSE /\ net' = Pop(Obs, n)
+            /\ UNCHANGED <<pc, held, has, circ, timers, history>>
+    /\ UNCHANGED <<top, acq, rmax>>
+
+Deliver(src, dst) ==
+    /\ Deliverable(src, dst)
+    /\ \/ dst \in Members /\ src \in Members /\ (RecvToken(src, dst) \/ RecvTop(src, dst))
+       \/ dst = Obs /\ RecvWrite(src)
+       \/ src = Obs /\ RecvAck(dst)
+    /\ UNCHANGED <<status, pause, skew, watches, cut, spent, ghost, drawn>>
+
+-----------------------------------------------------------------------------
+(* The world acting alone.                                                  *)
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+Drift == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
+
+\* A crash: n loses the token it holds, TOP, and what its client was doing.
+Crash(n) ==
+    /\ WorldCrash(n, NoTimers, Role)
+    /\ has' = [has EXCEPT ![n] = FALSE]
+    /\ top' = [top EXCEPT ![n] = FALSE]
+    /\ circ' = [circ EXCEPT ![n] = FALSE]
+    /\ pc' = [pc EXCEPT ![n] = "idle"]
+    /\ held' = [held EXCEPT ![n] = 0]
+    /\ UNCHANGED <<acq, rmax>>
+
+\* A restart: n is idle, holds nothing and (naive) waits for the token.
+Restart(n) ==
+    /\ WorldRestart(n)
+    /\ timers' = [timers EXCEPT ![n] = Watch(NoTimers)]
+    /\ UNCHANGED <<net, ghost, drawn, history>>
+    /\ UNCHANGED algVars
+
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+
+Fault ==
+    \/ Drift
     \/ \E n \in AllNodes : Crash(n)
+    \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
+    \/ \E a, b \in AllNodes : Partition(a, b)
+    \/ \E l \in Links : \E i \in 1..Len(net[l]) :
+          Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
+    \/ \E n \in AllNodes, by \in -MaxJump..MaxJump : ClockJump(n, by)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
-\* node's own steps and timers, each link's delivery, and Restart when
-\* outages end (Recoveries). Faults are never fair. No Heal: nothing is
-\* cut.
+Recover == \E n \in AllNodes : Restart(n) \/ Heal
+
+\* The steps that are no fault (section 5).
+NoFault ==
+    \/ Tick
+    \/ \E n \in Members : Want(n) \/ Enter(n) \/ Pass(n) \/ Regen(n)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Recoveries /\ Recover
+
+Next == NoFault \/ Fault \/ Recover
+
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A n \in RingNodes, s \in StepNames : WF_vars(Step(n, s))
-    /\ \A n \in RingNodes, t \in TimerNames : WF_vars(Fire(n, t))
+    /\ \A n \in Members : WF_vars(Want(n)) /\ WF_vars(Enter(n)) /\ WF_vars(Pass(n))
+    /\ \A n \in Members : WF_vars(Regen(n))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
+    /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (World.tla's Rank, src/world/ranks.rs): ghost numbers are   *)
-(* only compared, so Rust replaces each by its rank among those present    *)
-(* after every action; the .cfg's VIEW RankedVars makes TLC count the same *)
-(* states. No lock values are drawn (drawn stays 0).                       *)
+(* The lock view (section 5) and the properties.                           *)
 
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[n] : n \in RingNodes}
-      \cup {m.ghost : m \in {x \in InFlight : x.type = "Write"}}
-
-RankedVars ==
-    LET G == GhostValues
-        rg(g) == Rank(g, G)
-        same(v) == v
-        msg(m) == IF m.type = "Write" THEN [m EXCEPT !.ghost = rg(@)] ELSE m
-    IN  IF ~(Concrete(net) /\ Concrete(acquired)) THEN <<>> ELSE
-        <<RankedWorld(rg, same, msg), phase, left, token,
-          [n \in RingNodes |-> rg(acquired[n])], rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
+\* n believes it holds the lock from Enter until its write is acknowledged.
+Holds(n) == pc[n] = "cs"
+Wants(n) == pc[n] = "wanting"
+Alive(n) == status[n] # "Down"
 
 TypeOK ==
     /\ WorldTypeOK
-    /\ \A n \in AllNodes : DOMAIN timers[n] \subseteq TimerNames
-    /\ history \subseteq {"StaleWrite"}
-    /\ phase \in [RingNodes -> {"Want", "Holding", "Writing", "Done"}]
-    /\ token \in [RingNodes -> BOOLEAN]
+    /\ has \in [Members -> BOOLEAN]
+    /\ top \in [Members -> BOOLEAN]
+    /\ circ \in [Members -> BOOLEAN]
+    /\ pc \in [Members -> {"idle", "wanting", "cs"}]
+    /\ acq \in [Members -> 0..Acquisitions]
+    /\ held \in [Members -> Nat]
+    /\ rmax \in Nat
 
-MutualExclusion == Cardinality(Holding) <= 1
-
+MutualExclusion == \A a, b \in Members : a # b => ~(Holds(a) /\ Holds(b))
 NoStaleWrite == "StaleWrite" \notin history
+NoForeignRelease == "ForeignRelease" \notin history
 
-\* No release here can remove another's lock: the flag is never raised.
-NoForeignRelease == TRUE
-
-Granted(n) == n \in Wanting /\ n \notin Wanting'
+FaultsStop == <>[][NoFault]_vars
 
 DeadlockFreedom ==
-    []<>(Wanting = {}) \/ []<><<\E n \in RingNodes : Granted(n)>>_vars
+    FaultsStop =>
+        []((\E n \in Members : Alive(n) /\ Wants(n))
+              => <>(\E m \in Members : Alive(m) /\ Holds(m)))
 
 StarvationFreedom ==
-    \A n \in RingNodes : []<>(n \notin Wanting) \/ []<><<Granted(n)>>_vars
+    FaultsStop =>
+        \A n \in Members : [](Alive(n) /\ Wants(n) => <>Holds(n))
 
 =============================================================================

@@ -1,761 +1,881 @@
 ---------------------------- MODULE ZooKeeperLock ----------------------------
 (***************************************************************************)
-(* The lock recipes of Apache ZooKeeper's "Recipes and Solutions" page     *)
-(* (Locks; Shared Locks), on one ensemble treated as a single              *)
-(* linearizable server, with the sessions and ephemeral nodes of the       *)
-(* ZooKeeper Programmer's Guide ("ZooKeeper Sessions", "Ephemeral Nodes",  *)
-(* "ZooKeeper Watches", "Time in ZooKeeper": zxid, czxid).                 *)
+(* The ZooKeeper lock recipes (Locks, Shared Locks) run by N clients       *)
+(* against one ZooKeeper ensemble, protecting a resource, in the world of  *)
+(* World.tla. Written clean-room from the published sources only:          *)
 (*                                                                         *)
-(* Locks, as the Recipes page gives them:                                  *)
-(*  1. create "<lock>/lock-" with the sequence and ephemeral flags;        *)
-(*  2. getChildren on the lock node without the watch flag;                *)
-(*  3. if the node created in 1 has the lowest sequence number, the        *)
-(*     client has the lock;                                                *)
-(*  4. otherwise exists() with the watch flag on the node with the next    *)
-(*     lowest sequence number;                                             *)
-(*  5. if exists() returns null, go to 2; otherwise wait for a             *)
-(*     notification and go to 2.                                           *)
-(* Watch = "all" is the form the page warns against (the herd effect):     *)
-(* getChildren with a watch, woken by every change under the lock node.    *)
-(* Shared Locks: readers create "read-" nodes and wait only for lower      *)
-(* "write-" nodes; writers create "write-" nodes and wait for any lower    *)
-(* node.                                                                   *)
+(* [R] ZooKeeper "Recipes and Solutions", sections Locks, Recoverable      *)
+(*     Errors and the GUID, Shared Locks (apache/zookeeper,                *)
+(*     zookeeper-website/.../developer/recipes.mdx).                       *)
+(* [S] ZooKeeper Programmer's Guide, Sessions: expiry is decided by the    *)
+(*     cluster when it does not hear from the client for the session       *)
+(*     timeout; at expiry it deletes the session's ephemeral nodes and     *)
+(*     notifies the watchers; the expired client is told only when it      *)
+(*     reaches the cluster again; PINGs keep an idle session alive; a      *)
+(*     disconnect fails pending operations with CONNECTION_LOSS.           *)
+(* [W] ZooKeeper Programmer's Guide, Watches: one-time triggers; exists()  *)
+(*     sets a data watch, getChildren() a child watch; delete fires both;  *)
+(*     events are ordered with replies on the connection; on reconnect the *)
+(*     client re-registers its watches, which fire if needed.              *)
+(* [Z] apache/zookeeper server source: DataTree.killSession (expiry deletes *)
+(*     the session's ephemerals in one transaction), DataTree.setWatches   *)
+(*     (NodeDeleted for a re-registered watch whose node is gone;          *)
+(*     NodeChildrenChanged when the parent's pzxid is past the client's    *)
+(*     last zxid), SessionTrackerImpl (every request and ping touches the  *)
+(*     session), FinalRequestProcessor (watches are triggered before the   *)
+(*     reply is sent).                                                     *)
+(* [C] Apache Curator: LockInternals.attemptLock/internalLockLoop (create  *)
+(*     with protection, getSortedChildren, watch the predecessor, retry    *)
+(*     all on NoNode/expiry, guaranteed delete), ConnectionState javadoc   *)
+(*     and Tech Note 12 (SUSPENDED on connection loss; in Curator 3.x LOST *)
+(*     when the session timeout elapses while suspended, or on an Expired  *)
+(*     answer), Shared Reentrant Lock docs ("If a SUSPENDED state is       *)
+(*     reported you cannot be certain that you still hold the lock unless *)
+(*     you subsequently receive a RECONNECTED state. If a LOST state is    *)
+(*     reported it is certain that you no longer hold the lock").          *)
+(* [K] M. Kleppmann, "How to do distributed locking" (2016): a client      *)
+(*     paused (GC) past its session/lease keeps believing it holds the     *)
+(*     lock and writes after another client acquired it; a fencing token   *)
+(*     (ZooKeeper: the lock node's czxid or version) lets the storage      *)
+(*     reject the late write.                                              *)
 (*                                                                         *)
-(* Sessions: a client opens one (Connect) and keeps it alive with every    *)
-(* request, pings included; the ensemble expires it SessionTimeout ticks   *)
-(* after the last, deletes its ephemeral nodes (firing their watches) and  *)
-(* answers SESSION_EXPIRED to any later request on it. A "naive" client    *)
-(* learns of the expiry only from that answer; a "curator" client (Apache  *)
-(* Curator) also treats the connection as SUSPENDED after SuspendAfter     *)
-(* ticks without an answer, and checks it (Check) before using the lock.   *)
-(* Node names carry Curator's protection prefix (the attempt's guid), so a *)
-(* client whose create timed out finds its node with getChildren. Every    *)
-(* request has a timeout (Timeout). Fencing: the resource rejects a write  *)
-(* whose czxid is lower than one it accepted.                              *)
+(* Nodes: 0 is the ensemble (one linearizable server, never faulted);      *)
+(* 1..Clients are the clients c1..cN; Clients+1 is the resource, an        *)
+(* observer node. Links: each client to and from the ensemble (the TCP     *)
+(* connection of its session) and to and from the resource.               *)
 (*                                                                         *)
-(* Mirrors src/algorithms/zookeeper.rs (with src/algorithms/client.rs and  *)
-(* src/algorithms/resource.rs) in the world of src/world/mod.rs, action    *)
-(* for action: Acquire, Check, Write, Read; the ensemble's handlers and    *)
-(* SessionExpiry; the client's handlers and timers; the resource; then the *)
-(* world: Tick, Crash, Restart, Pause. For the constants of a scenario,    *)
-(* TLC must find as many distinct states as the Rust checker (DESIGN.md    *)
-(* section 10; specs/README.md records both). Variables and Rust fields:   *)
-(*   the world's variables (World.tla): status, pause, timers, net,        *)
-(*     spent, ghost, history; drawn is WorldState::value (the last fresh   *)
-(*     value: session ids and guids)                                       *)
-(*   zxid, sessions, children, dwatches, cwatches: Ensemble (children as a *)
-(*     set of [czxid, mode, guid, session, ghost]; watches as sets)        *)
-(*   phase, left, session, value, node, wait, target, checked, acquired:   *)
-(*     Client (acquired is Client::ghost; ghost is the world's counter)    *)
-(*   max_token, max_ghost: Resource                                        *)
-(* Ensemble timers are named by their session slot (Timer::SessionExpiry   *)
-(* { slot }); client timers "Ping", "Timeout", "Suspend", "Retry".         *)
-(* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. Not modelled (the ASSUME refuses them, as the    *)
-(* Rust module does): faults of the ensemble, clock drift and jumps,       *)
-(* partitions, loss, duplication, reordering, and recovery = "none".       *)
+(* Modelling choices, and why:                                             *)
+(*  - Granularity: one TLA+ step per message handler or per client step,   *)
+(*    as the server handles one request atomically (linearizable) and the  *)
+(*    recipe is a sequence of synchronous calls. The ensemble's internal   *)
+(*    replication (Zab) is abstracted: it is one linearizable server.      *)
+(*  - Znodes: only the children of the lock node "_locknode_" (or the      *)
+(*    shared-lock node) are modelled, each as [seq, owner, kind]. seq is   *)
+(*    the czxid of the creating transaction; it also stands for the        *)
+(*    sequential suffix, since both grow with every create in commit order *)
+(*    and only their order is ever compared. zxid advances only at         *)
+(*    creates: other transactions would only leave gaps.                   *)
+(*  - The GUID of [R] is the session <<c, e>> that creates the node: unique *)
+(*    per client incarnation and known to the client before the create.    *)
+(*    After a create whose result is lost (CONNECTION_LOSS) the client     *)
+(*    calls getChildren and adopts the node carrying its GUID, as [R] says. *)
+(*  - Sessions are <<c, e>>, e drawn by the server at connect. The server's *)
+(*    session timer <<c, e>> is reset to SessionTimeout by every request   *)
+(*    and ping of that session; when it fires the session expires: its     *)
+(*    ephemeral nodes are deleted and the watches on them fire [S][Z].     *)
+(*    The server does not push "expired" to the client: the client learns  *)
+(*    it from the answer to its next request, ping or reconnect [S].       *)
+(*  - The connection: a client keeps the queue of its requests without an *)
+(*    answer (pend; ZooKeeper's pendingQueue) and runs a "Timeout" timer   *)
+(*    while it is not empty, re-armed by every answer. Answers come in     *)
+(*    order on the connection; an answer that is not the one for the head *)
+(*    of the queue means a message was lost, and the client drops the     *)
+(*    connection, as ClientCnxn does on "Xid out of order" (the xid is     *)
+(*    abstracted to the request's type, exact because a ping is sent only  *)
+(*    when none is pending and the recipe has one call pending at a time). *)
+(*    When the timer fires, or on such a mismatch, the connection is       *)
+(*    considered broken (CONNECTION_LOSS):                                 *)
+(*    pings stop, answers still in flight on the old connection are        *)
+(*    discarded, and after a back-off of Retry ticks the library           *)
+(*    reconnects, re-sending its session and its watch (SetWatches). On    *)
+(*    reconnect the recipe re-issues its interrupted call; for create that *)
+(*    is getChildren and the GUID check [R]; for delete it repeats the     *)
+(*    delete (Curator's guaranteed delete, which the plain recipe also     *)
+(*    needs to release at all). Loss of a message and a cut are the        *)
+(*    world's faults; on TCP they break the connection (SEMANTICS.md), and *)
+(*    the client sees them through the timeout, the out-of-order answer,   *)
+(*    or a missing watch event: the server numbers the events it sends on *)
+(*    a client's link (evCount) and every message carries the number so   *)
+(*    far, so a client that finds one missing drops the connection and    *)
+(*    re-registers its watch on reconnect. (Without this, a lost event     *)
+(*    would strand a waiter for ever, which TCP does not allow.)           *)
+(*  - Watches: the server keeps data watches <<session, seq>> (exists) and *)
+(*    child watches (getChildren, Watch = "all"), one-shot. exists() on a  *)
+(*    node already gone answers false and registers nothing: ZooKeeper     *)
+(*    would register a creation watch, but a sequential name is never      *)
+(*    created again, so it could never fire (Curator uses getData to avoid *)
+(*    exactly this leak). On reconnect a data watch whose node is gone     *)
+(*    fires at once [Z]; a child watch is re-fired unconditionally (the    *)
+(*    pzxid comparison is abstracted: a spurious child event only makes    *)
+(*    the recipe list the children again). All events of one transaction   *)
+(*    for one session travel in one message.                               *)
+(*  - Client "naive": a plain ZooKeeper client; it believes it holds the   *)
+(*    lock from the getChildren answer that shows it lowest until it has   *)
+(*    written and sent its delete, whatever happens to its connection; it  *)
+(*    learns of expiry only from an Expired answer.                        *)
+(*  - Client "curator": the connection state is a function of the          *)
+(*    stopwatch "Heard" (ticks since the ensemble last answered): SUSPENDED *)
+(*    once Heard >= SuspendAfter or the connection is broken, RECONNECTED  *)
+(*    when an answer comes, LOST once Heard >= SuspendAfter +              *)
+(*    SessionTimeout (or on an Expired answer), after which the session is *)
+(*    abandoned. The holder checks the state (step Check) before it writes *)
+(*    (step Write): two steps, because the window between them is what a   *)
+(*    pause exploits. A suspended holder does not believe it holds.        *)
+(*  - The resource: Write(token, acquisition) answered by Ack; with        *)
+(*    Fencing it rejects a token lower than the highest it accepted. The   *)
+(*    token is the lock node's czxid [K]. A holder waits for the Ack before *)
+(*    it deletes its node, as a real client's synchronous write does.     *)
+(*    With Recipe = "rwlock" a reader's use is a read: the resource        *)
+(*    answers it and records nothing (no_stale_write is about writes).    *)
+(*  - Acquisitions: an acquisition is counted when it is granted, and     *)
+(*    numbered in the ensemble's order: the lock node's czxid (a client    *)
+(*    that reads a stale answer after a pause holds under its own, older   *)
+(*    node; SEMANTICS.md section 5, "Which order"). A holder               *)
+(*    that learns its session is gone before writing does not write and    *)
+(*    that acquisition ends (the lock was held, then lost). A client whose *)
+(*    session dies while it waits starts over with a new session after the *)
+(*    back-off, still wanting the lock (Curator's retry of attemptLock).   *)
+(*    After its last acquisition a client closes its session.              *)
+(*  - A client persists nothing: a crash loses its session (which the      *)
+(*    server expires later) and its place in the recipe; on restart it     *)
+(*    still owes its remaining acquisitions (the workload is the           *)
+(*    scenario's, not the process's).                                      *)
+(*  - Faults: the ensemble and the resource are never faulted; clients may *)
+(*    crash, pause, jump their clocks, drift (World decides), and the      *)
+(*    client-ensemble links may be cut, lose or duplicate messages.        *)
 (***************************************************************************)
-EXTENDS World
+EXTENDS World, Integers, Sequences, FiniteSets, TLC
 
 CONSTANTS
-    Clients,        \* [system] clients
-    Recipe,         \* [system] recipe: "lock" or "rwlock"
-    Readers,        \* [system] readers: clients 1..Readers read (rwlock)
-    Watch,          \* [system] watch: "predecessor" or "all"
-    SessionTimeout, \* [system] session_timeout, in the ensemble's ticks
-    PingEvery,      \* [system] ping: ticks between a client's pings
-    Client,         \* [system] client: "naive" or "curator"
-    SuspendAfter,   \* [system] suspend_after: Curator's connection timeout
-    Fencing,        \* [system] fencing: the resource checks the czxid
-    Timeout,        \* [system] timeout: the request timeout, client ticks
-    Retry,          \* [system] retry: ticks before trying again
-    Acquisitions    \* [bounds] acquisitions per client; 0 = forever
+    Clients,        \* number of lock clients
+    Recipe,         \* "lock" or "rwlock"
+    Readers,        \* rwlock: c1..cReaders take read locks
+    Watch,          \* "predecessor" or "all"
+    SessionTimeout, \* ensemble ticks without a request before expiry
+    PingEvery,      \* ticks between pings
+    Client,         \* "naive" or "curator"
+    SuspendAfter,   \* curator: ticks without an answer before SUSPENDED
+    Fencing,        \* writes carry the czxid; the resource rejects lower ones
+    Timeout,        \* per-request timeout (client ticks)
+    Retry,          \* back-off after a lost attempt (client ticks)
+    Acquisitions    \* per client; 0 = forever
 
-ASSUME /\ Clients \in 1..4 /\ Recipe \in {"lock", "rwlock"} /\ Readers \in 0..Clients
-       /\ Watch \in {"predecessor", "all"} /\ SessionTimeout \in 2..30
-       /\ PingEvery \in 1..SessionTimeout - 1 /\ Client \in {"naive", "curator"}
-       /\ SuspendAfter \in 1..30 /\ Fencing \in BOOLEAN /\ Timeout \in 1..30
-       /\ Retry \in 1..10 /\ Acquisitions \in 0..5
-       \* The world's faults this family models: client crashes and pauses
-       \* (the ensemble is never faulted), and delay.
-       /\ Targets = "clients" /\ Recovery = "eventual"
-       /\ ClockJumps = 0 /\ MaxDrift = 0 /\ Partitions = 0 /\ ~Loss /\ ~Duplication
+ASSUME /\ Clients \in 1..5
+       /\ Recipe \in {"lock", "rwlock"}
+       /\ Readers \in 0..Clients /\ (Recipe = "lock" => Readers = 0)
+       /\ Watch \in {"predecessor", "all"}
+       /\ SessionTimeout \in 1..20 /\ PingEvery \in 1..20
+       /\ Client \in {"naive", "curator"} /\ SuspendAfter \in 1..20
+       /\ Fencing \in BOOLEAN
+       /\ Timeout \in 1..20 /\ Retry \in 0..20
+       /\ Acquisitions \in Nat
+       \* the ensemble is never faulted: a drifting clock would be a fault of it
+       /\ MaxDrift = 0 \/ Targets = "clients"
 
-Ensemble == 0
-ClientIds == 1..Clients
+Server == 0
+ClientSet == 1..Clients
 Resource == Clients + 1
 AllNodes == 0..Clients + 1
-Links == AllNodes \X AllNodes
-Curator == Client = "curator"
+Links == {<<c, Server>> : c \in ClientSet} \cup {<<Server, c>> : c \in ClientSet}
+         \cup {<<c, Resource>> : c \in ClientSet} \cup {<<Resource, c>> : c \in ClientSet}
 
-\* Session slots on the ensemble: one per client, plus one per crash the
-\* budget allows (Params::slots).
-SlotsPer == 1 + Crashes
-Slots == 0..Clients * SlotsPer - 1
-SlotsOf(c) == (c - 1) * SlotsPer..c * SlotsPer - 1
-SlotOwner(slot) == slot \div SlotsPer + 1
-\* Timer names by node: the ensemble's are its session slots.
-TimersOf(n) == IF n = Ensemble THEN Slots ELSE {"Ping", "Timeout", "Suspend", "Retry"}
+Role(n) == IF n = Server THEN "server" ELSE IF n = Resource THEN "observer" ELSE "client"
+MayPause(n) == n \in ClientSet
 
-Mode(c) == IF Recipe = "lock" THEN "Exclusive" ELSE IF c <= Readers THEN "Read" ELSE "Write"
-\* A lower node of mode m keeps a client of mode m0 waiting.
-BlockedBy(m0, m) == m0 # "Read" \/ m # "Read"
-
-Min(S) == CHOOSE x \in S : \A y \in S : x <= y
-Max(S) == CHOOSE x \in S : \A y \in S : x >= y
-RECURSIVE Sorted(_)
-Sorted(S) == IF S = {} THEN <<>> ELSE <<Min(S)>> \o Sorted(S \ {Min(S)})
-
-\* The world's view of the nodes (World.tla's hooks).
-Role(n) == CASE n = Ensemble -> "server" [] n = Resource -> "observer" [] OTHER -> "client"
-\* No stopwatches in this family.
-Cap(n, w) == 0
-MayPause(n) == TRUE
+Kind(c) == IF Recipe = "rwlock" /\ c <= Readers THEN "read" ELSE "write"
+LostAfter == SuspendAfter + SessionTimeout
+Cap(n, w) == IF w = "Heard" THEN LostAfter ELSE 0
+Forever == Acquisitions = 0
 
 VARIABLES
-    zxid,       \* the last zxid handed out
-    sessions,   \* sessions[slot]: a session id, 0 for a free slot
-    children,   \* the children of /lock: [czxid, mode, guid, session, ghost]
-    dwatches,   \* exists watches: <<watched czxid, watching session>>
-    cwatches,   \* getChildren watches: watching sessions
-    phase, left,
-    session,    \* session[c]: the client's session id, 0 for none
-    value,      \* value[c]: the attempt's guid, 0 between attempts
-    node,       \* node[c]: the czxid of c's node, 0 while unknown
-    wait,       \* wait[c]: Idle, Creating, Listing, Checking, Watching
-    target,     \* target[c]: the czxid watched (predecessor), 0 for none
-    checked,    \* checked[c]: Curator checked its connection
-    acquired,   \* acquired[c]: the ghost number of c's node when it holds
-    max_token, max_ghost
+    \* the ensemble
+    live,     \* live sessions <<c, e>>
+    lastSess, \* lastSess[c]: the last session number the server gave c
+    znodes,   \* children of the lock node: [seq, owner, kind]
+    zxid,     \* the last czxid
+    dataW,    \* data watches <<session, seq>> (exists with watch)
+    childW,   \* child watches on the lock node: sessions (getChildren with watch)
+    evCount,  \* evCount[c]: watch events the server has sent on c's link
+    \* the clients
+    phase,    \* where the client is in the recipe
+    sess,     \* its session number (0: none)
+    conn,     \* "none", "connecting", "connected", "lost", "reconnecting"
+    mine,     \* the seq (czxid) of its lock node, 0 if none known
+    watchOn,  \* the seq whose deletion it waits for (predecessor watch), 0
+    pend,     \* the types of the requests sent on this connection and not
+              \* yet answered, oldest first
+    left,     \* acquisitions still to make (ignored when Forever)
+    acq,      \* ghost number of its current acquisition, 0 if none
+    evSeen,   \* the number of the last event it received on this connection
+    \* the resource
+    resTok,   \* the highest fencing token it accepted
+    resAcq    \* the highest acquisition number it accepted a write from
 
-\* The world's variables no handler changes.
-fixed == <<status, pause, skew, watches, cut, spent>>
-ensembleVars == <<zxid, sessions, children, dwatches, cwatches>>
-clientVars == <<phase, left, session, value, node, wait, target, checked, acquired>>
-resourceVars == <<max_token, max_ghost>>
-algVars == <<zxid, sessions, children, dwatches, cwatches,
-             phase, left, session, value, node, wait, target, checked, acquired,
-             max_token, max_ghost>>
+serverVars == <<live, lastSess, znodes, zxid, dataW, childW, evCount>>
+clientVars == <<phase, sess, conn, mine, watchOn, pend, left, acq, evSeen>>
+resVars == <<resTok, resAcq>>
+algVars == <<serverVars, clientVars, resVars>>
 vars == <<worldVars, algVars>>
 
------------------------------------------------------------------------------
-(* Sending (World.tla's Send), several messages in turn.                   *)
+Phases == {"idle", "connect", "create", "children", "exists", "wait",
+           "holding", "checked", "writing", "release"}
+WantPhases == {"connect", "create", "children", "exists", "wait"}
+ReqTypes == {"Connect", "Reconnect", "Ping", "Create", "GetChildren", "Exists", "Delete"}
 
-\* Sends a sequence of <<dst, msg>> pairs, in order.
-RECURSIVE SendEach(_, _, _)
-SendEach(q, src, ms) ==
-    IF ms = <<>> THEN q ELSE SendEach(Send(q, src, Head(ms)[1], Head(ms)[2]), src, Tail(ms))
-
------------------------------------------------------------------------------
-(* The lock view (properties.rs, zookeeper.rs's lock_view).                *)
-
-Unchecked(c) == Curator /\ ~checked[c]
-Connected(c) == IsSet(c, "Suspend") /\ timers[c]["Suspend"] > 0
-Holds(c) == \/ phase[c] = "Holding" /\ (~Unchecked(c) \/ Connected(c))
-            \/ phase[c] = "Writing"
-Wants(c) == phase[c] \in {"Want", "Acquiring"} \/ (phase[c] = "Holding" /\ Unchecked(c))
-Holding == {c \in ClientIds : status[c] # "Down" /\ Holds(c)}
-Wanting == {c \in ClientIds : status[c] # "Down" /\ Wants(c)}
+\* The answer a to a request of type r (in order on the connection).
+Answers(a, r) ==
+    CASE a = "Connected" -> r \in {"Connect", "Reconnect"}
+      [] a = "Pong" -> r = "Ping"
+      [] a = "Created" -> r = "Create"
+      [] a = "Children" -> r = "GetChildren"
+      [] a = "Stat" -> r = "Exists"
+      [] a \in {"Deleted", "NoNode"} -> r = "Delete"
+      [] OTHER -> FALSE
 
 -----------------------------------------------------------------------------
-(* The client's helpers.                                                   *)
+(* Messages. One record shape for all, so that any two can be compared.    *)
 
-\* Client::forget, with the phase.
-Forget(c, ph) ==
-    /\ phase' = [phase EXCEPT ![c] = ph]
-    /\ value' = [value EXCEPT ![c] = 0]
-    /\ node' = [node EXCEPT ![c] = 0]
-    /\ wait' = [wait EXCEPT ![c] = "Idle"]
-    /\ target' = [target EXCEPT ![c] = 0]
-    /\ checked' = [checked EXCEPT ![c] = FALSE]
-    /\ acquired' = [acquired EXCEPT ![c] = 0]
-
-\* retry_later: the attempt is lost; try again after the back-off.
-RetryLater(c, tm) ==
-    /\ Forget(c, "Want")
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
-    /\ UNCHANGED left
-
-\* The requests of c's current attempt.
-GetChildrenMsg(c) == [type |-> "GetChildren", session |-> session[c], value |-> value[c],
-                      watch |-> Watch = "all"]
-DeleteMsg(c) == [type |-> "Delete", session |-> session[c], value |-> value[c], node |-> node[c]]
-
-\* list: the recipe's step 2. q, tm: the network and c's timers so far.
-List(c, q, tm) ==
-    /\ net' = Send(q, c, Ensemble, GetChildrenMsg(c))
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Timeout", Timeout)]
-    /\ wait' = [wait EXCEPT ![c] = "Listing"]
-    /\ target' = [target EXCEPT ![c] = 0]
-
-\* release: delete the node.
-Release(c, q, tm) ==
-    /\ net' = Send(q, c, Ensemble, DeleteMsg(c))
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Timeout", Timeout)]
-    /\ phase' = [phase EXCEPT ![c] = "Releasing"]
-
-\* give_up (Curator): delete the node without waiting, try again later.
-GiveUp(c, q, tm) ==
-    /\ net' = Send(q, c, Ensemble, DeleteMsg(c))
-    /\ RetryLater(c, tm)
-
-\* released: the delete is answered: want again, or close the session and
-\* stop. q, tm: the network and c's timers so far; s: c's session now.
-Released(c, q, tm, s) ==
-    LET ph == IF Acquisitions = 0 THEN "Want" ELSE IF left[c] = 1 THEN "Done" ELSE "Want"
-        closing == ph = "Done" /\ s # 0
-    IN
-    /\ left' = IF Acquisitions = 0 THEN left ELSE [left EXCEPT ![c] = @ - 1]
-    /\ Forget(c, ph)
-    /\ net' = IF closing THEN Send(q, c, Ensemble, [type |-> "CloseSession", session |-> s]) ELSE q
-    /\ timers' = [timers EXCEPT ![c] =
-                    IF closing THEN CancelTimer(CancelTimer(tm, "Ping"), "Suspend") ELSE tm]
-    /\ session' = [session EXCEPT ![c] = IF closing THEN 0 ELSE s]
+Mk(t, e) == [type |-> t, e |-> e, n |-> 0, b |-> FALSE, kind |-> "write",
+             kids |-> {}, ds |-> {}, ev |-> 0]
+MkN(t, e, n) == [Mk(t, e) EXCEPT !.n = n]
+Env(m) == [msg |-> m, age |-> 0, copied |-> FALSE]
 
 -----------------------------------------------------------------------------
-(* Client steps. Check, Write and Read are urgent; Acquire is not (a       *)
-(* client comes to want the lock, and retries, at any moment; weakly       *)
-(* fair).                                                                  *)
+(* The lock view (SEMANTICS.md section 5).                                 *)
 
-CanAcquire(c) == phase[c] = "Want" /\ ~IsSet(c, "Retry")
-CanCheck(c) == phase[c] = "Holding" /\ Unchecked(c)
-CanWrite(c) == phase[c] = "Holding" /\ ~Unchecked(c) /\ Mode(c) # "Read"
-CanRead(c) == phase[c] = "Holding" /\ ~Unchecked(c) /\ Mode(c) = "Read"
-HasUrgentStep(n) == n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n) \/ CanRead(n))
+Session(c) == <<c, sess[c]>>
+HeardFor(c) == IF Running(c, "Heard") THEN watches[c]["Heard"] ELSE 0
+Suspended(c) == conn[c] # "connected" \/ HeardFor(c) >= SuspendAfter
+IsLost(c) == Client = "curator" /\ sess[c] # 0 /\ Running(c, "Heard")
+             /\ watches[c]["Heard"] >= LostAfter
 
-\* Acquire: connect if there is no session (a fresh id), then create the
-\* node (a fresh guid), with a timeout.
-Acquire(c) ==
-    LET new == session[c] = 0
-        s == IF new THEN drawn + 1 ELSE session[c]
-        v == IF new THEN drawn + 2 ELSE drawn + 1
-        create == [type |-> "Create", session |-> s, value |-> v, mode |-> Mode(c)]
-        tm0 == IF new THEN SetTimer(timers[c], "Ping", PingEvery) ELSE timers[c]
-        tm1 == IF new /\ Curator THEN SetTimer(tm0, "Suspend", SuspendAfter) ELSE tm0
-    IN
-    /\ Up(c) /\ CanAcquire(c)
-    /\ drawn' = v
-    /\ session' = [session EXCEPT ![c] = s]
-    /\ value' = [value EXCEPT ![c] = v]
-    /\ net' = IF new
-              THEN Send(Send(net, c, Ensemble, [type |-> "Connect", session |-> s]), c, Ensemble, create)
-              ELSE Send(net, c, Ensemble, create)
-    /\ timers' = [timers EXCEPT ![c] = SetTimer(tm1, "Timeout", Timeout)]
-    /\ wait' = [wait EXCEPT ![c] = "Creating"]
-    /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
-    /\ UNCHANGED <<fixed, ghost, history, ensembleVars, left, node, target, checked,
-                   acquired, resourceVars>>
+\* A client believes it holds the lock from the step at which it may use it
+\* until it has written and released. A curator holder that is SUSPENDED
+\* does not use the lock, so does not believe it holds it until RECONNECTED.
+Holds(c) ==
+    \/ phase[c] = "writing"
+    \/ phase[c] = "checked"
+    \/ phase[c] = "holding" /\ (Client = "naive" \/ ~Suspended(c))
+Wants(c) == phase[c] \in WantPhases
+RunningClient(c) == status[c] # "Down"
 
-\* Check (Curator): is the connection still there? Only then use the lock.
-Check(c) ==
-    /\ Up(c) /\ CanCheck(c)
-    /\ IF Connected(c)
-       THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
-            /\ UNCHANGED <<timers, net, phase, left, value, node, wait, target, acquired>>
-       ELSE GiveUp(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, session, resourceVars>>
+MutualExclusion ==
+    \A c1, c2 \in ClientSet :
+        c1 # c2 /\ Holds(c1) /\ Holds(c2) => Kind(c1) = "read" /\ Kind(c2) = "read"
+NoStaleWrite == "StaleWrite" \notin history
+NoForeignRelease == "ForeignRelease" \notin history
 
-\* Write: the critical section's write, with the czxid if fenced.
-Write(c) ==
-    /\ Up(c) /\ CanWrite(c)
-    /\ net' = Send(net, c, Resource, [type |-> "Write", token |-> IF Fencing THEN node[c] ELSE 0,
-                                      ghost |-> acquired[c]])
-    /\ phase' = [phase EXCEPT ![c] = "Writing"]
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, ensembleVars,
-                   left, session, value, node, wait, target, checked, acquired, resourceVars>>
-
-\* Read: a reader's critical section; then it deletes its node.
-Read(c) ==
-    /\ Up(c) /\ CanRead(c)
-    /\ Release(c, net, timers[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
-                   left, session, value, node, wait, target, checked, acquired, resourceVars>>
+TypeOK ==
+    /\ WorldTypeOK
+    /\ live \subseteq (ClientSet \X Nat)
+    /\ lastSess \in [ClientSet -> Nat]
+    /\ \A k \in znodes : k.seq \in Nat \ {0} /\ k.owner \in ClientSet \X Nat
+                         /\ k.kind \in {"read", "write"}
+    /\ zxid \in Nat
+    /\ \A w \in dataW : w[1] \in ClientSet \X Nat /\ w[2] \in Nat
+    /\ childW \subseteq (ClientSet \X Nat)
+    /\ evCount \in [ClientSet -> Nat] /\ evSeen \in [ClientSet -> Nat]
+    /\ phase \in [ClientSet -> Phases]
+    /\ sess \in [ClientSet -> Nat]
+    /\ conn \in [ClientSet -> {"none", "connecting", "connected", "lost", "reconnecting"}]
+    /\ mine \in [ClientSet -> Nat] /\ watchOn \in [ClientSet -> Nat]
+    /\ pend \in [ClientSet -> Seq(ReqTypes)] /\ left \in [ClientSet -> Nat]
+    /\ acq \in [ClientSet -> Nat]
+    /\ resTok \in Nat /\ resAcq \in Nat
 
 -----------------------------------------------------------------------------
-(* The ensemble (ensemble_receive): one request at a time, in order. Every *)
-(* request on a live session resets its expiry; a request on any other     *)
-(* session is answered SESSION_EXPIRED (closeSession: not at all).         *)
-
-Owner(s) == SlotOwner(CHOOSE slot \in Slots : sessions[slot] = s)
-SlotOf(c, s) == CHOOSE slot \in SlotsOf(c) : sessions[slot] = s
-Live(c, s) == \E slot \in SlotsOf(c) : sessions[slot] = s
-Listing(ch) == {[czxid |-> z.czxid, mode |-> z.mode, guid |-> z.guid] : z \in ch}
-
-\* The events of the exists watches on node n (dw: the watches), by session.
-NodeDeletedEvents(dw, n) ==
-    LET ws == Sorted({w[2] : w \in {x \in dw : x[1] = n}})
-    IN [i \in 1..Len(ws) |-> <<Owner(ws[i]), [type |-> "NodeDeleted", session |-> ws[i], node |-> n]>>]
-\* The events of the getChildren watches cw, by session.
-ChildrenChangedEvents(cw) ==
-    LET ws == Sorted(cw)
-    IN [i \in 1..Len(ws) |-> <<Owner(ws[i]), [type |-> "NodeChildrenChanged", session |-> ws[i]]>>]
-
-\* A session ends (ss: the sessions after it ended): its watches go, then
-\* its nodes are deleted in czxid order, firing the exists watches on each
-\* and, at the first, every getChildren watch. q: the network so far.
-CloseSession(s, ss, q, tm) ==
-    LET dw == {w \in dwatches : w[2] # s}
-        cw == cwatches \ {s}
-        gone == {z \in children : z.session = s}
-        order == Sorted({z.czxid : z \in gone})
-        events == IF order = <<>> THEN <<>>
-                  ELSE NodeDeletedEvents(dw, order[1]) \o ChildrenChangedEvents(cw)
-                       \o LET rest == [i \in 1..Len(order) - 1 |-> order[i + 1]]
-                          IN IF rest = <<>> THEN <<>>
-                             ELSE NodeDeletedEvents(dw, rest[1])
-    IN
-    /\ sessions' = ss
-    /\ children' = children \ gone
-    /\ dwatches' = {w \in dw : w[1] \notin {z.czxid : z \in gone}}
-    /\ cwatches' = IF gone = {} THEN cw ELSE {}
-    /\ net' = SendEach(q, Ensemble, events)
-    /\ timers' = tm
-    /\ UNCHANGED zxid
-
-Reply(src, m) == Send(Pop(src, Ensemble), Ensemble, src, m)
-Touch(src, s) == [timers EXCEPT ![Ensemble] = SetTimer(@, SlotOf(src, s), SessionTimeout)]
-
-ReceiveConnect(src) ==
-    LET m == Msg(src, Ensemble)
-        free == {slot \in SlotsOf(src) : sessions[slot] = 0}
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "Connect"
-    /\ IF free = {} THEN UNCHANGED <<sessions, timers>>
-       ELSE /\ sessions' = [sessions EXCEPT ![Min(free)] = m.session]
-            /\ timers' = [timers EXCEPT ![Ensemble] = SetTimer(@, Min(free), SessionTimeout)]
-    /\ net' = Pop(src, Ensemble)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, children, dwatches, cwatches,
-                   clientVars, resourceVars>>
-
-Requests == {"Create", "GetChildren", "Exists", "Delete", "Ping", "CloseSession"}
-
-\* A request on a session that is not live.
-ReceiveOnExpired(src) ==
-    LET m == Msg(src, Ensemble) IN
-    /\ Deliverable(src, Ensemble) /\ m.type \in Requests /\ ~Live(src, m.session)
-    /\ net' = IF m.type = "CloseSession" THEN Pop(src, Ensemble)
-              ELSE Reply(src, [type |-> "SessionExpired", session |-> m.session])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
-
-\* create: the next zxid; the getChildren watches fire before the answer.
-ReceiveCreate(src) ==
-    LET m == Msg(src, Ensemble)
-        z == zxid + 1
-        g == ghost + 1
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "Create" /\ Live(src, m.session)
-    /\ zxid' = z
-    /\ ghost' = g
-    /\ children' = children \cup {[czxid |-> z, mode |-> m.mode, guid |-> m.value,
-                                   session |-> m.session, ghost |-> g]}
-    /\ cwatches' = {}
-    /\ net' = Send(SendEach(Pop(src, Ensemble), Ensemble, ChildrenChangedEvents(cwatches)),
-                   Ensemble, src, [type |-> "Created", value |-> m.value, node |-> z])
-    /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<fixed, drawn, history, sessions, dwatches, clientVars, resourceVars>>
-
-ReceiveGetChildren(src) ==
-    LET m == Msg(src, Ensemble)
-        mine == {z \in children : z.guid = m.value}
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "GetChildren" /\ Live(src, m.session)
-    /\ cwatches' = IF m.watch THEN cwatches \cup {m.session} ELSE cwatches
-    /\ net' = Reply(src, [type |-> "Children", value |-> m.value, children |-> Listing(children),
-                          ghost |-> IF mine = {} THEN 0 ELSE (CHOOSE z \in mine : TRUE).ghost])
-    /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, sessions, children, dwatches,
-                   clientVars, resourceVars>>
-
-\* exists with a watch (left out on a node that is gone: a sequential name
-\* is never reused, so it could never fire).
-ReceiveExists(src) ==
-    LET m == Msg(src, Ensemble)
-        exists == \E z \in children : z.czxid = m.node
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "Exists" /\ Live(src, m.session)
-    /\ dwatches' = IF exists THEN dwatches \cup {<<m.node, m.session>>} ELSE dwatches
-    /\ net' = Reply(src, [type |-> "Stat", value |-> m.value, exists |-> exists])
-    /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, zxid, sessions, children, cwatches,
-                   clientVars, resourceVars>>
-
-\* delete by path: the exists watches on the node fire, then every
-\* getChildren watch, then the answer.
-ReceiveDelete(src) ==
-    LET m == Msg(src, Ensemble)
-        gone == {z \in children : z.czxid = m.node}
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "Delete" /\ Live(src, m.session)
-    /\ IF gone = {}
-       THEN /\ net' = Reply(src, [type |-> "Deleted", value |-> m.value])
-            /\ UNCHANGED <<history, children, dwatches, cwatches>>
-       ELSE /\ children' = children \ gone
-            /\ history' = IF \E z \in gone : z.session # m.session
-                          THEN history \cup {"ForeignRelease"} ELSE history
-            /\ dwatches' = {w \in dwatches : w[1] # m.node}
-            /\ cwatches' = {}
-            /\ net' = Send(SendEach(Pop(src, Ensemble), Ensemble,
-                                   NodeDeletedEvents(dwatches, m.node) \o ChildrenChangedEvents(cwatches)),
-                           Ensemble, src, [type |-> "Deleted", value |-> m.value])
-    /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<fixed, ghost, drawn, zxid, sessions, clientVars, resourceVars>>
-
-ReceivePing(src) ==
-    LET m == Msg(src, Ensemble) IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "Ping" /\ Live(src, m.session)
-    /\ net' = Reply(src, [type |-> "Pong", session |-> m.session])
-    /\ timers' = Touch(src, m.session)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
-
-ReceiveCloseSession(src) ==
-    LET m == Msg(src, Ensemble)
-        slot == SlotOf(src, m.session)
-    IN
-    /\ Deliverable(src, Ensemble) /\ m.type = "CloseSession" /\ Live(src, m.session)
-    /\ CloseSession(m.session, [sessions EXCEPT ![slot] = 0], Pop(src, Ensemble),
-                    [timers EXCEPT ![Ensemble] = CancelTimer(@, slot)])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, clientVars, resourceVars>>
-
------------------------------------------------------------------------------
-(* The client's handlers (client_receive). A Curator client's Suspend      *)
-(* timer restarts at every message from the ensemble while it has a        *)
-(* session, whether or not the handler then takes the message.             *)
-
-Heard(c, src) ==
-    IF Curator /\ session[c] # 0 /\ src = Ensemble
-    THEN SetTimer(timers[c], "Suspend", SuspendAfter) ELSE timers[c]
-
-Acquiring(c) == phase[c] = "Acquiring"
-
-ClientTakes(c, m) ==
-    \/ m.type = "Created" /\ Acquiring(c) /\ m.value = value[c] /\ wait[c] = "Creating"
-    \/ m.type = "Children" /\ Acquiring(c) /\ m.value = value[c] /\ wait[c] = "Listing"
-    \/ m.type = "Stat" /\ Acquiring(c) /\ m.value = value[c] /\ wait[c] = "Checking"
-    \/ m.type = "NodeDeleted" /\ Acquiring(c) /\ m.session = session[c] /\ wait[c] = "Watching"
-       /\ m.node = target[c]
-    \/ m.type = "NodeChildrenChanged" /\ Acquiring(c) /\ m.session = session[c]
-       /\ wait[c] = "Watching"
-    \/ m.type \in {"Accepted", "Rejected"} /\ phase[c] = "Writing"
-    \/ m.type = "Deleted" /\ phase[c] = "Releasing" /\ m.value = value[c]
-    \/ m.type = "SessionExpired" /\ m.session = session[c]
-
-ReceiveCreated(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c) /\ m.type = "Created" /\ ClientTakes(c, m)
-    /\ node' = [node EXCEPT ![c] = m.node]
-    /\ List(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
-                   phase, left, session, value, checked, acquired, resourceVars>>
-
-\* decide: hold when no lower node blocks; else watch.
-ReceiveChildren(src, c) ==
-    LET m == Msg(src, c)
-        tm == CancelTimer(Heard(c, src), "Timeout")
-        mine == {ch \in m.children : ch.guid = value[c]}
-        me == CHOOSE ch \in mine : TRUE
-        below == {ch.czxid : ch \in {x \in m.children : x.czxid < me.czxid /\ BlockedBy(Mode(c), x.mode)}}
-    IN
-    /\ Deliverable(src, c) /\ m.type = "Children" /\ ClientTakes(c, m)
-    /\ IF mine = {}
-       THEN /\ RetryLater(c, tm)
-            /\ net' = Pop(src, c)
-       ELSE /\ node' = [node EXCEPT ![c] = me.czxid]
-            /\ CASE below = {} ->
-                      /\ wait' = [wait EXCEPT ![c] = "Idle"]
-                      /\ acquired' = [acquired EXCEPT ![c] = m.ghost]
-                      /\ phase' = [phase EXCEPT ![c] = "Holding"]
-                      /\ net' = Pop(src, c)
-                      /\ timers' = [timers EXCEPT ![c] = tm]
-                      /\ UNCHANGED target
-                 [] Watch = "all" ->
-                      /\ wait' = [wait EXCEPT ![c] = "Watching"]
-                      /\ net' = Pop(src, c)
-                      /\ timers' = [timers EXCEPT ![c] = tm]
-                      /\ UNCHANGED <<phase, acquired, target>>
-                 [] OTHER ->
-                      /\ target' = [target EXCEPT ![c] = Max(below)]
-                      /\ net' = Send(Pop(src, c), c, Ensemble,
-                                     [type |-> "Exists", session |-> session[c], value |-> value[c],
-                                      node |-> Max(below)])
-                      /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Timeout", Timeout)]
-                      /\ wait' = [wait EXCEPT ![c] = "Checking"]
-                      /\ UNCHANGED <<phase, acquired>>
-            /\ UNCHANGED <<value, checked, left>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, session, resourceVars>>
-
-ReceiveStat(src, c) ==
-    LET m == Msg(src, c)
-        tm == CancelTimer(Heard(c, src), "Timeout")
-    IN
-    /\ Deliverable(src, c) /\ m.type = "Stat" /\ ClientTakes(c, m)
-    /\ IF m.exists
-       THEN /\ wait' = [wait EXCEPT ![c] = "Watching"]
-            /\ net' = Pop(src, c)
-            /\ timers' = [timers EXCEPT ![c] = tm]
-            /\ UNCHANGED target
-       ELSE List(c, Pop(src, c), tm)
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
-                   phase, left, session, value, node, checked, acquired, resourceVars>>
-
-\* A watch fired: back to the recipe's step 2.
-ReceiveWatchedEvent(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c) /\ m.type \in {"NodeDeleted", "NodeChildrenChanged"} /\ ClientTakes(c, m)
-    /\ List(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
-                   phase, left, session, value, node, checked, acquired, resourceVars>>
-
-\* The write is answered: the critical section is over; delete the node.
-ReceiveWriteAnswer(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c) /\ m.type \in {"Accepted", "Rejected"} /\ ClientTakes(c, m)
-    /\ Release(c, Pop(src, c), Heard(c, src))
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars,
-                   left, session, value, node, wait, target, checked, acquired, resourceVars>>
-
-ReceiveDeleted(src, c) ==
-    LET m == Msg(src, c) IN
-    /\ Deliverable(src, c) /\ m.type = "Deleted" /\ ClientTakes(c, m)
-    /\ Released(c, Pop(src, c), CancelTimer(Heard(c, src), "Timeout"), session[c])
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, resourceVars>>
-
-\* The session is gone, and the node with it.
-ReceiveSessionExpired(src, c) ==
-    LET m == Msg(src, c)
-        tm == CancelTimer(CancelTimer(Heard(c, src), "Ping"), "Suspend")
-    IN
-    /\ Deliverable(src, c) /\ m.type = "SessionExpired" /\ ClientTakes(c, m)
-    /\ CASE phase[c] \in {"Acquiring", "Holding", "Writing"} ->
-              /\ RetryLater(c, CancelTimer(tm, "Timeout"))
-              /\ net' = Pop(src, c)
-              /\ session' = [session EXCEPT ![c] = 0]
-         [] phase[c] = "Releasing" ->
-              Released(c, Pop(src, c), CancelTimer(tm, "Timeout"), 0)
-         [] OTHER ->
-              /\ timers' = [timers EXCEPT ![c] = tm]
-              /\ net' = Pop(src, c)
-              /\ session' = [session EXCEPT ![c] = 0]
-              /\ UNCHANGED <<phase, left, value, node, wait, target, checked, acquired>>
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, resourceVars>>
-
------------------------------------------------------------------------------
-(* The protected resource (resource.rs).                                   *)
-
-ReceiveWrite(src) ==
-    LET m == Msg(src, Resource) IN
-    /\ Deliverable(src, Resource) /\ m.type = "Write"
-    /\ IF Fencing /\ m.token < max_token
-       THEN /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Rejected"])
-            /\ UNCHANGED <<history, resourceVars>>
-       ELSE /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
-            /\ max_token' = IF m.token > max_token THEN m.token ELSE max_token
-            /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
-            /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
-    /\ UNCHANGED <<fixed, timers, ghost, drawn, ensembleVars, clientVars>>
-
------------------------------------------------------------------------------
-(* Delivery: the head of a link reaches its running destination.           *)
-
-Takes(src, dst) ==
-    LET m == Msg(src, dst) IN
-    CASE dst = Ensemble -> m.type \in Requests \cup {"Connect"}
-      [] dst = Resource -> m.type = "Write"
-      [] OTHER -> ClientTakes(dst, m)
-
-\* A message the handler ignores leaves the link (and a Curator client
-\* still hears from the ensemble).
-Discard(src, dst) ==
-    /\ Deliverable(src, dst) /\ ~Takes(src, dst)
-    /\ net' = Pop(src, dst)
-    /\ timers' = IF dst \in ClientIds THEN [timers EXCEPT ![dst] = Heard(dst, src)] ELSE timers
-    /\ UNCHANGED <<fixed, ghost, drawn, history, ensembleVars, clientVars, resourceVars>>
-
-Deliver(src, dst) ==
-    /\ Deliverable(src, dst)
-    /\ \/ /\ dst = Ensemble
-          /\ \/ ReceiveConnect(src) \/ ReceiveOnExpired(src) \/ ReceiveCreate(src)
-             \/ ReceiveGetChildren(src) \/ ReceiveExists(src) \/ ReceiveDelete(src)
-             \/ ReceivePing(src) \/ ReceiveCloseSession(src)
-       \/ /\ dst \in ClientIds
-          /\ \/ ReceiveCreated(src, dst) \/ ReceiveChildren(src, dst) \/ ReceiveStat(src, dst)
-             \/ ReceiveWatchedEvent(src, dst) \/ ReceiveWriteAnswer(src, dst)
-             \/ ReceiveDeleted(src, dst) \/ ReceiveSessionExpired(src, dst)
-       \/ dst = Resource /\ ReceiveWrite(src)
-       \/ Discard(src, dst)
-
------------------------------------------------------------------------------
-(* Timers (on_timer): a running node's timer, run down to zero, fires; the *)
-(* world removes it first.                                                 *)
-
-\* SessionExpiry: the session in this slot expires.
-SessionExpiry(slot, rest) ==
-    /\ CloseSession(sessions[slot], [sessions EXCEPT ![slot] = 0], net, rest)
-    /\ UNCHANGED <<clientVars>>
-
-\* Timeout: an acquiring client lists again; a releasing one deletes again.
-ClientTimer(c, t, rest) ==
-    CASE t = "Ping" /\ session[c] # 0 ->
-           /\ net' = Send(net, c, Ensemble, [type |-> "Ping", session |-> session[c]])
-           /\ timers' = [rest EXCEPT ![c] = SetTimer(@, "Ping", PingEvery)]
-           /\ UNCHANGED clientVars
-      [] t = "Timeout" /\ phase[c] = "Acquiring" ->
-           /\ List(c, net, rest[c])
-           /\ UNCHANGED <<phase, left, session, value, node, checked, acquired>>
-      [] t = "Timeout" /\ phase[c] = "Releasing" ->
-           /\ net' = Send(net, c, Ensemble, DeleteMsg(c))
-           /\ timers' = [rest EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
-           /\ UNCHANGED clientVars
-      [] t = "Suspend" /\ phase[c] = "Holding" /\ ~checked[c] ->
-           /\ GiveUp(c, net, rest[c])
-           /\ UNCHANGED session
-      [] OTHER ->
-           /\ timers' = rest
-           /\ UNCHANGED <<net, clientVars>>
-
-Fire(n, t) ==
-    LET rest == Expired(n, t) IN
-    /\ Up(n) /\ Due(n, t)
-    /\ IF n = Ensemble
-       THEN SessionExpiry(t, rest)
-       ELSE /\ ClientTimer(n, t, rest)
-            /\ UNCHANGED ensembleVars
-    /\ UNCHANGED <<fixed, ghost, drawn, history, resourceVars>>
-
------------------------------------------------------------------------------
-(* The world (World.tla): time, client crashes, restarts, pauses. Only     *)
-(* Restart touches the algorithm's state.                                  *)
-
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-Pause(c, k) == WorldPause(c, k, Role, MayPause) /\ UNCHANGED algVars
-
-\* Fault: a client stops and loses its timers. It keeps its state only for
-\* the restart; its session lives on until it expires.
-Crash(c) == WorldCrash(c, NoTimers, Role) /\ UNCHANGED algVars
-
-\* A crashed client restarts afresh, with no session.
-Restart(c) ==
-    /\ c \in ClientIds
-    /\ WorldRestart(c)
-    /\ left' = [left EXCEPT ![c] = Acquisitions]
-    /\ session' = [session EXCEPT ![c] = 0]
-    /\ Forget(c, "Want")
-    /\ timers' = [timers EXCEPT ![c] = NoTimers]
-    /\ UNCHANGED <<net, ghost, drawn, history, ensembleVars, resourceVars>>
-
------------------------------------------------------------------------------
+(* Initial state.                                                          *)
 
 Init ==
     /\ WorldInit(AllNodes, Links)
-    /\ zxid = 0
-    /\ sessions = [s \in Slots |-> 0]
-    /\ children = {} /\ dwatches = {} /\ cwatches = {}
-    /\ phase = [c \in ClientIds |-> "Want"]
-    /\ left = [c \in ClientIds |-> Acquisitions]
-    /\ session = [c \in ClientIds |-> 0]
-    /\ value = [c \in ClientIds |-> 0]
-    /\ node = [c \in ClientIds |-> 0]
-    /\ wait = [c \in ClientIds |-> "Idle"]
-    /\ target = [c \in ClientIds |-> 0]
-    /\ checked = [c \in ClientIds |-> FALSE]
-    /\ acquired = [c \in ClientIds |-> 0]
-    /\ max_token = 0 /\ max_ghost = 0
+    /\ live = {} /\ lastSess = [c \in ClientSet |-> 0]
+    /\ znodes = {} /\ zxid = 0 /\ dataW = {} /\ childW = {}
+    /\ evCount = [c \in ClientSet |-> 0] /\ evSeen = [c \in ClientSet |-> 0]
+    /\ phase = [c \in ClientSet |-> "idle"]
+    /\ sess = [c \in ClientSet |-> 0]
+    /\ conn = [c \in ClientSet |-> "none"]
+    /\ mine = [c \in ClientSet |-> 0]
+    /\ watchOn = [c \in ClientSet |-> 0]
+    /\ pend = [c \in ClientSet |-> <<>>]
+    /\ left = [c \in ClientSet |-> Acquisitions]
+    /\ acq = [c \in ClientSet |-> 0]
+    /\ resTok = 0 /\ resAcq = 0
+
+-----------------------------------------------------------------------------
+(* The ensemble.                                                           *)
+
+RECURSIVE SortNat(_)
+SortNat(S) == IF S = {} THEN <<>>
+              ELSE LET x == CHOOSE x \in S : \A y \in S : x <= y
+                   IN <<x>> \o SortNat(S \ {x})
+
+\* The watches a change fires: data watches on the deleted seqs D, and the
+\* child watches when the children changed (childFire), except those of
+\* session ex (a session being closed loses its watches).
+Fired(s, D, childFire, ex) ==
+    s # ex /\ ((\E d \in D : <<s, d>> \in dataW) \/ (childFire /\ s \in childW))
+EventFor(s, D, childFire) ==
+    [Mk("Event", s[2]) EXCEPT !.ds = {d \in D : <<s, d>> \in dataW},
+                              !.b = childFire /\ s \in childW]
+
+\* q with the events of the change sent to their clients, in session order,
+\* ahead of anything the handler sends after (FinalRequestProcessor).
+\* Events on a client's link are numbered (ev), so that the client notices
+\* one that the network dropped: on TCP a dropped segment breaks the
+\* connection instead (see the header).
+Notified(c2, D, childFire, ex) == {e \in 0..lastSess[c2] : Fired(<<c2, e>>, D, childFire, ex)}
+FireNet(q, D, childFire, ex) ==
+    [l \in DOMAIN q |->
+        IF l[1] = Server /\ l[2] \in ClientSet /\ status[l[2]] # "Down" /\ ~Cut(Server, l[2])
+        THEN LET Es == SortNat(Notified(l[2], D, childFire, ex))
+             IN q[l] \o [i \in 1..Len(Es) |->
+                            Env([EventFor(<<l[2], Es[i]>>, D, childFire) EXCEPT
+                                    !.ev = evCount[l[2]] + i])]
+        ELSE q[l]]
+EvAfter(D, childFire, ex) ==
+    [c2 \in ClientSet |-> evCount[c2] + Cardinality(Notified(c2, D, childFire, ex))]
+
+\* The watches left once they have fired.
+DataWAfter(D, ex) == {w \in dataW : w[2] \notin D /\ w[1] # ex}
+ChildWAfter(childFire, ex) == IF childFire THEN {} ELSE childW \ {ex}
+
+Touch(s) == [timers EXCEPT ![Server] = SetTimer(@, s, SessionTimeout)]
+
+\* Session s ends (expiry or close): its ephemeral nodes are deleted in one
+\* transaction and the watches on them fire [S][Z]; q is the net so far.
+EndSession(s, q, T) ==
+    LET D == {k.seq : k \in {k2 \in znodes : k2.owner = s}}
+        cf == D # {}
+    IN /\ live' = live \ {s}
+       /\ znodes' = {k \in znodes : k.owner # s}
+       /\ evCount' = EvAfter(D, cf, s)
+       /\ net' = FireNet(q, D, cf, s)
+       /\ dataW' = DataWAfter(D, s)
+       /\ childW' = ChildWAfter(cf, s)
+       /\ timers' = [T EXCEPT ![Server] = CancelTimer(@, s)]
+
+\* The session timer fires: the session expires.
+ExpireSession(c) ==
+    \E e \in 1..lastSess[c] :
+        /\ Due(Server, <<c, e>>)
+        /\ EndSession(<<c, e>>, net, Expired(Server, <<c, e>>))
+        /\ UNCHANGED <<lastSess, zxid, clientVars, resVars, status, pause, skew,
+                       watches, cut, spent, ghost, drawn, history>>
+
+\* The ensemble handles the oldest request from c.
+ServerHandles(c) ==
+    LET m == Msg(c, Server)
+        s == <<c, m.e>>
+        q0 == Pop(c, Server)
+        Reply(q, r) == Send(q, Server, c, [r EXCEPT !.ev = evCount'[c]])
+        UnchangedRest == UNCHANGED <<status, pause, skew, watches, cut, spent,
+                                     ghost, drawn, clientVars, resVars>>
+    IN
+    /\ Deliverable(c, Server)
+    /\ UnchangedRest
+    /\ CASE m.type = "Connect" ->
+              LET e == lastSess[c] + 1 IN
+              /\ lastSess' = [lastSess EXCEPT ![c] = e]
+              /\ live' = live \cup {<<c, e>>}
+              /\ timers' = Touch(<<c, e>>)
+              /\ evCount' = evCount
+              /\ net' = Reply(q0, Mk("Connected", e))
+              /\ UNCHANGED <<znodes, zxid, dataW, childW, history>>
+         [] m.type = "Close" ->
+              /\ IF s \in live THEN EndSession(s, q0, timers)
+                 ELSE /\ net' = q0
+                      /\ UNCHANGED <<live, znodes, dataW, childW, timers, evCount>>
+              /\ UNCHANGED <<lastSess, zxid, history>>
+         [] s \notin live ->
+              \* an expired (or unknown) session: SESSION_EXPIRED
+              /\ evCount' = evCount
+              /\ net' = Reply(q0, Mk("Expired", m.e))
+              /\ UNCHANGED <<serverVars, timers, history>>
+         [] m.type = "Reconnect" ->
+              \* re-registers the client's watch (SetWatches); a data watch
+              \* on a node already gone fires at once [Z]; a child watch is
+              \* re-fired (see the header)
+              LET gone == m.n # 0 /\ ~\E k \in znodes : k.seq = m.n
+                  ev == [Mk("Event", m.e) EXCEPT !.ds = IF gone THEN {m.n} ELSE {},
+                                                 !.b = m.b, !.ev = evCount[c] + 1]
+                  q1 == Send(q0, Server, c, [Mk("Connected", m.e) EXCEPT !.ev = evCount[c]])
+              IN
+              /\ timers' = Touch(s)
+              /\ dataW' = IF m.n # 0 /\ ~gone THEN dataW \cup {<<s, m.n>>} ELSE dataW
+              /\ net' = IF gone \/ m.b THEN Send(q1, Server, c, ev) ELSE q1
+              /\ evCount' = IF gone \/ m.b THEN [evCount EXCEPT ![c] = @ + 1] ELSE evCount
+              /\ UNCHANGED <<live, lastSess, znodes, zxid, childW, history>>
+         [] m.type = "Ping" ->
+              /\ timers' = Touch(s)
+              /\ evCount' = evCount
+              /\ net' = Reply(q0, Mk("Pong", m.e))
+              /\ UNCHANGED <<serverVars, history>>
+         [] m.type = "Create" ->
+              \* create("_locknode_/guid-lock-", EPHEMERAL_SEQUENTIAL): a
+              \* child change, firing the child watches
+              LET z == zxid + 1 IN
+              /\ zxid' = z
+              /\ znodes' = znodes \cup {[seq |-> z, owner |-> s, kind |-> m.kind]}
+              /\ timers' = Touch(s)
+              /\ evCount' = EvAfter({}, childW # {}, None)
+              /\ net' = Reply(FireNet(q0, {}, childW # {}, None), MkN("Created", m.e, z))
+              /\ childW' = {}
+              /\ UNCHANGED <<live, lastSess, dataW, history>>
+         [] m.type = "GetChildren" ->
+              /\ timers' = Touch(s)
+              /\ evCount' = evCount
+              /\ net' = Reply(q0, [Mk("Children", m.e) EXCEPT !.kids = znodes])
+              /\ childW' = IF m.b THEN childW \cup {s} ELSE childW
+              /\ UNCHANGED <<live, lastSess, znodes, zxid, dataW, history>>
+         [] m.type = "Exists" ->
+              LET there == \E k \in znodes : k.seq = m.n IN
+              /\ timers' = Touch(s)
+              /\ evCount' = evCount
+              /\ dataW' = IF there THEN dataW \cup {<<s, m.n>>} ELSE dataW
+              /\ net' = Reply(q0, [Mk("Stat", m.e) EXCEPT !.b = there])
+              /\ UNCHANGED <<live, lastSess, znodes, zxid, childW, history>>
+         [] m.type = "Delete" ->
+              \* delete by path; ZooKeeper does not check who created it
+              LET K == {k \in znodes : k.seq = m.n} IN
+              /\ timers' = Touch(s)
+              /\ IF K = {}
+                 THEN /\ evCount' = evCount
+                      /\ net' = Reply(q0, Mk("NoNode", m.e))
+                      /\ UNCHANGED <<znodes, dataW, childW, history>>
+                 ELSE /\ znodes' = znodes \ K
+                      /\ evCount' = EvAfter({m.n}, TRUE, None)
+                      /\ net' = Reply(FireNet(q0, {m.n}, TRUE, None), Mk("Deleted", m.e))
+                      /\ dataW' = DataWAfter({m.n}, None)
+                      /\ childW' = {}
+                      /\ history' = IF \E k \in K : k.owner[1] # c
+                                    THEN history \cup {"ForeignRelease"} ELSE history
+              /\ UNCHANGED <<live, lastSess, zxid>>
+
+-----------------------------------------------------------------------------
+(* The resource: an observer that accepts writes, fenced or not.           *)
+
+ResourceHandles(c) ==
+    LET m == Msg(c, Resource)
+        q0 == Pop(c, Resource)
+        ok == ~m.b \/ ~Fencing \/ m.n >= resTok
+    IN
+    /\ Deliverable(c, Resource)
+    /\ net' = Send(q0, Resource, c, [Mk("Ack", m.e) EXCEPT !.b = ok])
+    /\ IF m.b /\ ok
+       THEN /\ resTok' = IF m.n > resTok THEN m.n ELSE resTok
+            /\ resAcq' = IF m.e > resAcq THEN m.e ELSE resAcq
+            /\ history' = IF m.e < resAcq THEN history \cup {"StaleWrite"} ELSE history
+       ELSE UNCHANGED <<resTok, resAcq, history>>
+    /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn,
+                   serverVars, clientVars>>
+
+-----------------------------------------------------------------------------
+(* The clients. Helpers computing a client's new timers.                   *)
+
+ArmTimeout(f) == IF "Timeout" \in DOMAIN f THEN f ELSE SetTimer(f, "Timeout", Timeout)
+\* an answer came: one fewer outstanding; the timeout runs again from now
+\* while requests remain
+AfterAnswer(f, o) == IF o = <<>> THEN CancelTimer(f, "Timeout") ELSE SetTimer(f, "Timeout", Timeout)
+
+ResetHeard(c) ==
+    IF Client = "curator" THEN [watches EXCEPT ![c] = StartWatch(@, "Heard")] ELSE watches
+
+NextLeft(c) == IF Forever THEN left[c] ELSE left[c] - 1
+IsDone(c, l) == ~Forever /\ l = 0
+
+\* The lock predicate on a getChildren answer: the client's own node is k0.
+LowerBlocking(kids, k0) ==
+    IF k0.kind = "read"
+    THEN {k \in kids : k.seq < k0.seq /\ k.kind = "write"}
+    ELSE {k \in kids : k.seq < k0.seq}
+MaxSeq(S) == CHOOSE x \in {k.seq : k \in S} : \A k \in S : k.seq <= x
+
+\* The session is gone (an Expired answer, or curator's LOST): the client
+\* drops it; a waiting client starts over after the back-off; a holder that
+\* has not written gives the acquisition up; a writer finishes its write.
+DropSession(c, T, W, q) ==
+    LET p == phase[c]
+        np == CASE p \in WantPhases -> "connect"
+                [] p \in {"holding", "checked", "release"} -> "idle"
+                [] OTHER -> p
+        t0 == CancelTimer(CancelTimer(CancelTimer(T[c], "Ping"), "Timeout"), "Retry")
+    IN
+    /\ phase' = [phase EXCEPT ![c] = np]
+    /\ sess' = [sess EXCEPT ![c] = 0]
+    /\ conn' = [conn EXCEPT ![c] = IF np = "connect" THEN "lost" ELSE "none"]
+    /\ mine' = [mine EXCEPT ![c] = 0]
+    /\ watchOn' = [watchOn EXCEPT ![c] = 0]
+    /\ pend' = [pend EXCEPT ![c] = <<>>]
+    /\ acq' = [acq EXCEPT ![c] = IF np = "writing" THEN acq[c] ELSE 0]
+    /\ timers' = [T EXCEPT ![c] = IF np = "connect" THEN SetTimer(t0, "Retry", Retry) ELSE t0]
+    /\ watches' = [W EXCEPT ![c] = StopWatch(@, "Heard")]
+    /\ net' = q
+    /\ UNCHANGED left
+
+\* The recipe's next call on a live connection, after an answer or a
+\* reconnect: in phase p, with the client's node `my`.
+\*   "connect"            -> create (step 1)
+\*   "create" (lost), "children", "exists" (lost) -> getChildren (step 2)
+\*   "release" (lost)     -> delete again
+ResumeMsg(c, p) ==
+    CASE p = "connect" -> [Mk("Create", sess'[c]) EXCEPT !.kind = Kind(c)]
+      [] p = "release" -> MkN("Delete", sess'[c], mine[c])
+      [] OTHER -> [Mk("GetChildren", sess'[c]) EXCEPT !.b = (Watch = "all")]
+ResumePhase(p) ==
+    CASE p = "connect" -> "create"
+      [] p = "release" -> "release"
+      [] OTHER -> "children"
+Resumes(p) == p \in {"connect", "create", "children", "exists", "release"}
+
+\* --- the client's own steps ---
+
+\* The client comes to want the lock (at any moment: weakly fair).
+Want(c) ==
+    /\ Up(c) /\ phase[c] = "idle" /\ (Forever \/ left[c] > 0)
+    /\ CASE conn[c] = "connected" ->
+              LET m == [Mk("Create", sess[c]) EXCEPT !.kind = Kind(c)] IN
+              /\ phase' = [phase EXCEPT ![c] = "create"]
+              /\ net' = Send(net, c, Server, m)
+              /\ pend' = [pend EXCEPT ![c] = Append(@, "Create")]
+              /\ timers' = [timers EXCEPT ![c] = ArmTimeout(@)]
+              /\ UNCHANGED conn
+         [] conn[c] = "none" ->
+              /\ phase' = [phase EXCEPT ![c] = "connect"]
+              /\ conn' = [conn EXCEPT ![c] = "connecting"]
+              /\ net' = Send(net, c, Server, Mk("Connect", 0))
+              /\ pend' = [pend EXCEPT ![c] = <<"Connect">>]
+              /\ timers' = [timers EXCEPT ![c] = ArmTimeout(@)]
+         [] OTHER ->
+              \* the library is (re)connecting; the recipe starts when it is done
+              /\ phase' = [phase EXCEPT ![c] = "connect"]
+              /\ UNCHANGED <<conn, net, pend, timers>>
+    /\ UNCHANGED <<sess, mine, watchOn, left, acq, evSeen, serverVars, resVars, status, pause,
+                   skew, watches, cut, spent, ghost, drawn, history>>
+
+\* After the back-off the library connects again (at any moment after it:
+\* weakly fair): with its session and watch if it has one, else anew.
+Reconnect(c) ==
+    /\ Up(c) /\ conn[c] = "lost" /\ ~IsSet(c, "Retry")
+    /\ LET w == IF phase[c] = "wait" /\ Watch = "predecessor" THEN watchOn[c] ELSE 0
+           m == IF sess[c] # 0
+                THEN [MkN("Reconnect", sess[c], w) EXCEPT !.b = (phase[c] = "wait" /\ Watch = "all")]
+                ELSE Mk("Connect", 0)
+       IN
+       /\ net' = Send(net, c, Server, m)
+       /\ conn' = [conn EXCEPT ![c] = IF sess[c] # 0 THEN "reconnecting" ELSE "connecting"]
+       /\ pend' = [pend EXCEPT ![c] = <<m.type>>]
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ UNCHANGED <<phase, sess, mine, watchOn, left, acq, evSeen, serverVars, resVars, status,
+                   pause, skew, watches, cut, spent, ghost, drawn, history>>
+
+UseMsg(c) == [MkN("Use", acq[c], IF Fencing THEN mine[c] ELSE 0) EXCEPT !.b = (Kind(c) = "write")]
+
+\* curator: the holder checks the connection state before it uses the lock.
+Check(c) ==
+    /\ Client = "curator" /\ Up(c) /\ phase[c] = "holding" /\ ~Suspended(c)
+    /\ phase' = [phase EXCEPT ![c] = "checked"]
+    /\ UNCHANGED <<sess, conn, mine, watchOn, pend, left, acq, evSeen, serverVars, resVars, worldVars>>
+
+\* The holder uses the resource (a write, or a read for a reader).
+Write(c) ==
+    /\ Up(c)
+    /\ phase[c] = IF Client = "curator" THEN "checked" ELSE "holding"
+    /\ phase' = [phase EXCEPT ![c] = "writing"]
+    /\ net' = Send(net, c, Resource, UseMsg(c))
+    /\ UNCHANGED <<sess, conn, mine, watchOn, pend, left, acq, evSeen, serverVars, resVars,
+                   status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
+
+\* curator: LOST after SessionTimeout more ticks SUSPENDED: the session is
+\* treated as expired.
+Lost(c) ==
+    /\ Up(c) /\ IsLost(c)
+    /\ DropSession(c, timers, watches, net)
+    /\ UNCHANGED <<evSeen, serverVars, resVars, status, pause, skew, cut, spent, ghost, drawn, history>>
+
+StepNames == {"Want", "Reconnect", "Check", "Write", "Lost"}
+Step(c, s) ==
+    CASE s = "Want" -> Want(c)
+      [] s = "Reconnect" -> Reconnect(c)
+      [] s = "Check" -> Check(c)
+      [] s = "Write" -> Write(c)
+      [] s = "Lost" -> Lost(c)
+
+\* --- the client's timers ---
+
+TimerNames == {"Ping", "Timeout", "Retry"}
+
+Fire(c, t) ==
+    /\ Up(c) /\ Due(c, t)
+    /\ LET T == Expired(c, t) IN
+       CASE t = "Ping" ->
+              \* keep the session alive
+              \* (only when no ping is pending)
+              IF conn[c] = "connected" /\ ~\E i \in DOMAIN pend[c] : pend[c][i] = "Ping"
+              THEN /\ net' = Send(net, c, Server, Mk("Ping", sess[c]))
+                   /\ pend' = [pend EXCEPT ![c] = Append(@, "Ping")]
+                   /\ timers' = [T EXCEPT ![c] = SetTimer(ArmTimeout(@), "Ping", PingEvery)]
+              ELSE /\ timers' = [T EXCEPT ![c] = IF conn[c] = "connected"
+                                                THEN SetTimer(@, "Ping", PingEvery) ELSE @]
+                   /\ UNCHANGED <<net, pend>>
+         [] t = "Timeout" ->
+              \* CONNECTION_LOSS: pending requests fail, pings stop, back off
+              /\ conn' = [conn EXCEPT ![c] = "lost"]
+              /\ pend' = [pend EXCEPT ![c] = <<>>]
+              /\ timers' = [T EXCEPT ![c] = SetTimer(CancelTimer(@, "Ping"), "Retry", Retry)]
+              /\ UNCHANGED net
+         [] t = "Retry" ->
+              /\ timers' = T /\ UNCHANGED <<net, pend>>
+    /\ (t # "Timeout" => UNCHANGED conn)
+    /\ UNCHANGED <<phase, sess, mine, watchOn, left, acq, evSeen, serverVars, resVars, status,
+                   pause, skew, watches, cut, spent, ghost, drawn, history>>
+
+\* --- the client handles the oldest message from the ensemble ---
+
+ClientHandles(c) ==
+    LET m == Msg(Server, c)
+        q0 == Pop(Server, c)
+        cur == sess[c] # 0 /\ m.e = sess[c]
+        match == pend[c] # <<>> /\ Answers(m.type, Head(pend[c]))
+        o == IF pend[c] = <<>> THEN <<>> ELSE Tail(pend[c])
+        tA == [timers EXCEPT ![c] = AfterAnswer(@, o)]
+        UnchangedW == UNCHANGED <<serverVars, resVars, status, pause, skew, cut, spent, drawn>>
+        Ignore == /\ net' = q0
+                  /\ UNCHANGED <<phase, sess, conn, mine, watchOn, pend, left, acq,
+                                 timers, watches, ghost, history>>
+        isConn == m.type = "Connected" /\ conn[c] \in {"connecting", "reconnecting"}
+                  /\ (conn[c] = "reconnecting" => cur) /\ match
+        \* a watch event of this connection went missing
+        gap == m.ev # (IF m.type = "Event" THEN evSeen[c] + 1 ELSE evSeen[c])
+        accepted == isConn \/ (conn[c] = "connected" /\ ~gap)
+        \* send request r next, in phase p
+        Ask(r, p) ==
+            /\ net' = Send(q0, c, Server, r)
+            /\ pend' = [pend EXCEPT ![c] = Append(o, r.type)]
+            /\ timers' = [tA EXCEPT ![c] = ArmTimeout(@)]
+            /\ phase' = [phase EXCEPT ![c] = p]
+        Quiet == /\ net' = q0 /\ pend' = [pend EXCEPT ![c] = o] /\ timers' = tA
+    IN
+    /\ Deliverable(Server, c)
+    /\ UnchangedW
+    /\ evSeen' = [evSeen EXCEPT ![c] = IF accepted THEN m.ev ELSE @]
+    /\ CASE m.type = "Expired" /\ cur ->
+              /\ DropSession(c, timers, watches, q0)
+              /\ UNCHANGED <<ghost, history>>
+         [] isConn ->
+              \* CONNECTED / RECONNECTED: pings resume, the recipe resumes
+              LET p == phase[c]
+                  tC == [tA EXCEPT ![c] = SetTimer(@, "Ping", PingEvery)]
+              IN
+              /\ sess' = [sess EXCEPT ![c] = m.e]
+              /\ conn' = [conn EXCEPT ![c] = "connected"]
+              /\ watches' = ResetHeard(c)
+              /\ IF Resumes(p)
+                 THEN /\ net' = Send(q0, c, Server, ResumeMsg(c, p))
+                      /\ pend' = [pend EXCEPT ![c] = Append(o, ResumeMsg(c, p).type)]
+                      /\ timers' = [tC EXCEPT ![c] = ArmTimeout(@)]
+                      /\ phase' = [phase EXCEPT ![c] = ResumePhase(p)]
+                 ELSE /\ net' = q0 /\ pend' = [pend EXCEPT ![c] = o] /\ timers' = tC
+                      /\ UNCHANGED phase
+              /\ watchOn' = [watchOn EXCEPT ![c] = IF Resumes(p) THEN 0 ELSE @]
+              /\ UNCHANGED <<mine, left, acq, ghost, history>>
+         [] conn[c] # "connected" -> Ignore
+         [] gap \/ (cur /\ m.type # "Event" /\ ~match) ->
+              \* an answer out of order or an event missing: a message was
+              \* lost; the client drops the connection (CONNECTION_LOSS)
+              /\ net' = q0
+              /\ conn' = [conn EXCEPT ![c] = "lost"]
+              /\ pend' = [pend EXCEPT ![c] = <<>>]
+              /\ timers' = [timers EXCEPT ![c] =
+                              SetTimer(CancelTimer(CancelTimer(@, "Ping"), "Timeout"), "Retry", Retry)]
+              /\ UNCHANGED <<phase, sess, mine, watchOn, left, acq, watches, ghost, history>>
+         [] ~cur -> Ignore
+         [] m.type = "Event" ->
+              \* a watch fired: if it is the one the recipe waits on, go to
+              \* step 2 (not an answer: pend is unchanged)
+              /\ watches' = ResetHeard(c)
+              /\ IF phase[c] = "wait" /\ (watchOn[c] \in m.ds \/ (Watch = "all" /\ m.b))
+                 THEN /\ net' = Send(q0, c, Server, [Mk("GetChildren", sess[c]) EXCEPT !.b = (Watch = "all")])
+                      /\ pend' = [pend EXCEPT ![c] = Append(@, "GetChildren")]
+                      /\ timers' = [timers EXCEPT ![c] = ArmTimeout(@)]
+                      /\ phase' = [phase EXCEPT ![c] = "children"]
+                      /\ watchOn' = [watchOn EXCEPT ![c] = 0]
+                 ELSE /\ net' = q0 /\ UNCHANGED <<phase, watchOn, pend, timers>>
+              /\ UNCHANGED <<sess, conn, mine, left, acq, ghost, history>>
+         [] m.type = "Created" /\ phase[c] = "create" ->
+              /\ Ask([Mk("GetChildren", sess[c]) EXCEPT !.b = (Watch = "all")], "children")
+              /\ mine' = [mine EXCEPT ![c] = m.n]
+              /\ watches' = ResetHeard(c)
+              /\ UNCHANGED <<sess, conn, watchOn, left, acq, ghost, history>>
+         [] m.type = "Children" /\ phase[c] = "children" ->
+              LET own == {k \in m.kids : k.owner = Session(c)}
+                  my == IF mine[c] # 0 THEN mine[c]
+                        ELSE IF own = {} THEN 0 ELSE MaxSeq(own)
+                  K0 == {k \in m.kids : k.seq = my}
+              IN
+              /\ watches' = ResetHeard(c)
+              /\ mine' = [mine EXCEPT ![c] = IF K0 = {} THEN 0 ELSE my]
+              /\ IF K0 = {}
+                 THEN \* no node of ours (its create was lost): create (step 1)
+                      /\ Ask([Mk("Create", sess[c]) EXCEPT !.kind = Kind(c)], "create")
+                      /\ UNCHANGED <<watchOn, left, acq, ghost>>
+                 ELSE LET k0 == CHOOSE k \in K0 : TRUE
+                          B == LowerBlocking(m.kids, k0)
+                      IN
+                      IF B = {}
+                      THEN \* lowest: the client has the lock (step 3)
+                           /\ Quiet
+                           /\ phase' = [phase EXCEPT ![c] = "holding"]
+                           \* numbered in the ensemble's grant order: the
+                           \* node's czxid (SEMANTICS.md §5, "Which order")
+                           /\ acq' = [acq EXCEPT ![c] = my]
+                           /\ left' = [left EXCEPT ![c] = NextLeft(c)]
+                           /\ UNCHANGED <<watchOn, ghost>>
+                      ELSE IF Watch = "all"
+                      THEN \* wait for the child watch set by this getChildren
+                           /\ Quiet
+                           /\ phase' = [phase EXCEPT ![c] = "wait"]
+                           /\ UNCHANGED <<watchOn, left, acq, ghost>>
+                      ELSE \* exists() with watch on the next lowest (step 4)
+                           /\ Ask(MkN("Exists", sess[c], MaxSeq(B)), "exists")
+                           /\ watchOn' = [watchOn EXCEPT ![c] = MaxSeq(B)]
+                           /\ UNCHANGED <<left, acq, ghost>>
+              /\ UNCHANGED <<sess, conn, history>>
+         [] m.type = "Stat" /\ phase[c] = "exists" ->
+              \* step 5: gone -> step 2; else wait for the notification
+              /\ watches' = ResetHeard(c)
+              /\ IF m.b
+                 THEN /\ Quiet /\ phase' = [phase EXCEPT ![c] = "wait"]
+                      /\ UNCHANGED watchOn
+                 ELSE /\ Ask([Mk("GetChildren", sess[c]) EXCEPT !.b = (Watch = "all")], "children")
+                      /\ watchOn' = [watchOn EXCEPT ![c] = 0]
+              /\ UNCHANGED <<sess, conn, mine, left, acq, ghost, history>>
+         [] m.type \in {"Deleted", "NoNode"} /\ phase[c] = "release" ->
+              \* released; after the last acquisition the session is closed
+              LET fin == IsDone(c, left[c]) IN
+              /\ phase' = [phase EXCEPT ![c] = "idle"]
+              /\ mine' = [mine EXCEPT ![c] = 0]
+              /\ acq' = [acq EXCEPT ![c] = 0]
+              /\ IF fin
+                 THEN /\ net' = Send(q0, c, Server, Mk("Close", sess[c]))
+                      /\ sess' = [sess EXCEPT ![c] = 0]
+                      /\ conn' = [conn EXCEPT ![c] = "none"]
+                      /\ pend' = [pend EXCEPT ![c] = <<>>]
+                      /\ timers' = [timers EXCEPT ![c] = NoTimers]
+                      /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Heard")]
+                 ELSE /\ Quiet /\ watches' = ResetHeard(c)
+                      /\ UNCHANGED <<sess, conn>>
+              /\ UNCHANGED <<watchOn, left, ghost, history>>
+         [] OTHER ->
+              \* an answer the recipe no longer waits for (a Pong, ...)
+              /\ Quiet
+              /\ watches' = ResetHeard(c)
+              /\ UNCHANGED <<phase, sess, conn, mine, watchOn, left, acq, ghost, history>>
+
+\* The client gets the resource's answer: the use is done; release the
+\* lock by deleting its node (or later, once reconnected; not at all if
+\* the session, and with it the node, is gone).
+ClientGetsAck(c) ==
+    LET q0 == Pop(Resource, c) IN
+    /\ Deliverable(Resource, c)
+    /\ IF phase[c] = "writing"
+       THEN IF sess[c] = 0
+            THEN /\ phase' = [phase EXCEPT ![c] = "idle"]
+                 /\ acq' = [acq EXCEPT ![c] = 0]
+                 /\ net' = q0
+                 /\ UNCHANGED <<pend, timers>>
+            ELSE /\ phase' = [phase EXCEPT ![c] = "release"]
+                 /\ UNCHANGED acq
+                 /\ IF conn[c] = "connected"
+                    THEN /\ net' = Send(q0, c, Server, MkN("Delete", sess[c], mine[c]))
+                         /\ pend' = [pend EXCEPT ![c] = Append(@, "Delete")]
+                         /\ timers' = [timers EXCEPT ![c] = ArmTimeout(@)]
+                    ELSE /\ net' = q0 /\ UNCHANGED <<pend, timers>>
+       ELSE /\ net' = q0 /\ UNCHANGED <<phase, acq, pend, timers>>
+    /\ UNCHANGED <<sess, conn, mine, watchOn, left, evSeen, serverVars, resVars, status, pause,
+                   skew, watches, cut, spent, ghost, drawn, history>>
+
+Deliver(src, dst) ==
+    CASE dst = Server -> ServerHandles(src)
+      [] dst = Resource -> ResourceHandles(src)
+      [] src = Server -> ClientHandles(dst)
+      [] OTHER -> ClientGetsAck(dst)
+
+-----------------------------------------------------------------------------
+(* Time and faults.                                                        *)
+
+Urgent(n) ==
+    /\ n \in ClientSet
+    /\ \/ phase[n] = "holding" /\ (Client = "naive" \/ ~Suspended(n))
+       \/ phase[n] = "checked"
+       \/ IsLost(n)
+
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED algVars
+Drift == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED algVars
+
+\* A client crashes: it loses everything but the work it still owes.
+Crash(c) ==
+    /\ WorldCrash(c, NoTimers, Role)
+    /\ phase' = [phase EXCEPT ![c] = "idle"]
+    /\ sess' = [sess EXCEPT ![c] = 0]
+    /\ conn' = [conn EXCEPT ![c] = "none"]
+    /\ mine' = [mine EXCEPT ![c] = 0]
+    /\ watchOn' = [watchOn EXCEPT ![c] = 0]
+    /\ pend' = [pend EXCEPT ![c] = <<>>]
+    /\ acq' = [acq EXCEPT ![c] = 0]
+    /\ evSeen' = [evSeen EXCEPT ![c] = 0]
+    /\ UNCHANGED <<left, serverVars, resVars>>
+
+Restart(c) ==
+    /\ WorldRestart(c)
+    /\ timers' = [timers EXCEPT ![c] = NoTimers]
+    /\ UNCHANGED <<net, ghost, drawn, history, algVars>>
+
+Pause(c, k) == WorldPause(c, k, Role, MayPause) /\ UNCHANGED algVars
+Partition(a, b) == WorldPartition(a, b, Role) /\ UNCHANGED algVars
+Heal == WorldHeal /\ UNCHANGED algVars
+Lose(l, i) == WorldLose(l[1], l[2], i, Role) /\ UNCHANGED algVars
+Duplicate(l, i) == WorldDuplicate(l[1], l[2], i, Role) /\ UNCHANGED algVars
+ClockJump(c, by) == WorldClockJump(c, by, Role, Cap) /\ UNCHANGED algVars
+
+NodeSteps ==
+    \/ \E c \in ClientSet, s \in StepNames : Step(c, s)
+    \/ \E c \in ClientSet, t \in TimerNames : Fire(c, t)
+    \/ \E c \in ClientSet : ExpireSession(c)
+    \/ \E l \in Links : Deliver(l[1], l[2])
+
+NoFault ==
+    \/ Tick
+    \/ NodeSteps
+    \/ Recoveries /\ ((\E c \in ClientSet : Restart(c)) \/ Heal)
+
+Faults ==
+    \/ Drift
+    \/ \E c \in ClientSet : Crash(c)
+    \/ \E c \in ClientSet, k \in MinPause..MaxPause : Pause(c, k)
+    \/ \E c \in ClientSet : Partition(Server, c)
+    \/ \E l \in Links, i \in 1..8 : Lose(l, i) \/ Duplicate(l, i)
+    \/ \E c \in ClientSet, by \in -MaxJump..MaxJump : ClockJump(c, by)
 
 Next ==
     \/ Tick
-    \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c) \/ Read(c)
-    \/ \E n \in AllNodes : \E t \in TimersOf(n) : Fire(n, t)
-    \/ \E l \in Links : Deliver(l[1], l[2])
-    \/ \E c \in ClientIds : Restart(c)
-    \/ \E c \in ClientIds : Crash(c)
-    \/ \E c \in ClientIds, k \in MinPause..MaxPause : Pause(c, k)
+    \/ NodeSteps
+    \/ \E c \in ClientSet : Restart(c)
+    \/ Heal
+    \/ Faults
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
-\* client step, each timer, each link's delivery and Restart; never for a
-\* fault.
 Fairness ==
     /\ WF_vars(Tick)
-    /\ \A c \in ClientIds : /\ WF_vars(Acquire(c)) /\ WF_vars(Check(c))
-                            /\ WF_vars(Write(c)) /\ WF_vars(Read(c))
-    /\ \A n \in AllNodes : \A t \in TimersOf(n) : WF_vars(Fire(n, t))
+    /\ \A c \in ClientSet, s \in StepNames : WF_vars(Step(c, s))
+    /\ \A c \in ClientSet, t \in TimerNames : WF_vars(Fire(c, t))
+    /\ \A c \in ClientSet : WF_vars(ExpireSession(c))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
-    /\ Recoveries => \A c \in ClientIds : WF_vars(Restart(c))
+    /\ Recoveries => /\ \A c \in ClientSet : WF_vars(Restart(c))
+                     /\ WF_vars(Heal)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* Renumbering (World.tla's Rank, src/world/ranks.rs): ghost numbers,      *)
-(* fresh values (session ids, guids) and zxids are only compared, so Rust  *)
-(* replaces each by its rank among the values of its kind present;         *)
-(* RankedVars is that state.                                               *)
+(* Liveness (SEMANTICS.md section 5), over the runs in which faults stop.  *)
 
-GhostValues ==
-    {0, ghost, max_ghost} \cup {acquired[c] : c \in ClientIds} \cup {z.ghost : z \in children}
-      \cup {m.ghost : m \in {x \in InFlight : x.type \in {"Children", "Write"}}}
-TokenValues ==
-    {0, zxid, max_token} \cup {node[c] : c \in ClientIds} \cup {target[c] : c \in ClientIds}
-      \cup {z.czxid : z \in children} \cup {w[1] : w \in dwatches}
-      \cup {m.node : m \in {x \in InFlight : "node" \in DOMAIN x}}
-      \cup {m.token : m \in {x \in InFlight : x.type = "Write"}}
-      \cup UNION {{ch.czxid : ch \in m.children} : m \in {x \in InFlight : x.type = "Children"}}
-FreshValues ==
-    {0, drawn} \cup {sessions[s] : s \in Slots} \cup {session[c] : c \in ClientIds}
-      \cup {value[c] : c \in ClientIds} \cup {z.guid : z \in children} \cup {z.session : z \in children}
-      \cup {w[2] : w \in dwatches} \cup cwatches
-      \cup {m.session : m \in {x \in InFlight : "session" \in DOMAIN x}}
-      \cup {m.value : m \in {x \in InFlight : "value" \in DOMAIN x}}
-      \cup UNION {{ch.guid : ch \in m.children} : m \in {x \in InFlight : x.type = "Children"}}
-
-RankedVars ==
-    LET G == GhostValues
-        T == TokenValues
-        V == FreshValues
-        rg(v) == Rank(v, G)
-        rt(v) == Rank(v, T)
-        rv(v) == Rank(v, V)
-        ch(c) == [c EXCEPT !.czxid = rt(@), !.guid = rv(@)]
-        msg(m) ==
-            LET m1 == IF "session" \in DOMAIN m THEN [m EXCEPT !.session = rv(@)] ELSE m
-                m2 == IF "value" \in DOMAIN m1 THEN [m1 EXCEPT !.value = rv(@)] ELSE m1
-                m3 == IF "node" \in DOMAIN m2 THEN [m2 EXCEPT !.node = rt(@)] ELSE m2
-                m4 == IF m3.type = "Write" THEN [m3 EXCEPT !.token = rt(@), !.ghost = rg(@)] ELSE m3
-            IN IF m4.type = "Children"
-               THEN [m4 EXCEPT !.ghost = rg(@), !.children = {ch(x) : x \in @}]
-               ELSE m4
-    IN  <<RankedWorld(rg, rv, msg),
-          rt(zxid), [s \in Slots |-> rv(sessions[s])],
-          {[z EXCEPT !.czxid = rt(@), !.guid = rv(@), !.session = rv(@), !.ghost = rg(@)] : z \in children},
-          {<<rt(w[1]), rv(w[2])>> : w \in dwatches}, {rv(s) : s \in cwatches},
-          phase, left, [c \in ClientIds |-> rv(session[c])], [c \in ClientIds |-> rv(value[c])],
-          [c \in ClientIds |-> rt(node[c])], wait, [c \in ClientIds |-> rt(target[c])], checked,
-          [c \in ClientIds |-> rg(acquired[c])], rt(max_token), rg(max_ghost)>>
-
------------------------------------------------------------------------------
-(* Properties (src/properties.rs), over the lock view.                     *)
-
-TypeOK ==
-    /\ WorldTypeOK
-    /\ \A n \in Nodes : DOMAIN timers[n] \subseteq TimersOf(n)
-    /\ history \subseteq {"ForeignRelease", "StaleWrite"}
-    /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
-    /\ wait \in [ClientIds -> {"Idle", "Creating", "Listing", "Checking", "Watching"}]
-    /\ sessions \in [Slots -> 0..drawn]
-    /\ \A z \in children : z.czxid \in 1..zxid
-
-\* Never two clients that both believe they hold the lock.
-MutualExclusion == Cardinality(Holding) <= 1
-
-\* Never a writer together with any other holder (readers may share).
-RwExclusion == Cardinality(Holding) <= 1 \/ \A c \in Holding : Mode(c) = "Read"
-
-NoStaleWrite == "StaleWrite" \notin history
-NoForeignRelease == "ForeignRelease" \notin history
-
-Granted(c) == c \in Wanting /\ c \notin Wanting'
+FaultsStop == <>[][NoFault]_vars
 
 DeadlockFreedom ==
-    []<>(Wanting = {}) \/ []<><<\E c \in ClientIds : Granted(c)>>_vars
+    FaultsStop =>
+        ((\E c \in ClientSet : RunningClient(c) /\ Wants(c)) ~> (\E c \in ClientSet : Holds(c)))
 
 StarvationFreedom ==
-    \A c \in ClientIds : []<>(c \notin Wanting) \/ []<><<Granted(c)>>_vars
+    FaultsStop =>
+        \A c \in ClientSet :
+            (RunningClient(c) /\ Wants(c)) ~> (Holds(c) \/ ~RunningClient(c))
 
 =============================================================================

@@ -23,10 +23,13 @@
 //!
 //! `standby`: a second server that takes over when the coordinator fails.
 //! - `"none"`: the coordinator alone. It keeps its queue in memory, so a
-//!   coordinator that crashes has lost the holder and the queue: it comes
-//!   back knowing that and serves no more (serving with an empty queue
-//!   would grant a held lock, which is the no-state standby's bug). Its
-//!   crash stops all progress, whether or not it restarts.
+//!   coordinator that crashes has lost the holder and the queue, and a
+//!   restarted one serves again from an empty queue, as a restarted
+//!   process does: it grants a held lock (the textbooks assume no crash;
+//!   nothing in them keeps a restarted coordinator from serving). The
+//!   requests and releases in flight to it at the crash are gone and no
+//!   client sends them again (no clock, no timeout), so its clients wait
+//!   for ever.
 //! - `"no-state"`: a standby that knows nothing of the queue or the holder.
 //! - `"replicated"`: before each grant, the coordinator sends its state
 //!   (holder and queue) to the standby as `REPLICATE` and grants only when
@@ -65,9 +68,9 @@
 //! - `detector = "restart"` turns the heartbeats off (no clock at all, as
 //!   the textbook's model): only the restart notice below remains, and a
 //!   coordinator that never restarts is never detected.
-//! - A coordinator that restarts has lost its memory, does not serve
-//!   again, and tells the standby (`RESTARTED`); the standby takes over at
-//!   once on that message (the textbook's detection).
+//! - A coordinator that restarts with a standby has lost its memory, does
+//!   not serve again, and tells the standby (`RESTARTED`); the standby
+//!   takes over at once on that message (the textbook's detection).
 //!
 //! On taking over the standby announces itself to every client
 //! (`COORDINATOR`), and answers a `HEARTBEAT` or `REPLICATE` from the old
@@ -518,8 +521,10 @@ impl Actor for Node {
         match (self, &mut state) {
             (Node::Server(p), State::Server(s)) => {
                 if ctx.id == COORDINATOR {
-                    s.mode = Mode::Retired;
+                    // Alone, the restarted process serves again, from the
+                    // empty queue its memory now holds.
                     if p.has_standby() {
+                        s.mode = Mode::Retired;
                         out.cancel_timer(Timer::Heartbeat);
                         out.cancel_timer(Timer::AckTimeout);
                         out.send(STANDBY, Msg::Restarted);

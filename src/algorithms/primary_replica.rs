@@ -98,13 +98,20 @@
 //!   with only its configuration file. A replica's file names its primary
 //!   (`replicaof`, which Sentinel rewrites when it reconfigures a node),
 //!   and it resynchronises from it at once (`Sync`, Redis's `PSYNC`;
-//!   `FullSync`). A primary's names none, and it does not come back as a
-//!   primary: the Redis replication docs warn that a primary without
-//!   persistence must not restart on its own, since its replicas would copy
-//!   its empty dataset. It reports to the Sentinel (`Restarted`; Sentinel's
-//!   periodic `INFO` finds it back), which answers with `ReplicaOf` the
-//!   configured primary, or, while that is the node itself or a failover
-//!   runs, notes it and reconfigures it at the switch. A node that is not the primary answers no
+//!   `FullSync`). A primary's names none, so it comes back as a primary
+//!   with an empty dataset and serves at once (`auto_restart = true`, the
+//!   default: a supervisor restarts it as it was): the failure the Redis
+//!   replication docs warn of ("the master can restart fast enough for
+//!   Sentinel to not detect a failure"; `specs/replica-crash-ci.toml`: two
+//!   holders, no failover). Its replicas keep their data here; the real
+//!   ones resynchronise from it and copy its empty dataset, which the model
+//!   does not follow. With `auto_restart = false` it is restarted only as
+//!   the same docs tell operators to: it does not serve, and waits for the
+//!   Sentinel to name the primary to follow. Either way it reports to the
+//!   Sentinel (`Restarted`; Sentinel's periodic `INFO` finds it back),
+//!   which answers with `ReplicaOf` the configured primary if that is
+//!   another node, or, while it is the node itself or a failover runs,
+//!   notes it and reconfigures it at the switch. A node that is not the primary answers no
 //!   client command (Redis answers `READONLY`, and the client waits for
 //!   Sentinel to name the new primary; here it simply waits). The
 //!   Sentinel's state is its configuration file, which Sentinel rewrites on
@@ -264,6 +271,11 @@ pub struct Params {
     /// `Replicate` step is not urgent, so time may pass before its stream
     /// reaches a replica. `false` ships at once (the model before issue 21).
     pub lag: bool,
+    /// What restarts a crashed primary (default true): a supervisor, as it
+    /// was, so that it serves its empty dataset; false: an operator who
+    /// follows the Redis replication docs and makes it wait for the
+    /// Sentinel.
+    pub auto_restart: bool,
     /// Ticks between the primary's pings to the Sentinel.
     pub ping: u8,
     /// Sentinel's `down-after-milliseconds`, in the Sentinel's ticks; also
@@ -320,6 +332,7 @@ impl Params {
         let min_replicas = k.uint("min_replicas", 0, MAX_REPLICAS, 0)?;
         let max_lag = k.optional_uint("max_lag", 1, 30)?;
         let lag = k.flag("lag", true)?;
+        let auto_restart = k.flag("auto_restart", true)?;
         let p = Params {
             clients,
             replicas,
@@ -332,6 +345,7 @@ impl Params {
             min_replicas,
             max_lag: max_lag.unwrap_or(2),
             lag,
+            auto_restart,
             ping: k.uint("ping", 1, 10, 1)?,
             down_after: k.uint("down_after", 1, 30, 3)?,
             retry: k.uint("retry", 1, 10, 1)?,
@@ -478,8 +492,8 @@ pub enum Standing {
     /// Serves clients, and streams its writes to the replicas attached
     /// (`Redis::replicas`).
     Primary,
-    /// A former primary, restarted: waits for the Sentinel to name the
-    /// primary to follow.
+    /// A former primary restarted with `auto_restart = false`: waits for
+    /// the Sentinel to name the primary to follow.
     Detached,
     /// Has asked `primary` for a full resynchronisation.
     Syncing { primary: Id },
@@ -1050,9 +1064,11 @@ impl Actor for Node {
         // survives, with the `replicaof` line Sentinel rewrote. The
         // Sentinel keeps its own configuration file; clients start their
         // script afresh.
+        let p = self.params();
         if let State::Redis(r) = state {
             *r = Redis::new(match r.standing {
                 Standing::Syncing { primary } | Standing::Streaming { primary } => Standing::Syncing { primary },
+                Standing::Primary if p.auto_restart => Standing::Primary,
                 Standing::Primary | Standing::Detached => Standing::Detached,
             });
         }
@@ -1276,6 +1292,7 @@ impl Actor for Node {
 
     fn persistence(&self) -> &'static str {
         match self {
+            Node::Redis(p) if p.auto_restart => "empty (a primary serves again, a replica resynchronises)",
             Node::Redis(_) => "empty, as a replica waiting for the Sentinel",
             Node::Sentinel(_) => "with its configuration file",
             _ => "empty",

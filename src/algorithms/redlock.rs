@@ -86,7 +86,7 @@ pub struct Params {
     /// The shortest delay, in the client's ticks, before it tries again.
     /// The documentation asks for a random delay ("a random delay in order
     /// to try to desynchronize multiple clients"): the client draws one of
-    /// `retry..=retry_max`, each strongly fair, and waits exactly that.
+    /// `retry..=retry_max`, each fair per state, and waits exactly that.
     pub retry: u8,
     /// The longest delay; `retry_max = retry` is a fixed delay, under which
     /// clients can stay in lockstep for ever. Default `retry + 1`.

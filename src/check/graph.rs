@@ -39,9 +39,13 @@ pub struct Edge {
     pub class: Class,
     /// Position of the action in the source state's enabled list.
     pub ordinal: u16,
-    /// Whether the action is one outcome of a random choice: strongly fair
-    /// (it fits in the padding, so edges stay 12 bytes).
+    /// Whether the action's class is strongly fair: a tick (time passes
+    /// whenever it may infinitely often).
     pub strong: bool,
+    /// Whether the action is one outcome of a random choice: fair per
+    /// state (a state visited for ever takes each of its outcomes for
+    /// ever). The two flags fit in the padding, so edges stay 12 bytes.
+    pub random: bool,
 }
 
 /// Per-state facts the liveness pass needs.
@@ -93,6 +97,7 @@ impl Graph {
             class: FAULT,
             ordinal: 0,
             strong: false,
+            random: false,
         };
         self.edges = vec![placeholder; self.raw.len()];
         for (from, e) in self.raw.drain(..) {

@@ -5,12 +5,25 @@
 //! strongly connected components of the "still waiting" subgraph, kept
 //! when they hold a fair cycle.
 //!
-//! Two kinds of fairness. Every non-fault action is *weakly* fair in its
-//! own class: a fair run does not keep a class enabled forever without
-//! taking it. An outcome of a random choice (an edge marked
-//! [`Edge::strong`]) is *strongly* fair as well: a fair run does not keep
-//! returning to states where it is enabled without taking it (DESIGN.md
-//! §2; TLC's `SF_vars`).
+//! Three kinds of fairness.
+//! * Every non-fault action is *weakly* fair in its own class: a fair run
+//!   does not keep a class enabled forever without taking it.
+//! * A tick (an edge marked [`Edge::strong`]) is *strongly* fair as well: a
+//!   fair run does not keep returning to states where time may pass
+//!   without letting it pass (TLC's `SF_vars(Tick)`; README, "Time is
+//!   strongly fair").
+//! * An outcome of a random choice (an edge marked [`Edge::random`]) is
+//!   fair *per state* (Pnueli's extreme fairness): a fair run that visits a
+//!   state infinitely often takes each random outcome from that state
+//!   infinitely often. That is what "with probability one" means for a
+//!   finite system whose random choices have fixed positive probabilities
+//!   and whose other choices are the adversary's (Pnueli 1983; Vardi 1985):
+//!   a livelock that needs two clients to draw the same back-off as each
+//!   other every round is not reported, as it has probability zero
+//!   (`specs/redlock-backoff-random.toml`). Strong fairness per class,
+//!   which TLC can state (`SF_vars(Backoff(c, d))`), allows it: every
+//!   outcome is drawn infinitely often there, just never the one that
+//!   differs from the other client's.
 //!
 //! The argument (Emerson and Lei's decomposition for Streett conditions,
 //! as TLC checks `SF`). An infinite run that stays in the subgraph ends
@@ -19,32 +32,28 @@
 //! strongly connected part of `C`. Call a component fair when
 //!
 //! * (weak) every class enabled in *all* its states is taken by an edge
-//!   inside it, and
+//!   inside it,
 //! * (strong) every strong class enabled in *some* of its states is taken
-//!   by an edge inside it.
+//!   by an edge inside it, and
+//! * (per state) every random outcome from each of its states is an edge
+//!   inside it.
 //!
 //! If `C` is fair, the cycle through every state and edge of `C` is a
 //! fair run: a class it keeps enabled throughout is enabled in all of
 //! `C`, a strong class it keeps enabled now and then is enabled somewhere
-//! in `C`, and the cycle takes every edge of `C`. If `C` fails the weak
-//! condition, no cycle inside `C` is fair: such a cycle also has the
-//! class enabled throughout and never takes it. If `C` fails the strong
-//! condition for a class `k`, a fair cycle inside `C` never visits a
-//! state where `k` is enabled (it would have to take `k`, and no edge of
-//! `C` does); so remove those states, split the rest into its components
-//! and decide each the same way. Every round removes at least one state,
-//! so the recursion ends, and what it keeps are exactly the parts of `C`
-//! that hold a fair cycle. With no strong edge the strong condition is
-//! empty and this is the plain weak-fairness test (one look per
-//! component).
-//!
-//! A strong class is an action (a node and one outcome of its draw), as
-//! TLC's `SF_vars(Backoff(c, d))` is, not an outcome in one state: a run
-//! in which two clients draw the same delays as each other every round
-//! takes each outcome infinitely often and is fair here, though it has
-//! probability zero (`specs/redlock-backoff-random.toml` livelocks so).
-//! Fairness per state and outcome (Pnueli's extreme fairness) would rule
-//! it out too; TLC cannot state it.
+//! in `C`, each random outcome of a state it visits is an edge of `C`, and
+//! the cycle takes every edge of `C`. If `C` fails the weak condition, no
+//! cycle inside `C` is fair: such a cycle also has the class enabled
+//! throughout and never takes it. If `C` fails the strong condition for a
+//! class `k`, a fair cycle inside `C` never visits a state where `k` is
+//! enabled (it would have to take `k`, and no edge of `C` does); if it
+//! fails the per-state condition at a state `s`, a fair cycle never visits
+//! `s` (it would have to take an outcome that leaves `C`). So remove those
+//! states, split the rest into its components and decide each the same
+//! way. Every round removes at least one state, so the recursion ends, and
+//! what it keeps are exactly the parts of `C` that hold a fair cycle. With
+//! no strong or random edge this is the plain weak-fairness test (one look
+//! per component).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -156,7 +165,13 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
                     .map(|e| e.class)
             })
             .collect();
-        let refused = |s: u32| g.out(s).iter().any(|e| e.strong && !taken.contains(&e.class));
+        // A strong class enabled here and never taken in the part; or an
+        // outcome of a random choice from here that leaves the part.
+        let refused = |s: u32| {
+            g.out(s)
+                .iter()
+                .any(|e| (e.strong && !taken.contains(&e.class)) || (e.random && !internal(s, e)))
+        };
         let mut keep: Vec<u32> = scc.iter().copied().filter(|&s| !refused(s)).collect();
         if keep.len() == scc.len() {
             fair.push(Looping { scc, members, entry });
@@ -250,7 +265,7 @@ fn fair_cycle(
     members: &BTreeSet<u32>,
     internal: &impl Fn(u32, &Edge) -> bool,
 ) -> Vec<(u32, Edge)> {
-    let mut cycle = detour(g, entry, members, internal, |s, e| e.is_none() && s == entry);
+    let mut cycle = detour(g, &[entry], members, internal, |s, e| e.is_none() && s == entry).1;
     loop {
         let states: Vec<u32> = cycle.iter().map(|(s, _)| *s).collect();
         let mut always = enabled(g, states[0]);
@@ -260,7 +275,7 @@ fn fair_cycle(
         }
         let taken: BTreeSet<Class> = cycle.iter().map(|(_, e)| e.class).collect();
         let extra = if let Some(&missing) = always.iter().find(|c| !taken.contains(c)) {
-            detour(g, entry, members, internal, |s, e| {
+            detour(g, &states, members, internal, |s, e| {
                 e.is_some_and(|e| e.class == missing) || !enabled(g, s).contains(&missing)
             })
         } else if let Some(missing) = states
@@ -268,31 +283,51 @@ fn fair_cycle(
             .flat_map(|&s| enabled_strong(g, s))
             .find(|c| !taken.contains(c))
         {
-            detour(g, entry, members, internal, |_, e| {
+            detour(g, &states, members, internal, |_, e| {
                 e.is_some_and(|e| e.strong && e.class == missing)
+            })
+        } else if let Some((from, missing)) = states.iter().find_map(|&s| {
+            g.out(s)
+                .iter()
+                .find(|e| e.random && !cycle.iter().any(|(t, f)| *t == s && f.ordinal == e.ordinal))
+                .map(|e| (s, *e))
+        }) {
+            detour(g, &states, members, internal, |s, e| {
+                s == from && e.is_some_and(|e| e.ordinal == missing.ordinal)
             })
         } else {
             return cycle;
         };
-        cycle.splice(0..0, extra);
+        let (origin, extra) = extra;
+        let at = states.iter().position(|&s| s == origin).unwrap_or(0);
+        cycle.splice(at..at, extra);
     }
 }
 
-/// A shortest walk inside the component from `entry` back to `entry` that
-/// takes an edge or lands on a state satisfying `goal`. Breadth-first,
-/// twice: to the goal, then home.
+/// A shortest walk inside the component from one of `sources` (the
+/// states of the cycle built so far, in its order) back to the same state,
+/// that takes an edge or lands on a state satisfying `goal`: breadth-first
+/// from all sources at once to the goal, then home to the source it
+/// started from. Returns that source and the walk (empty when the goal
+/// cannot be reached). Starting from the nearest state of the cycle, not
+/// always from its entry, keeps each detour local and the loop short.
 fn detour(
     g: &Graph,
-    entry: u32,
+    sources: &[u32],
     members: &BTreeSet<u32>,
     internal: &impl Fn(u32, &Edge) -> bool,
     goal: impl Fn(u32, Option<&Edge>) -> bool,
-) -> Vec<(u32, Edge)> {
-    // Phase 1: from entry, the first edge that is a goal edge or lands on a
-    // goal state.
+) -> (u32, Vec<(u32, Edge)>) {
+    // Phase 1: from the sources, the first edge that is a goal edge or
+    // lands on a goal state.
     let mut prev: std::collections::HashMap<u32, (u32, Edge)> = Default::default();
-    let mut queue = VecDeque::from([entry]);
-    let mut seen = BTreeSet::from([entry]);
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let mut seen = BTreeSet::new();
+    for &s in sources {
+        if seen.insert(s) {
+            queue.push_back(s);
+        }
+    }
     let mut reached = None;
     'bfs: while let Some(s) = queue.pop_front() {
         for e in g.out(s).iter().filter(|e| internal(s, e)) {
@@ -307,20 +342,20 @@ fn detour(
         }
     }
     let Some((last_from, last_edge)) = reached else {
-        return Vec::new();
+        return (sources[0], Vec::new());
     };
     let mut walk = vec![(last_from, last_edge)];
     let mut at = last_from;
-    while at != entry {
-        let (p, e) = prev[&at];
+    while let Some(&(p, e)) = prev.get(&at) {
         walk.push((p, e));
         at = p;
     }
+    let origin = at;
     walk.reverse();
     debug_assert!(members.contains(&last_edge.to));
-    // Phase 2: home again, shortest.
+    // Phase 2: home to the origin, shortest.
     let mut at = last_edge.to;
-    if at != entry {
+    if at != origin {
         let mut prev: std::collections::HashMap<u32, (u32, Edge)> = Default::default();
         let mut queue = VecDeque::from([at]);
         let mut seen = BTreeSet::from([at]);
@@ -328,7 +363,7 @@ fn detour(
             for e in g.out(s).iter().filter(|e| internal(s, e)) {
                 if seen.insert(e.to) {
                     prev.insert(e.to, (s, *e));
-                    if e.to == entry {
+                    if e.to == origin {
                         break 'home;
                     }
                     queue.push_back(e.to);
@@ -336,7 +371,7 @@ fn detour(
             }
         }
         let mut back = Vec::new();
-        at = entry;
+        at = origin;
         while at != last_edge.to {
             let (p, e) = prev[&at];
             back.push((p, e));
@@ -345,7 +380,7 @@ fn detour(
         back.reverse();
         walk.extend(back);
     }
-    walk
+    (origin, walk)
 }
 
 /// Tarjan's strongly connected components of the subgraph on `nodes`
@@ -439,6 +474,12 @@ mod tests {
 
     /// As [`graph`], with the classes in `strong` strongly fair.
     fn graph_sf(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class]) -> Graph {
+        graph_fair(n, edges, holding, strong, &[])
+    }
+
+    /// As [`graph_sf`], with the edges of the classes in `random` outcomes
+    /// of a random choice (fair per state).
+    fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class], random: &[Class]) -> Graph {
         let mut g = Graph::default();
         for s in 0..n {
             let holds = holding.contains(&s);
@@ -457,6 +498,7 @@ mod tests {
                     class,
                     ordinal: i as u16,
                     strong: strong.contains(&class),
+                    random: random.contains(&class),
                 },
             ));
         }
@@ -598,5 +640,46 @@ mod tests {
         ];
         let g = graph_sf(5, &edges, &[4], &[8, 9]);
         assert_eq!(find(&g, Waiting::Anyone), None);
+    }
+
+    /// Two clients draw a back-off each (classes 5 and 6 for the first,
+    /// 7 and 8 for the second); equal draws (5 then 7, or 6 then 8) lead
+    /// back to the collision in 1, different ones to a grant in 4. A run
+    /// that always draws equal delays takes every outcome infinitely often
+    /// (fair when outcomes are strongly fair by class), but in states 3
+    /// and 4 it never takes the outcome that differs: fair per state, it
+    /// cannot last, as it has probability zero.
+    const EQUAL_DRAWS: [(u32, u32, Class); 9] = [
+        (0, 1, 0),
+        (1, 2, 5),
+        (1, 3, 6),
+        (2, 1, 7),
+        (2, 4, 8),
+        (3, 4, 7),
+        (3, 1, 8),
+        (4, 5, 1),
+        (5, 4, 2),
+    ];
+
+    #[test]
+    fn a_livelock_of_equal_draws_is_fair_by_class_but_not_per_state() {
+        let by_class = graph_sf(6, &EQUAL_DRAWS, &[4, 5], &[5, 6, 7, 8]);
+        let l = find(&by_class, Waiting::Anyone).expect("strong fairness by class allows equal draws for ever");
+        let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert_eq!(taken, BTreeSet::from([5, 6, 7, 8]), "{:?}", l.cycle);
+        let per_state = graph_fair(6, &EQUAL_DRAWS, &[4, 5], &[], &[5, 6, 7, 8]);
+        assert_eq!(find(&per_state, Waiting::Anyone), None);
+    }
+
+    #[test]
+    fn a_fair_loop_takes_every_outcome_of_every_state_it_visits() {
+        // 1 draws 5 (to 2) or 6 (to 3); 2 draws 7 or 8, both back to 1; 3
+        // goes back to 1. Nothing is granted: the violation's loop takes
+        // all four outcomes.
+        let edges = [(0, 1, 0), (1, 2, 5), (1, 3, 6), (2, 1, 7), (2, 1, 8), (3, 1, 2)];
+        let g = graph_fair(4, &edges, &[], &[], &[5, 6, 7, 8]);
+        let l = find(&g, Waiting::Anyone).expect("waits forever");
+        let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+        assert!([5, 6, 7, 8].iter().all(|c| taken.contains(c)), "{:?}", l.cycle);
     }
 }

@@ -104,8 +104,10 @@ struct Succ<A: Actor> {
     kind: Option<&'static str>,
     /// The action's fingerprint, or `None` for a fault.
     class: Option<u64>,
-    /// Whether the action is one outcome of a random choice.
+    /// Whether the action's class is strongly fair (a tick).
     strong: bool,
+    /// Whether the action is one outcome of a random choice.
+    random: bool,
     /// The fingerprint of the state under its own names.
     raw: u64,
     /// The canonical state's fingerprint (equal to `raw` without symmetry).
@@ -140,7 +142,8 @@ impl<A: Lock> Expand<'_, A> {
         for (k, a) in actions.drain(..).enumerate() {
             let Some(t) = world.after(s, &a) else { continue };
             let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
-            let strong = random(world, &a);
+            let strong = strongly_fair(&a);
+            let random = random(world, &a);
             let raw = fingerprint(&t);
             // Under symmetry, a state met before under its own names needs
             // no second canonicalisation: most successors are repeats.
@@ -167,6 +170,7 @@ impl<A: Lock> Expand<'_, A> {
                 kind: a.event_kind(),
                 class,
                 strong,
+                random,
                 raw,
                 fp,
                 fresh,
@@ -332,6 +336,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                         class,
                         ordinal: succ.ordinal,
                         strong: succ.strong,
+                        random: succ.random,
                     },
                 ));
             }
@@ -556,8 +561,20 @@ fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
     walk(world, s, back, ords).1
 }
 
+/// Whether `a`'s class is strongly fair in the liveness pass: a tick.
+/// Time is strongly fair (DESIGN.md §5 says weakly; see README "Time is
+/// strongly fair"): a run that comes back for ever to states where a tick
+/// may happen lets time pass. Under weak fairness a loop of urgent steps
+/// with a non-urgent step between them (a whole acquisition over links
+/// with `max_delay = 0`) could repeat for ever in no time at all, starving
+/// a client whose timer needs one tick: a Zeno run, which no real system
+/// has.
+fn strongly_fair<A: Actor>(a: &Action<A>) -> bool {
+    matches!(a, Action::Tick)
+}
+
 /// Whether `a` is one outcome of a random choice ([`Actor::random`]):
-/// strongly fair in the liveness pass.
+/// fair per state in the liveness pass (README, "Random choices").
 fn random<A: Actor>(world: &World<A>, a: &Action<A>) -> bool {
     matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }
@@ -653,4 +670,40 @@ fn walk<A: Actor>(
         back = next_back;
     }
     (out, s, back)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::{random, strongly_fair};
+    use crate::algorithms::single_redis;
+    use crate::world::Action;
+
+    /// Time is strongly fair (README, "Time is strongly fair"); a message's
+    /// delivery is only weakly fair, and so is a client's own step.
+    #[test]
+    fn a_tick_is_strongly_fair_and_a_delivery_is_not() {
+        let text = "summary = \"s\"\nalgorithm = \"single-redis\"\n[system]\n[faults]\nmax_delay = 1\n[bounds]\n";
+        let sc = crate::scenario::parse(Path::new("tick.toml"), text).expect("parses");
+        let world = single_redis::world(&sc).expect("builds");
+        // The first state, breadth first, where time may pass.
+        let mut queue = std::collections::VecDeque::from([world.init()]);
+        let mut actions = Vec::new();
+        let mut seen = 0;
+        while let Some(s) = queue.pop_front() {
+            actions.clear();
+            world.enabled(&s, &mut actions);
+            if actions.iter().any(|a| matches!(a, Action::Tick)) {
+                break;
+            }
+            queue.extend(actions.iter().filter_map(|a| world.after(&s, a)));
+            seen += 1;
+            assert!(seen < 1000, "no tick within 1000 states");
+        }
+        for a in &actions {
+            assert_eq!(strongly_fair(a), matches!(a, Action::Tick), "{a:?}");
+            assert!(!random(&world, a), "{a:?}");
+        }
+    }
 }

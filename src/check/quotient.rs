@@ -68,7 +68,7 @@ pub fn lifts<A: Lock>(
 /// A lift's edge before the sink is numbered: from, the action's ordinal,
 /// its fingerprint and whether it is random (`None` for a fault), and its
 /// target (`None`: outside the component).
-type Pending = (u32, u16, Option<(u64, bool)>, Option<u32>);
+type Pending = (u32, u16, Option<(u64, bool, bool)>, Option<u32>);
 
 /// The full states above `members` reachable from the representative of
 /// `root` by non-fault actions that stay above `members`, with all their
@@ -110,7 +110,7 @@ fn lift<A: Lock>(
                 edges.push((i, k as u16, None, None));
                 continue;
             }
-            let class = Some((fingerprint(&a), super::random(world, &a)));
+            let class = Some((fingerprint(&a), super::strongly_fair(&a), super::random(world, &a)));
             let raw = fingerprint(&t);
             let to = match index.get(&raw) {
                 Some(&to) => Some(to),
@@ -151,11 +151,11 @@ fn lift<A: Lock>(
     });
     graph.parent.push((0, 0));
     for (from, ordinal, class, to) in edges {
-        let (class, strong) = match class {
-            None => (FAULT, false),
-            Some((fp, strong)) => {
+        let (class, strong, random) = match class {
+            None => (FAULT, false, false),
+            Some((fp, strong, random)) => {
                 let next = classes.len() as u32;
-                (*classes.entry(fp).or_insert(next), strong)
+                (*classes.entry(fp).or_insert(next), strong, random)
             }
         };
         graph.raw.push((
@@ -165,6 +165,7 @@ fn lift<A: Lock>(
                 class,
                 ordinal,
                 strong,
+                random,
             },
         ));
     }

@@ -6,7 +6,7 @@
 //! resident memory and bytes per unique state. With `--repeat N` every
 //! figure is the median of N runs. Where `TLA2TOOLS_JAR` names TLC, a
 //! second table gives TLC's distinct states per second (2 workers, one
-//! run) on the configurations whose TLA+ twin in specs/ has the same state
+//! run) on the configurations whose TLA+ twin in specs/mirror/ has the same state
 //! space (`--no-tlc` skips it).
 //!
 //! The configurations are bundled scenarios, plus bench-only files in
@@ -31,8 +31,9 @@ struct Config {
     label: &'static str,
     scenario: &'static str,
     no_symmetry: bool,
-    /// The `.cfg` in specs/ that describes the same state space (TLC finds
-    /// as many distinct states: specs/README.md's table), if one does.
+    /// The `.cfg` in specs/mirror/ that describes the same state space (TLC
+    /// finds as many distinct states: specs/mirror/README.md's table), if
+    /// one does.
     twin: Option<&'static str>,
 }
 
@@ -207,12 +208,12 @@ pub fn bench_cmd(args: BenchArgs) -> i32 {
         let cfg = c.twin.unwrap_or_default();
         match tlc::run(&PathBuf::from(&jar), cfg) {
             Ok((distinct, seconds)) => println!(
-                "| {} | specs/{cfg} | {distinct} | {seconds:.2} | {:.0} |",
+                "| {} | specs/mirror/{cfg} | {distinct} | {seconds:.2} | {:.0} |",
                 c.label,
                 distinct as f64 / seconds.max(1e-9)
             ),
             Err(e) => {
-                eprintln!("locksmith: bench {}: TLC on specs/{cfg}: {e}", c.label);
+                eprintln!("locksmith: bench {}: TLC on specs/mirror/{cfg}: {e}", c.label);
                 return 2;
             }
         }
@@ -234,18 +235,20 @@ mod tlc {
     /// TLC's workers: one per core of the machine the figures are for.
     pub const WORKERS: usize = 2;
 
-    /// Runs TLC on `specs/<cfg>` (its module is the `.cfg`'s stem) with
+    /// Runs TLC on `specs/mirror/<cfg>` (its module is the `.cfg`'s stem) with
     /// the options tests/e2e/specs.rs uses, in a temporary directory of its
     /// own, and returns the distinct states of the complete search and the
     /// wall seconds.
     pub fn run(jar: &Path, cfg: &str) -> Result<(u64, f64), String> {
-        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        // The mirror specs: they have the Rust model's state spaces.
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs").join("mirror");
         let module = cfg.trim_end_matches(".cfg");
         let work = std::env::temp_dir().join(format!("locksmith-bench-tlc-{}-{module}", std::process::id()));
         std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
         let start = Instant::now();
         let out = Command::new("java")
             .arg(format!("-Djava.io.tmpdir={}", work.display()))
+            .arg(format!("-DTLA-Library={}", specs.parent().unwrap_or(&specs).display()))
             .args(["-XX:+UseParallelGC", "-cp"])
             .arg(jar)
             .args(["tlc2.TLC", "-tool", "-deadlock", "-lncheck", "final", "-workers"])

@@ -1,6 +1,6 @@
 //! `trace.itf.json`: a counterexample in the Informal Trace Format
 //! (Apalache ADR-015, apalache-mc.org/docs/adr/015adr-trace.html), with the
-//! variable names and values of the paired TLA+ spec in `specs/`, so that
+//! variable names and values of the paired mirror spec in `specs/mirror/`, so that
 //! TLA+ tools can load it, and TLC can check that it is a behaviour of the
 //! spec (tests/e2e/itf.rs does).
 //!
@@ -136,11 +136,11 @@ pub fn trace_itf<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Coun
     let mut meta = json!({
         "format": "ITF",
         "format-description": FORMAT_DESCRIPTION,
-        "source": format!("specs/{module}.tla"),
+        "source": format!("specs/mirror/{module}.tla"),
         "scenario": sc.name,
         "property": prop.name(),
         "description": format!(
-            "locksmith's counterexample to {} in scenario {}, as a behaviour of specs/{module}.tla \
+            "locksmith's counterexample to {} in scenario {}, as a behaviour of specs/mirror/{module}.tla \
              (values unrenumbered: each lock value, ghost number and token keeps the number it was drawn with)",
             prop.name(),
             sc.name

@@ -47,7 +47,7 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
         let itf = json.with_extension("itf.json");
         let _ = writeln!(
             md,
-            "For TLA+ tools: [{}]({}), this trace as a behaviour of `specs/{module}.tla` in the Informal Trace Format.\n",
+            "For TLA+ tools: [{}]({}), this trace as a behaviour of `specs/mirror/{module}.tla` (the Rust state written in TLA+) in the Informal Trace Format.\n",
             itf.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
             itf.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         );

@@ -63,9 +63,10 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
 
     /// Whether `step` is one outcome of a random choice the real process
     /// makes (Redlock's retry delay): the actor lists every outcome as a
-    /// step, and each is strongly fair, so a run that keeps refusing one
-    /// outcome while it is enabled again and again is not fair (DESIGN.md
-    /// §2). The default: no step is random.
+    /// step, and each is fair per state: a run that comes back to a state
+    /// for ever takes each of its outcomes there for ever, so a livelock of
+    /// probability zero is not fair (DESIGN.md §2; `check::liveness`). The
+    /// default: no step is random.
     fn random(&self, _step: Self::Step) -> bool {
         false
     }

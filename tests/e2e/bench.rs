@@ -30,7 +30,7 @@ fn bench_prints_the_counts_of_each_configuration() {
     assert_eq!(rows[0][1..5], ["token-ring-3", "18", "18", "17"]);
     assert_eq!(rows[1][1..5], ["coordinator-3", "1331", "2883", "15"]);
     assert!(run.stdout.contains("2 thread(s)"), "{}", run.stdout);
-    // TLC on token-ring-3's twin, specs/TokenRing.cfg, finds the same 18
+    // TLC on token-ring-3's twin, specs/mirror/TokenRing.cfg, finds the same 18
     // states; without TLC (never under CI) the table says why it is absent.
     let tlc: Vec<Vec<&str>> = run
         .stdout
@@ -40,7 +40,7 @@ fn bench_prints_the_counts_of_each_configuration() {
         .collect();
     if std::env::var_os("TLA2TOOLS_JAR").is_some() || std::env::var("CI").is_ok_and(|v| v == "true") {
         assert_eq!(tlc.len(), 1, "{}{}", run.stdout, run.stderr);
-        assert_eq!(tlc[0][1..4], ["token-ring-3", "specs/TokenRing.cfg", "18"]);
+        assert_eq!(tlc[0][1..4], ["token-ring-3", "specs/mirror/TokenRing.cfg", "18"]);
     } else {
         assert!(run.stdout.contains("TLC: not measured"), "{}", run.stdout);
     }

@@ -222,15 +222,24 @@ fn declared_variables(tla: &str) -> Vec<String> {
     out
 }
 
+/// Where a module of the ITF vocabulary is: the mirror specs in
+/// `specs/mirror/`, and the `World.tla` they extend in `specs/`.
+fn module_path(module: &str) -> Option<PathBuf> {
+    ["specs/mirror", "specs"]
+        .iter()
+        .map(|d| root().join(d).join(format!("{module}.tla")))
+        .find(|p| p.is_file())
+}
+
 /// A spec's variables, those of the modules it EXTENDS in `specs/` included.
 fn spec_variables(module: &str) -> BTreeSet<String> {
-    let text = fs::read_to_string(root().join("specs").join(format!("{module}.tla")))
-        .unwrap_or_else(|e| panic!("specs/{module}.tla: {e}"));
+    let path = module_path(module).unwrap_or_else(|| panic!("{module}.tla is neither in specs/mirror nor in specs"));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut vars: BTreeSet<String> = declared_variables(&text).into_iter().collect();
     let clean = strip_comments(&text);
     if let Some(ext) = clean.lines().find_map(|l| l.trim().strip_prefix("EXTENDS")) {
         for m in ext.split(',').map(str::trim) {
-            if root().join("specs").join(format!("{m}.tla")).is_file() {
+            if module_path(m).is_some() {
                 vars.extend(spec_variables(m));
             }
         }
@@ -246,15 +255,20 @@ fn the_variable_parser_reads_declarations() {
     assert!(world.contains("net") && world.contains("history"), "{world:?}");
 }
 
-/// `source` in an ITF trace's `#meta`: `specs/<Module>.tla`.
+/// `source` in an ITF trace's `#meta`: `specs/mirror/<Module>.tla`.
 fn module_of(t: &Value, f: &Path) -> String {
     let source = t["#meta"]["source"]
         .as_str()
         .unwrap_or_else(|| panic!("{}: no #meta.source", f.display()));
     source
-        .strip_prefix("specs/")
+        .strip_prefix("specs/mirror/")
         .and_then(|s| s.strip_suffix(".tla"))
-        .unwrap_or_else(|| panic!("{}: #meta.source {source:?} is not specs/<Module>.tla", f.display()))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: #meta.source {source:?} is not specs/mirror/<Module>.tla",
+                f.display()
+            )
+        })
         .to_string()
 }
 
@@ -423,9 +437,12 @@ fn validate(
     work: &Path,
 ) -> Result<(), String> {
     let t = read_json(f);
-    for e in fs::read_dir(root().join("specs")).expect("specs/").flatten() {
-        if e.path().extension().is_some_and(|x| x == "tla") {
-            fs::copy(e.path(), work.join(e.file_name())).expect("copy the spec");
+    for dir in ["specs/mirror", "specs"] {
+        for e in fs::read_dir(root().join(dir)).expect("specs/").flatten() {
+            let to = work.join(e.file_name());
+            if e.path().extension().is_some_and(|x| x == "tla") && !to.exists() {
+                fs::copy(e.path(), to).expect("copy the spec");
+            }
         }
     }
     fs::write(work.join("ItfValidation.tla"), validation_module(module, &t)).expect("write the module");
@@ -460,7 +477,7 @@ fn validate(
             .collect();
         let tail: Vec<&str> = text.lines().rev().take(60).collect();
         Err(format!(
-            "{}: TLC does not accept it as a behaviour of specs/{module}.tla with its scenario's constants \
+            "{}: TLC does not accept it as a behaviour of specs/mirror/{module}.tla with its scenario's constants \
              (it should reach itf_i = {len}; TLC's output is in {}):\n{}\n...\n{}",
             f.display(),
             log.display(),
@@ -535,7 +552,7 @@ fn tlc_accepts_one_committed_itf_trace_per_family() {
         let work = tmp.join(module);
         fs::create_dir_all(&work).expect("work dir");
         eprintln!(
-            "TLC validates {} ({states} states) against specs/{module}.tla",
+            "TLC validates {} ({states} states) against specs/mirror/{module}.tla",
             f.display()
         );
         if let Err(e) = validate(&jar, module, constants, f, &work) {

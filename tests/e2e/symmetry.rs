@@ -181,11 +181,14 @@ fn the_quotient_keeps_liveness_verdicts_and_lasso_lengths() {
         for p in [Prop::DeadlockFreedom, Prop::StarvationFreedom] {
             assert_ne!(reduced.verdict(p), Verdict::Unknown, "{name}: {}", p.name());
             assert_eq!(reduced.verdict(p), full.verdict(p), "{name}: {}", p.name());
-            // Open since Redlock's back-off became a drawn step: on one
-            // configuration the lift's starvation lasso is shorter than the
-            // full graph's (40 against 48 steps); both are fair lassos.
-            let open = name == "fidelity/redlock-one-master-forever.toml" && p == Prop::StarvationFreedom;
-            if !open {
+            // Redlock's back-off is a random choice, fair per state: a
+            // fair loop must take every outcome of every state it visits,
+            // and the loop built on a lift and on the full graph may visit
+            // different states (both are fair lassos, replayed by the
+            // checker), so only the lengths of loops without draws are
+            // compared.
+            let draws = sc.algorithm == "redlock";
+            if !draws {
                 assert_eq!(reduced.steps(p), full.steps(p), "{name}: {} lasso length", p.name());
             }
             verdicts.insert((p.name(), format!("{:?}", full.verdict(p))));

@@ -157,11 +157,11 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
         }
         "primary-replica" => {
             let p = primary_replica::Params::read(sc).map_err(|e| e.to_string())?;
-            // The spec has one Sentinel, ships at once, and has no
-            // min-replicas-to-write.
-            if p.sentinels != 1 || p.lag || p.min_replicas > 0 {
+            // The spec has one Sentinel, ships at once, has no
+            // min-replicas-to-write, and restarts a crashed primary as it was.
+            if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart {
                 return Err(format!(
-                    "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag and no min-replicas-to-write, and does not model it",
+                    "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag, no min-replicas-to-write and a primary restarted as it was, and does not model it",
                     sc.name
                 ));
             }

@@ -1,0 +1,47 @@
+-------------------------- MODULE MCPrimaryReplica ---------------------------
+(***************************************************************************)
+(* What only TLC needs.  The lock values drawn by clients (a fresh random  *)
+(* value per request) and the ghost acquisition numbers only grow; a       *)
+(* refused client retries for ever, so they are unbounded.  The spec only  *)
+(* compares them (=, <) and draws a new maximum (+1), so replacing each by *)
+(* its rank among the values of its kind present in the state (World's     *)
+(* Rank) gives an equivalent state: RankedVars is the VIEW.  Replication   *)
+(* offsets are not renumbered: they count writes, which are bounded in     *)
+(* every configuration here (Acquisitions = 1, bounded faults); a          *)
+(* configuration with Acquisitions = 0 would need them ranked too.         *)
+(***************************************************************************)
+EXTENDS PrimaryReplica
+
+PendMsgs == UNION {{pend[n][i] : i \in 1..Len(pend[n])} : n \in RedisIds}
+AllMsgs == InFlight \cup PendMsgs
+
+RecVal(r) == IF r = None THEN 0 ELSE r.v
+
+ValsPresent ==
+    {val[c] : c \in ClientIds} \cup {blocked[n][c] : n \in RedisIds, c \in ClientIds}
+    \cup {RecVal(key[n]) : n \in RedisIds}
+    \cup {m.v : m \in AllMsgs} \cup {RecVal(m.rec) : m \in AllMsgs} \cup {drawn}
+
+GhostsPresent ==
+    {cGhost[c] : c \in ClientIds} \cup {m.g : m \in AllMsgs} \cup {resMax, ghost}
+
+\* The sets of present values are LET-bound so that TLC computes them once
+\* per state.
+RankedVars ==
+    IF Concrete(net) /\ Concrete(key) /\ Concrete(pend) /\ Concrete(val)
+       /\ Concrete(blocked) /\ Concrete(cGhost)
+    THEN LET VS == ValsPresent
+             GS == GhostsPresent
+             RV(v) == Rank(v, VS)
+             RG(g) == Rank(g, GS)
+             RR(r) == IF r = None THEN None ELSE [r EXCEPT !.v = RV(@)]
+             F(m) == [m EXCEPT !.v = RV(@), !.g = RG(@), !.rec = RR(@)]
+         IN <<RankedWorld(RG, RV, F),
+              rOf, link, [n \in RedisIds |-> RR(key[n])], off, reps, ack, woff,
+              [n \in RedisIds |-> [c \in ClientIds |-> RV(blocked[n][c])]],
+              [n \in RedisIds |-> [i \in 1..Len(pend[n]) |-> F(pend[n][i])]],
+              sMaster, sPromoting, phase, cPrimary,
+              [c \in ClientIds |-> RV(val[c])], [c \in ClientIds |-> RG(cGhost[c])],
+              done, RG(resMax)>>
+    ELSE <<>>
+=============================================================================

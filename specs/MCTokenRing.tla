@@ -1,0 +1,30 @@
+----------------------------- MODULE MCTokenRing -----------------------------
+(***************************************************************************)
+(* What only TLC needs to check TokenRing.                                 *)
+(*                                                                         *)
+(* RankedVars, the VIEW: the ghost acquisition numbers (World's ghost, a   *)
+(* holder's number, the resource's maximum, the number a WRITE or ACK      *)
+(* carries) only grow when nodes loop for ever (Acquisitions = 0); only    *)
+(* their order matters, so they are renumbered by rank (World's Rank), as  *)
+(* SEMANTICS.md section 2 says. Nothing else grows: the token is anonymous *)
+(* and timers are bounded by Timeout.                                      *)
+(* ConcreteState, a constraint that is always true: it makes TLC           *)
+(* normalise the variables the view rewrites (World.tla's Concrete).       *)
+(***************************************************************************)
+EXTENDS TokenRing, TLC
+
+GhostVals ==
+    {ghost, rmax} \cup {held[n] : n \in Members}
+    \cup {m.seq : m \in {x \in InFlight : x.type \in {"WRITE", "ACK"}}}
+
+RG(v) == Rank(v, GhostVals)
+RV(v) == v
+F(m) == IF m.type \in {"WRITE", "ACK"} THEN [m EXCEPT !.seq = RG(@)] ELSE m
+
+RankedVars ==
+    <<RankedWorld(RG, RV, F), has, top, circ, pc, acq,
+      [n \in Members |-> RG(held[n])], RG(rmax)>>
+
+ConcreteState == Concrete(net) /\ Concrete(timers) /\ Concrete(watches)
+
+=============================================================================
