@@ -8,7 +8,7 @@
 //! head of the queue. Three messages per entry, and no clocks: nothing
 //! here sets a timer, so `Tick` is never enabled.
 //!
-//! The spec is `specs/Coordinator.tla`; actions appear here in its order:
+//! The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/Coordinator.tla`; actions appear here in its order:
 //! Acquire, Write (client steps); the server's handlers ReceiveRequest,
 //! ReceiveRelease, ReceiveReplicate, ReceiveAck, ReceiveRestarted
 //! (Takeover); the client's ReceiveGrant, ReceiveWritten (which sends
@@ -604,7 +604,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/Coordinator.tla's variables: each server's mode, queue,
+    /// specs/mirror/Coordinator.tla's variables: each server's mode, queue,
     /// holder and replication flag, the clients' requests, the resource's
     /// maximum.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {

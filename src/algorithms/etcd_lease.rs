@@ -2,7 +2,7 @@
 //! clientv3 `concurrency` package's `Session` and `Mutex`, which the
 //! `v3lock` service runs for its callers), etcd's "Lease" documentation and
 //! API guarantees, and Kleppmann's note that a key's revision works as a
-//! fencing token. The spec is `specs/EtcdLease.tla`; actions appear here in
+//! fencing token. The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/EtcdLease.tla`; actions appear here in
 //! its order: Acquire, Check, Write (client steps); the server's handlers
 //! ReceiveLeaseGrant, ReceiveLeaseKeepAlive, ReceiveLeaseRevoke, ReceiveLock,
 //! ReceiveWatch, ReceiveRange, ReceiveUnlock; the client's handlers
@@ -696,7 +696,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/EtcdLease.tla's variables: the store's revision, lease slots,
+    /// specs/mirror/EtcdLease.tla's variables: the store's revision, lease slots,
     /// keys and watches (as sets), the clients' attempts, the resource's
     /// maxima.
     fn tla_vars(world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {

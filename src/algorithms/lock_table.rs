@@ -4,7 +4,7 @@
 //! `DELETE ... WHERE owner = <that value>`. With the expiry column, the
 //! insert first removes a row whose `expires_at` has passed on the
 //! database's clock (expiry is checked on insert, never by a background
-//! job). The spec is `specs/LockTable.tla`; actions appear here in its
+//! job). The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/LockTable.tla`; actions appear here in its
 //! order: Acquire, Check, Write (client steps), the client's handlers and
 //! timers, then the database's handlers, then the lock view.
 //!
@@ -402,7 +402,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/LockTable.tla's variables: the lock's row, the clients'
+    /// specs/mirror/LockTable.tla's variables: the lock's row, the clients'
     /// attempts, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let client = |f: fn(&Client) -> Tla| {

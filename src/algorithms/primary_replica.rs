@@ -1162,7 +1162,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/PrimaryReplica.tla's variables: each Redis node's standing,
+    /// specs/mirror/PrimaryReplica.tla's variables: each Redis node's standing,
     /// epoch, key, attached replicas and blocked WAITs, the Sentinel's
     /// record, the clients' attempts, the resource's maximum.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {

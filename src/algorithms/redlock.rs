@@ -1,6 +1,6 @@
 //! `redlock`: N independent Redis masters, after the algorithm in the Redis
 //! documentation ("Distributed Locks with Redis"), with Kleppmann's critique
-//! and antirez's answer in mind. The spec is `specs/Redlock.tla`; actions
+//! and antirez's answer in mind. The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/Redlock.tla`; actions
 //! appear here in its order: the client's steps Acquire, Check, Write; its
 //! handlers (a master's answer, the request timeout, the validity timer, a
 //! fencing token, the write's answer); then the masters' handlers, the
@@ -526,7 +526,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/Redlock.tla's variables: each master's key, the counter
+    /// specs/mirror/Redlock.tla's variables: each master's key, the counter
     /// service's value, the clients' attempts, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let master = |f: fn(&Master) -> Tla| {

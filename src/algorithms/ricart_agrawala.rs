@@ -1,8 +1,8 @@
 //! `ricart-agrawala`: G. Ricart and A. K. Agrawala, "An optimal algorithm
 //! for mutual exclusion in computer networks", CACM 24(1), 1981. N nodes,
 //! each both a client and a peer of the others; no server, no clock, no
-//! timer (the world's `Tick` is never enabled). The spec is
-//! `specs/RicartAgrawala.tla`; actions appear here in its order, in the
+//! timer (the world's `Tick` is never enabled). The mirror spec is
+//! `specs/mirror/RicartAgrawala.tla`; actions appear here in its order, in the
 //! paper's words:
 //!
 //! - `Request` (the node's own step, "invoking mutual exclusion"):
@@ -341,7 +341,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/RicartAgrawala.tla's variables: each node's script and the
+    /// specs/mirror/RicartAgrawala.tla's variables: each node's script and the
     /// paper's variables (the deferred replies as a set of node ids).
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let node = |f: fn(&State) -> Tla| tla::per_node(s, move |st| Some(f(st)));

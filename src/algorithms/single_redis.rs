@@ -1,7 +1,7 @@
 //! `single-redis`: one Redis server holding the lock key, after the Redis
 //! documentation's `SET` locking pattern and its older `SETNX` form, with
 //! Redisson's watchdog renewal and an optional fencing counter.
-//! The spec is `specs/SingleRedis.tla`; actions appear here in its order:
+//! The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/SingleRedis.tla`; actions appear here in its order:
 //! Acquire, Expire, Check, Write, Release (client steps), then the server's
 //! handlers, the client's other handlers and timers, then the lock view.
 //!
@@ -562,7 +562,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/SingleRedis.tla's variables: the server's `key` and `fence`,
+    /// specs/mirror/SingleRedis.tla's variables: the server's `key` and `fence`,
     /// the clients' script and attempt, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let client = |f: fn(&Client) -> Tla| {

@@ -9,7 +9,7 @@
 //! when 0). No clocks: without regeneration nothing sets a timer, so
 //! `Tick` is never enabled.
 //!
-//! The spec is `specs/TokenRing.tla`; actions appear here in its order:
+//! The mirror spec (this module in TLA+; the clean-room one is in `specs/`) is `specs/mirror/TokenRing.tla`; actions appear here in its order:
 //! Enter, Pass, Write (a node's steps); ReceiveToken, ReceiveTopToken,
 //! ReceiveWritten (which passes the token on); Regenerate (the timer);
 //! the resource's ReceiveWrite; Restart.
@@ -336,7 +336,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/TokenRing.tla's variables: each ring node's script, token
+    /// specs/mirror/TokenRing.tla's variables: each ring node's script, token
     /// and ghost number, the resource's maximum.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let ring = |f: fn(&RingNode) -> Tla| {

@@ -1,8 +1,8 @@
 //! `zookeeper`: the lock recipes of ZooKeeper's "Recipes and Solutions"
 //! page (Locks; Shared Locks) on one ensemble, modelled as a single
 //! linearizable server (its internal consensus is out of scope), with the
-//! sessions and ephemeral nodes of the ZooKeeper Programmer's Guide. The
-//! spec is `specs/ZooKeeperLock.tla`; actions appear here in its order:
+//! sessions and ephemeral nodes of the ZooKeeper Programmer's Guide. The mirror
+//! spec is `specs/mirror/ZooKeeperLock.tla`; actions appear here in its order:
 //! Acquire, Check, Write, Read (client steps); the ensemble's handlers
 //! (ReceiveConnect, ReceiveCreate, ReceiveGetChildren, ReceiveExists,
 //! ReceiveDelete, ReceivePing, ReceiveCloseSession) and its SessionExpiry;
@@ -847,7 +847,7 @@ impl Actor for Node {
         }
     }
 
-    /// specs/ZooKeeperLock.tla's variables: the ensemble's zxid, session
+    /// specs/mirror/ZooKeeperLock.tla's variables: the ensemble's zxid, session
     /// slots, children of /lock and watches (as sets), the clients'
     /// recipe state, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
