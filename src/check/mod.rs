@@ -574,7 +574,8 @@ fn strongly_fair<A: Actor>(a: &Action<A>) -> bool {
 }
 
 /// Whether `a` is one outcome of a random choice ([`Actor::random`]):
-/// fair per state in the liveness pass (README, "Random choices").
+/// fair per state in the liveness pass (README, "Random choices are fair
+/// per state").
 fn random<A: Actor>(world: &World<A>, a: &Action<A>) -> bool {
     matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }

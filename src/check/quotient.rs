@@ -66,8 +66,9 @@ pub fn lifts<A: Lock>(
 }
 
 /// A lift's edge before the sink is numbered: from, the action's ordinal,
-/// its fingerprint and whether it is random (`None` for a fault), and its
-/// target (`None`: outside the component).
+/// its fingerprint, whether its class is strongly fair and whether it is
+/// random (`None` for a fault), and its target (`None`: outside the
+/// component).
 type Pending = (u32, u16, Option<(u64, bool, bool)>, Option<u32>);
 
 /// The full states above `members` reachable from the representative of

@@ -240,15 +240,17 @@ mod tlc {
     /// own, and returns the distinct states of the complete search and the
     /// wall seconds.
     pub fn run(jar: &Path, cfg: &str) -> Result<(u64, f64), String> {
-        // The mirror specs: they have the Rust model's state spaces.
-        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs").join("mirror");
+        // The mirror specs have the Rust model's state spaces; they extend
+        // specs/World.tla.
+        let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let specs = world.join("mirror");
         let module = cfg.trim_end_matches(".cfg");
         let work = std::env::temp_dir().join(format!("locksmith-bench-tlc-{}-{module}", std::process::id()));
         std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
         let start = Instant::now();
         let out = Command::new("java")
             .arg(format!("-Djava.io.tmpdir={}", work.display()))
-            .arg(format!("-DTLA-Library={}", specs.parent().unwrap_or(&specs).display()))
+            .arg(format!("-DTLA-Library={}", world.display()))
             .args(["-XX:+UseParallelGC", "-cp"])
             .arg(jar)
             .args(["tlc2.TLC", "-tool", "-deadlock", "-lncheck", "final", "-workers"])

@@ -437,14 +437,16 @@ fn validate(
     work: &Path,
 ) -> Result<(), String> {
     let t = read_json(f);
-    for dir in ["specs/mirror", "specs"] {
-        for e in fs::read_dir(root().join(dir)).expect("specs/").flatten() {
-            let to = work.join(e.file_name());
-            if e.path().extension().is_some_and(|x| x == "tla") && !to.exists() {
-                fs::copy(e.path(), to).expect("copy the spec");
-            }
+    // The mirror specs, and the World.tla they extend.
+    for e in fs::read_dir(root().join("specs/mirror"))
+        .expect("specs/mirror/")
+        .flatten()
+    {
+        if e.path().extension().is_some_and(|x| x == "tla") {
+            fs::copy(e.path(), work.join(e.file_name())).expect("copy the spec");
         }
     }
+    fs::copy(root().join("specs/World.tla"), work.join("World.tla")).expect("copy World.tla");
     fs::write(work.join("ItfValidation.tla"), validation_module(module, &t)).expect("write the module");
     fs::write(work.join("ItfValidation.cfg"), validation_cfg(constants)).expect("write the cfg");
     let out = Command::new("java")

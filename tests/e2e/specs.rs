@@ -89,8 +89,7 @@ fn read(path: &Path) -> String {
 
 /// The files in `dir` with extension `ext`, sorted.
 fn spec_files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let dir = dir.to_path_buf();
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: cannot be listed: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == ext))

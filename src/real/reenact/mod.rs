@@ -184,16 +184,7 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     let tick_ms = opts.tick_ms.unwrap_or(DEFAULT_TICK_MS);
     let tick = Duration::from_millis(tick_ms);
     let mut log = String::new();
-    let _ = writeln!(log, "locksmith reenact {shown}");
-    let _ = writeln!(
-        log,
-        "trace: scenario {}, property {}, {} steps; real configuration from scenario {}; 1 tick = {} ms",
-        trace.scenario,
-        prop.name(),
-        trace.steps.len(),
-        real_sc.name,
-        tick_ms
-    );
+    log_header(&mut log, &shown, &trace, prop, &real_sc, tick_ms, "");
     let _ = writeln!(
         log,
         "how: one driver plays every client in the trace's order (a request is sent at its delivery step and its reply held until the trace delivers it; a paused client takes no step); servers are real redis-server processes; ticks are real sleeps; the resource is an in-process store"
@@ -221,6 +212,29 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         None => verdict(&shown, prop, &witness, &real_sc, "Redis"),
     };
     finish(path, opts, &log, outcome)
+}
+
+/// The log's first lines, alike for every family: the command, and which
+/// trace is enacted with which real configuration and tick; `more` adds a
+/// family's own figures to the second line.
+pub(crate) fn log_header(
+    log: &mut String,
+    shown: &str,
+    trace: &TraceFile,
+    prop: Prop,
+    real_sc: &Scenario,
+    tick_ms: u64,
+    more: &str,
+) {
+    let _ = writeln!(log, "locksmith reenact {shown}");
+    let _ = writeln!(
+        log,
+        "trace: scenario {}, property {}, {} steps; real configuration from scenario {}; 1 tick = {tick_ms} ms{more}",
+        trace.scenario,
+        prop.name(),
+        trace.steps.len(),
+        real_sc.name,
+    );
 }
 
 /// The scenario `--scenario NAME` names, whose configuration the real

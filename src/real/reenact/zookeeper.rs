@@ -44,7 +44,7 @@ use crate::trace::{Replay, TraceFile};
 use crate::world::{Action, Id};
 
 use super::judge::{Store, Witness};
-use super::{other_configuration, verdict, Options, Shadow};
+use super::{log_header, other_configuration, verdict, Options, Shadow};
 
 /// One tick in real time unless `--tick-ms` says otherwise: ZooKeeper's
 /// own tick is a quarter of it, the granularity of its session expiry.
@@ -161,15 +161,7 @@ pub fn reenact(shown: &str, trace: &TraceFile, prop: Prop, sc: &Scenario, opts: 
         );
     };
     let tick_ms = opts.tick_ms.unwrap_or(DEFAULT_TICK_MS);
-    let _ = writeln!(log, "locksmith reenact {shown}");
-    let _ = writeln!(
-        log,
-        "trace: scenario {}, property {}, {} steps; real configuration from scenario {}; 1 tick = {tick_ms} ms",
-        trace.scenario,
-        prop.name(),
-        trace.steps.len(),
-        real_sc.name
-    );
+    log_header(&mut log, shown, trace, prop, &real_sc, tick_ms, "");
     let _ = writeln!(
         log,
         "how: one driver plays every client in the trace's order through the zookeeper-client library, each through its own loopback proxy (a request is sent at its delivery step and its answer held until the trace delivers it; pings, reconnects and SetWatches are the library's; session expiry is the server's); a pause freezes the client's proxy; the resource is an in-process store"

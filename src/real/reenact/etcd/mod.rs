@@ -42,7 +42,7 @@ mod plan;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::{other_configuration, verdict, Options, Shadow};
+use super::{log_header, other_configuration, verdict, Options, Shadow};
 use crate::algorithms::dispatch;
 use crate::algorithms::etcd_lease::{self, Params};
 use crate::properties::Prop;
@@ -130,17 +130,8 @@ pub fn reenact(shown: &str, trace: &TraceFile, prop: Prop, sc: &Scenario, opts: 
         .ok()
         .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
         .unwrap_or_else(|| "etcd (version unknown)".into());
-    let _ = writeln!(log, "locksmith reenact {shown}");
-    let _ = writeln!(
-        log,
-        "trace: scenario {}, property {}, {} steps; real configuration from scenario {}; 1 tick = {tick_ms} ms; lease TTL {} ticks = {} s on etcd",
-        trace.scenario,
-        prop.name(),
-        trace.steps.len(),
-        real_sc.name,
-        p.ttl,
-        cfg.real_ttl
-    );
+    let lease = format!("; lease TTL {} ticks = {} s on etcd", p.ttl, cfg.real_ttl);
+    log_header(&mut log, shown, trace, prop, &real_sc, tick_ms, &lease);
     let _ = writeln!(
         log,
         "how: one driver plays every client in the trace's order against a real {version} (a request is sent at its delivery step and etcd's answer held until the trace delivers it; keep-alives are the trace's; a paused client takes no step; leases expire by etcd's own lessor; a cut or loss closes the client's connection through its proxy); ticks are a real schedule; the resource is in-process, fenced by real create revisions"
