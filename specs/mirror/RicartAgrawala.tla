@@ -8,8 +8,8 @@
 (*   Invoking mutual exclusion (Request): Requesting_Critical_Section :=   *)
 (*   TRUE; Our_Sequence_Number := Highest_Sequence_Number + 1;             *)
 (*   Outstanding_Reply_Count := N - 1; REQUEST(Our_Sequence_Number, me)    *)
-(*   to every other node; wait until Outstanding_Reply_Count = 0, then     *)
-(*   the critical section.                                                 *)
+(*   to every other node; wait until Outstanding_Reply_Count = 0 (Enter),  *)
+(*   then the critical section.                                            *)
 (*   Release: Requesting_Critical_Section := FALSE; REPLY to every node    *)
 (*   whose Reply_Deferred is set.                                          *)
 (*   On REQUEST(k, j): Highest_Sequence_Number := max(it, k); defer the    *)
@@ -17,28 +17,41 @@
 (*   k = Our_Sequence_Number /\ j > me); otherwise REPLY at once.          *)
 (*   On REPLY: Outstanding_Reply_Count := Outstanding_Reply_Count - 1.     *)
 (*                                                                         *)
+(* The wait (Enter) is its own step, apart from the REPLY handler, as the  *)
+(* paper's waiting process is apart from its REPLY process and as a waiter *)
+(* on a condition re-checks it only when it runs (specs/README.md, finding *)
+(* 8): a duplicated REPLY counted before the waiter looks takes the count  *)
+(* from 0 to -1, and the waiter, which waits for exactly 0, never enters.  *)
+(* The critical section is one write to the protected resource            *)
+(* (src/algorithms/resource.rs), carrying the acquisition's ghost number,  *)
+(* drawn at Enter (no service grants; this is when the node may use the    *)
+(* lock); the node leaves its critical section (the release) when the     *)
+(* resource has answered (finding 7).                                      *)
+(*                                                                         *)
 (* Requesting_Critical_Section stays TRUE through the critical section,    *)
 (* so a node in it defers every request that can reach it. Each entry      *)
-(* costs 2(N - 1) messages.                                                *)
+(* costs 2(N - 1) messages between the nodes.                              *)
 (*                                                                         *)
 (* The world (network, crashes, loss, duplication, fairness's shape) is    *)
 (* World.tla's; this module supplies the handlers. The Rust module         *)
 (* src/algorithms/ricart_agrawala.rs follows it (the node's script is      *)
 (* src/algorithms/client.rs's). Same configuration, same states: TLC must  *)
 (* find as many distinct states as the Rust checker finds unique states    *)
-(* (DESIGN.md section 10). Of World.tla's variables only status, net       *)
+(* (DESIGN.md section 10). Of World.tla's variables status, net            *)
 (* (envelopes [msg, age, copied], ages staying 0: the network is           *)
-(* asynchronous) and spent change here; the node's variables are the       *)
-(* fields of the Rust State:                                               *)
-(*   phase, left  State::script (Want, Acquiring, Holding, Done)           *)
-(*   highest      Highest_Sequence_Number (State::highest)                 *)
+(* asynchronous), spent, ghost and history change here; the node's         *)
+(* variables are the fields of the Rust Peer:                              *)
+(*   phase, left  Peer::script (Want, Acquiring, Holding, Writing, Done)   *)
+(*   highest      Highest_Sequence_Number (Peer::highest)                  *)
 (*   request      Our_Sequence_Number while requesting, None otherwise     *)
-(*                (State::request): the algorithm reads it only then       *)
-(*   outstanding  Outstanding_Reply_Count                                  *)
+(*                (Peer::request): the algorithm reads it only then        *)
+(*   outstanding  Outstanding_Reply_Count (below 0 only after a duplicate) *)
 (*   deferred     the set of j with Reply_Deferred(j)                      *)
-(* No timers, stopwatches, ghost numbers, lock values or history flags     *)
-(* exist in this family: Tick is never enabled. There is no protected      *)
-(* resource; NoStaleWrite and NoForeignRelease hold trivially.             *)
+(*   acquired     the ghost number of n's critical section (Peer::ghost)   *)
+(*   max_ghost    Resource::max_ghost (no fencing: tokens are 0)           *)
+(* No timers, stopwatches or lock values exist in this family: Tick is     *)
+(* never enabled. No release can remove another node's lock:               *)
+(* NoForeignRelease holds trivially.                                       *)
 (*                                                                         *)
 (* Finite states without changing the algorithm: sequence numbers grow     *)
 (* forever when nodes loop (Acquisitions = 0), but the algorithm only      *)
@@ -46,23 +59,27 @@
 (* constant. So shifting every timestamp in the state (highest, request,   *)
 (* and the k of every REQUEST in flight) down by the same amount changes   *)
 (* no outcome. ShiftedVars below is the state shifted so that the          *)
-(* smallest timestamp present is 0, and the .cfg's VIEW ShiftedVars makes  *)
-(* TLC count states as Rust does (Seq::Clock in src/world/ranks.rs). It    *)
-(* is not a cap: distances between timestamps are kept.                    *)
+(* smallest timestamp present is 0, with the ghost numbers renumbered by   *)
+(* rank, and the .cfg's VIEW ShiftedVars makes TLC count states as Rust    *)
+(* does (Seq::Clock and Seq::Ghost in src/world/ranks.rs). The shift is    *)
+(* not a cap: distances between timestamps are kept.                       *)
 (*                                                                         *)
 (* No SYMMETRY: ties between equal timestamps go to the smaller node       *)
 (* number, and renaming nodes changes who wins them.                       *)
 (*                                                                         *)
 (* Faults modelled: crashes (a crashed node keeps its whole state for a    *)
 (* restart, fsync; messages to it are dropped, and so are those sent to    *)
-(* it while it is down), with Recovery "eventual" (Restart is weakly       *)
-(* fair) or "none" (crash-stop: Restart may happen but need not), loss     *)
-(* and duplication (each message at most once, the copy right behind the   *)
-(* original). Not modelled (the ASSUME below refuses them): pauses,        *)
+(* it while it is down: a node that restarts waiting for its write's       *)
+(* answer waits for ever if the crash dropped it), with Recovery           *)
+(* "eventual" (Restart is weakly fair) or "none" (crash-stop: Restart may  *)
+(* happen but need not), loss and duplication of the nodes' messages (each *)
+(* message at most once, the copy right behind the original; never the    *)
+(* resource's). Not modelled (the ASSUME below refuses them): pauses,      *)
 (* delays (MaxDelay must be Async), partitions, drift and clock jumps      *)
-(* (there are no clocks); nor reordering, which World.tla never models.    *)
+(* (there are no clocks); nor reordering, which World.tla never models,    *)
+(* nor tagged replies nor [system] work.                                   *)
 (*                                                                         *)
-(* Node ids as in Rust: n1..nN are 0..N-1.                                 *)
+(* Node ids as in Rust: n1..nN are 0..N-1, the resource is N.              *)
 (***************************************************************************)
 EXTENDS World
 
@@ -76,40 +93,43 @@ ASSUME /\ N \in 2..5 /\ Acquisitions \in 0..5 /\ MaxDelay \notin Int
        /\ Pauses = 0 /\ MaxPause = 0 /\ ClockJumps = 0 /\ MaxJump = 0
        /\ MaxDrift = 0 /\ Partitions = 0
 
-AllNodes == 0..N - 1
+Peers == 0..N - 1
+Resource == N
+AllNodes == 0..N
 Links == AllNodes \X AllNodes
 
 \* The world's view of the nodes (World.tla's hooks): every node is a
-\* client ("servers" targets none of them); nothing is urgent (Request is
-\* not, and there is no clock anyway), nothing is timed or paused.
-Role(n) == "client"
+\* client, the resource the observer (never faulted, nor its links);
+\* nothing is timed or paused, so urgency changes nothing here (Enter and
+\* Write are urgent in Rust, Request is not).
+Role(n) == IF n = Resource THEN "observer" ELSE "client"
 Urgent(n) == FALSE
 Cap(n, w) == 0
 MayPause(n) == FALSE
 
 VARIABLES
-    phase,        \* phase[n]: Want, Acquiring, Holding, Done
+    phase,        \* phase[n]: Want, Acquiring, Holding, Writing, Done
     left,         \* left[n]: acquisitions still to make
     highest,      \* Highest_Sequence_Number
     request,      \* Our_Sequence_Number while requesting, else None
     outstanding,  \* Outstanding_Reply_Count
-    deferred      \* {j : Reply_Deferred(j)}
+    deferred,     \* {j : Reply_Deferred(j)}
+    acquired,     \* acquired[n]: the ghost number of n's critical section
+    max_ghost     \* the resource: the latest acquisition a write was accepted under
 
 \* The world's variables no handler here changes.
-fixed == <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history>>
-nodeVars == <<phase, left, highest, request, outstanding, deferred>>
-vars == <<worldVars, nodeVars>>
-
-\* The messages in flight on link l.
-OnLink(l) == {net[l][i].msg : i \in 1..Len(net[l])}
+fixed == <<status, pause, skew, timers, watches, cut, spent, drawn>>
+nodeVars == <<phase, left, highest, request, outstanding, deferred, acquired>>
+algVars == <<phase, left, highest, request, outstanding, deferred, acquired, max_ghost>>
+vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
 (* The node's script (client.rs) and the lock view (properties.rs).        *)
 
 Requesting(n) == request[n] # None
 
-Wanting == {n \in AllNodes : status[n] # "Down" /\ phase[n] \in {"Want", "Acquiring"}}
-Holding == {n \in AllNodes : status[n] # "Down" /\ phase[n] = "Holding"}
+Wanting == {n \in Peers : status[n] # "Down" /\ phase[n] \in {"Want", "Acquiring"}}
+Holding == {n \in Peers : status[n] # "Down" /\ phase[n] \in {"Holding", "Writing"}}
 
 \* Script::released: want again, or stop after Acquisitions.
 Released(n) ==
@@ -130,17 +150,24 @@ Request(i) ==
     /\ request' = [request EXCEPT ![i] = k]
     /\ outstanding' = [outstanding EXCEPT ![i] = N - 1]
     /\ phase' = [phase EXCEPT ![i] = "Acquiring"]
-    /\ net' = SendAll(net, i, AllNodes \ {i}, [type |-> "Request", ts |-> k])
-    /\ UNCHANGED <<fixed, left, highest, deferred>>
+    /\ net' = SendAll(net, i, Peers \ {i}, [type |-> "Request", ts |-> k])
+    /\ UNCHANGED <<fixed, ghost, history, left, highest, deferred, acquired, max_ghost>>
 
-\* Leaving the critical section: REPLY to every deferred node.
-Release(i) ==
+\* WAITFOR (Outstanding_Reply_Count = 0) returns: the critical section,
+\* under a new acquisition number.
+Enter(i) ==
+    /\ Up(i) /\ phase[i] = "Acquiring" /\ outstanding[i] = 0
+    /\ ghost' = ghost + 1
+    /\ acquired' = [acquired EXCEPT ![i] = ghost + 1]
+    /\ phase' = [phase EXCEPT ![i] = "Holding"]
+    /\ UNCHANGED <<fixed, net, history, left, highest, request, outstanding, deferred, max_ghost>>
+
+\* The critical section's write (no fencing token: 0).
+Write(i) ==
     /\ Up(i) /\ phase[i] = "Holding"
-    /\ request' = [request EXCEPT ![i] = None]
-    /\ deferred' = [deferred EXCEPT ![i] = {}]
-    /\ net' = SendAll(net, i, deferred[i], [type |-> "Reply"])
-    /\ Released(i)
-    /\ UNCHANGED <<fixed, highest, outstanding>>
+    /\ net' = Send(net, i, Resource, [type |-> "Write", ghost |-> acquired[i]])
+    /\ phase' = [phase EXCEPT ![i] = "Writing"]
+    /\ UNCHANGED <<fixed, ghost, history, left, highest, request, outstanding, deferred, acquired, max_ghost>>
 
 -----------------------------------------------------------------------------
 (* The node's handlers (Action::Deliver).                                  *)
@@ -157,21 +184,53 @@ ReceiveRequest(j, i) ==
             /\ net' = Pop(j, i)
        ELSE /\ net' = Send(Pop(j, i), i, j, [type |-> "Reply"])
             /\ UNCHANGED deferred
-    /\ UNCHANGED <<fixed, phase, left, request, outstanding>>
+    /\ UNCHANGED <<fixed, ghost, history, phase, left, request, outstanding, acquired, max_ghost>>
 
-\* REPLY reaches i: one fewer outstanding; at zero, the critical section.
-\* The paper decrements in any phase and Request resets the count, so a
-\* reply while not waiting changes nothing the algorithm reads.
+\* REPLY reaches i: one fewer outstanding; the waiter (Enter) looks in its
+\* own step. The paper decrements in any phase and Request resets the
+\* count, so a reply while not waiting changes nothing the algorithm reads.
 ReceiveReply(j, i) ==
     /\ Deliverable(j, i) /\ Msg(j, i).type = "Reply"
     /\ net' = Pop(j, i)
-    /\ IF phase[i] = "Acquiring"
-       THEN /\ outstanding' = [outstanding EXCEPT ![i] = @ - 1]
-            /\ phase' = [phase EXCEPT ![i] = IF outstanding[i] = 1 THEN "Holding" ELSE @]
-       ELSE UNCHANGED <<outstanding, phase>>
-    /\ UNCHANGED <<fixed, left, highest, request, deferred>>
+    /\ outstanding' = IF phase[i] = "Acquiring"
+                      THEN [outstanding EXCEPT ![i] = @ - 1]
+                      ELSE outstanding
+    /\ UNCHANGED <<fixed, ghost, history, phase, left, highest, request, deferred, acquired, max_ghost>>
 
-Deliver(src, dst) == ReceiveRequest(src, dst) \/ ReceiveReply(src, dst)
+\* The resource's answer reaches i: the write is done, and i leaves its
+\* critical section: Requesting_Critical_Section := FALSE, and a REPLY to
+\* every deferred node.
+ReceiveWritten(j, i) ==
+    /\ Deliverable(j, i) /\ Msg(j, i).type = "Accepted" /\ phase[i] = "Writing"
+    /\ request' = [request EXCEPT ![i] = None]
+    /\ deferred' = [deferred EXCEPT ![i] = {}]
+    /\ acquired' = [acquired EXCEPT ![i] = 0]
+    /\ net' = SendAll(Pop(j, i), i, deferred[i], [type |-> "Reply"])
+    /\ Released(i)
+    /\ UNCHANGED <<fixed, ghost, history, highest, outstanding, max_ghost>>
+
+\* The resource (resource.rs), without fencing.
+ReceiveWrite(src) ==
+    LET m == Msg(src, Resource) IN
+    /\ Deliverable(src, Resource) /\ m.type = "Write"
+    /\ history' = IF m.ghost < max_ghost THEN history \cup {"StaleWrite"} ELSE history
+    /\ max_ghost' = IF m.ghost > max_ghost THEN m.ghost ELSE max_ghost
+    /\ net' = Send(Pop(src, Resource), Resource, src, [type |-> "Accepted"])
+    /\ UNCHANGED <<fixed, ghost, nodeVars>>
+
+\* A message the destination's handler ignores still leaves the link (an
+\* answer of the resource to a node no longer writing; none is sent).
+Discard(src, dst) ==
+    /\ Deliverable(src, dst) /\ dst \in Peers
+    /\ Msg(src, dst).type = "Accepted" /\ phase[dst] # "Writing"
+    /\ net' = Pop(src, dst)
+    /\ UNCHANGED <<fixed, ghost, history, algVars>>
+
+Deliver(src, dst) ==
+    \/ dst \in Peers /\ (ReceiveRequest(src, dst) \/ ReceiveReply(src, dst)
+                         \/ ReceiveWritten(src, dst))
+    \/ dst = Resource /\ ReceiveWrite(src)
+    \/ Discard(src, dst)
 
 -----------------------------------------------------------------------------
 (* The world (World.tla): crashes, restarts, loss, duplication. Only Crash *)
@@ -179,35 +238,37 @@ Deliver(src, dst) == ReceiveRequest(src, dst) \/ ReceiveReply(src, dst)
 
 \* Fault: a node stops; messages to it are dropped. It keeps its state for
 \* the restart (fsync).
-Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED nodeVars
+Crash(n) == WorldCrash(n, NoTimers, Role) /\ UNCHANGED algVars
 
 \* A crashed node comes back with its whole state.
 Restart(n) ==
     /\ WorldRestart(n)
-    /\ UNCHANGED <<timers, net, ghost, drawn, history, nodeVars>>
+    /\ UNCHANGED <<timers, net, ghost, drawn, history, algVars>>
 
 \* Fault: the network loses the oldest copy of the i-th message of src ->
 \* dst.
-Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED nodeVars
+Lose(src, dst, i) == WorldLose(src, dst, i, Role) /\ UNCHANGED algVars
 
 \* Fault: the network duplicates the oldest copy not yet duplicated; the
 \* copy travels right behind it, and neither is duplicated again.
-Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED nodeVars
+Duplicate(src, dst, i) == WorldDuplicate(src, dst, i, Role) /\ UNCHANGED algVars
 
 -----------------------------------------------------------------------------
 
 Init ==
     /\ WorldInit(AllNodes, Links)
-    /\ phase = [n \in AllNodes |-> "Want"]
-    /\ left = [n \in AllNodes |-> Acquisitions]
-    /\ highest = [n \in AllNodes |-> 0]
-    /\ request = [n \in AllNodes |-> None]
-    /\ outstanding = [n \in AllNodes |-> 0]
-    /\ deferred = [n \in AllNodes |-> {}]
+    /\ phase = [n \in Peers |-> "Want"]
+    /\ left = [n \in Peers |-> Acquisitions]
+    /\ highest = [n \in Peers |-> 0]
+    /\ request = [n \in Peers |-> None]
+    /\ outstanding = [n \in Peers |-> 0]
+    /\ deferred = [n \in Peers |-> {}]
+    /\ acquired = [n \in Peers |-> 0]
+    /\ max_ghost = 0
 
 \* World::enabled, in its order (no Tick: nothing is timed).
 Next ==
-    \/ \E i \in AllNodes : Request(i) \/ Release(i)
+    \/ \E i \in Peers : Request(i) \/ Enter(i) \/ Write(i)
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ \E n \in AllNodes : Restart(n)
     \/ \E n \in AllNodes : Crash(n)
@@ -226,37 +287,48 @@ Fault ==
 \* node's own steps; for Restart only when outages end (Recoveries). No
 \* Tick, no timers, no Heal: nothing here is timed or cut.
 Fairness ==
-    /\ \A i \in AllNodes : WF_vars(Request(i)) /\ WF_vars(Release(i))
+    /\ \A i \in Peers : WF_vars(Request(i)) /\ WF_vars(Enter(i)) /\ WF_vars(Write(i))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
 -----------------------------------------------------------------------------
-(* The timestamp shift (Seq::Clock in src/world/ranks.rs).                 *)
+(* The timestamp shift (Seq::Clock in src/world/ranks.rs) and the ghost    *)
+(* numbers' ranks (Seq::Ghost).                                            *)
 
 Stamps ==
-    {highest[n] : n \in AllNodes}
-      \cup {request[n] : n \in {x \in AllNodes : request[x] # None}}
+    {highest[n] : n \in Peers}
+      \cup {request[n] : n \in {x \in Peers : request[x] # None}}
       \cup {m.ts : m \in {x \in InFlight : x.type = "Request"}}
 
 Least == CHOOSE s \in Stamps : \A t \in Stamps : s <= t
 
-\* The state with every timestamp shifted down by the smallest present:
-\* World.tla's RankedWorld with the REQUESTs' timestamps shifted (no ghost
-\* numbers or lock values to renumber: they stay 0). Not a ranking:
-\* max + 1 can fall between two ranks, so distances are kept. Concrete
+GhostValues ==
+    {0, ghost, max_ghost} \cup {acquired[n] : n \in Peers}
+      \cup {m.ghost : m \in {x \in InFlight : x.type = "Write"}}
+
+\* The state with every timestamp shifted down by the smallest present and
+\* every ghost number renumbered by rank: World.tla's RankedWorld with the
+\* REQUESTs' timestamps shifted and the writes' ghost numbers ranked (no
+\* lock values: drawn stays 0). Not a ranking of the timestamps: max + 1
+\* can fall between two ranks, so their distances are kept. Concrete
 \* (World.tla) first makes TLC evaluate the variables the view rewrites.
 ShiftedVars ==
     LET sh(v) == v - Least
+        rg(g) == Rank(g, GhostValues)
         same(v) == v
-        msg(m) == IF m.type = "Request" THEN [m EXCEPT !.ts = sh(@)] ELSE m
-    IN  IF ~(Concrete(net) /\ Concrete(highest) /\ Concrete(request)) THEN <<>> ELSE
-        <<RankedWorld(same, same, msg),
+        msg(m) == IF m.type = "Request" THEN [m EXCEPT !.ts = sh(@)]
+                  ELSE IF m.type = "Write" THEN [m EXCEPT !.ghost = rg(@)]
+                  ELSE m
+    IN  IF ~(Concrete(net) /\ Concrete(highest) /\ Concrete(request) /\ Concrete(acquired))
+        THEN <<>> ELSE
+        <<RankedWorld(rg, same, msg),
           phase, left,
-          [n \in AllNodes |-> sh(highest[n])],
-          [n \in AllNodes |-> IF request[n] = None THEN None ELSE sh(request[n])],
-          outstanding, deferred>>
+          [n \in Peers |-> sh(highest[n])],
+          [n \in Peers |-> IF request[n] = None THEN None ELSE sh(request[n])],
+          outstanding, deferred,
+          [n \in Peers |-> rg(acquired[n])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
@@ -264,18 +336,22 @@ ShiftedVars ==
 TypeOK ==
     /\ WorldTypeOK
     /\ \A n \in AllNodes : timers[n] = NoTimers /\ watches[n] = NoTimers
-    /\ history = {}
-    /\ phase \in [AllNodes -> {"Want", "Acquiring", "Holding", "Done"}]
-    /\ highest \in [AllNodes -> Nat]
-    /\ \A n \in AllNodes : request[n] = None \/ request[n] \in Nat
-    /\ outstanding \in [AllNodes -> 0..N - 1]
-    /\ deferred \in [AllNodes -> SUBSET AllNodes]
+    /\ history \subseteq {"StaleWrite"}
+    /\ phase \in [Peers -> {"Want", "Acquiring", "Holding", "Writing", "Done"}]
+    /\ highest \in [Peers -> Nat]
+    /\ \A n \in Peers : request[n] = None \/ request[n] \in Nat
+    /\ outstanding \in [Peers -> Int] /\ \A n \in Peers : outstanding[n] <= N - 1
+    /\ deferred \in [Peers -> SUBSET Peers]
+    /\ acquired \in [Peers -> Nat] /\ max_ghost \in Nat
 
 \* Never two nodes in the critical section.
 MutualExclusion == Cardinality(Holding) <= 1
 
-\* No resource, no history flags: these hold by construction.
-NoStaleWrite == TRUE
+\* The resource never accepts a write under an earlier acquisition after
+\* one under a later acquisition.
+NoStaleWrite == "StaleWrite" \notin history
+
+\* No release here can remove another's lock: the flag is never raised.
 NoForeignRelease == TRUE
 
 \* Node n is granted the lock in this step: it stops wanting it.
@@ -284,11 +360,11 @@ Granted(n) == n \in Wanting /\ n \notin Wanting'
 \* Once faults stop, whenever a running node wants the lock, some node
 \* eventually acquires it.
 DeadlockFreedom ==
-    []<><<Fault>>_vars \/ []<>(Wanting = {}) \/ []<><<\E n \in AllNodes : Granted(n)>>_vars
+    []<><<Fault>>_vars \/ []<>(Wanting = {}) \/ []<><<\E n \in Peers : Granted(n)>>_vars
 
 \* Once faults stop, every running node that wants the lock eventually
 \* acquires it.
 StarvationFreedom ==
-    \A n \in AllNodes : []<><<Fault>>_vars \/ []<>(n \notin Wanting) \/ []<><<Granted(n)>>_vars
+    \A n \in Peers : []<><<Fault>>_vars \/ []<>(n \notin Wanting) \/ []<><<Granted(n)>>_vars
 
 =============================================================================

@@ -1,55 +1,82 @@
 //! `ricart-agrawala`: G. Ricart and A. K. Agrawala, "An optimal algorithm
 //! for mutual exclusion in computer networks", CACM 24(1), 1981. N nodes,
 //! each both a client and a peer of the others; no server, no clock, no
-//! timer (the world's `Tick` is never enabled). The mirror spec is
-//! `specs/mirror/RicartAgrawala.tla`; actions appear here in its order, in the
-//! paper's words:
+//! timer (the world's `Tick` is never enabled). The critical section is
+//! one write to the protected resource (`resource.rs`), as every family's
+//! holder makes. The mirror spec is `specs/mirror/RicartAgrawala.tla`;
+//! actions appear here in its order, in the paper's words:
 //!
 //! - `Request` (the node's own step, "invoking mutual exclusion"):
 //!   `Requesting_Critical_Section := TRUE`, `Our_Sequence_Number :=
 //!   Highest_Sequence_Number + 1`, `Outstanding_Reply_Count := N − 1`, and
 //!   `REQUEST(Our_Sequence_Number, me)` to every other node.
+//! - `Enter` (the node's own step): `WAITFOR (Outstanding_Reply_Count =
+//!   0)` returns, and the node is in its critical section. Its acquisition
+//!   is numbered here (the ghost), since no service grants it: this is the
+//!   step from which it may use the lock.
+//! - `Write` (the node's own step): the critical section's write, carrying
+//!   that number (no fencing token: the algorithm has none).
 //! - `ReceiveRequest(k, j)`: `Highest_Sequence_Number :=
 //!   max(Highest_Sequence_Number, k)`; defer the reply when requesting and
 //!   `(k, j)` is larger than `(Our_Sequence_Number, me)` (timestamps first,
 //!   node numbers break ties), else `REPLY` at once.
-//! - `ReceiveReply`: `Outstanding_Reply_Count − 1`; at zero the node is in
-//!   its critical section.
-//! - `Release` (the node's own step, leaving the critical section):
-//!   `Requesting_Critical_Section := FALSE` and a `REPLY` to every deferred
-//!   node.
+//! - `ReceiveReply`: `Outstanding_Reply_Count − 1`.
+//! - `ReceiveWritten` (the resource's answer): the write is done, and the
+//!   node leaves its critical section: `Requesting_Critical_Section :=
+//!   FALSE` and a `REPLY` to every deferred node.
+//! - the resource's `ReceiveWrite`: it accepts every write, and raises
+//!   the stale-write flag on a write whose number is below the highest it
+//!   accepted.
+//!
+//! **The WAITFOR is its own step** (`specs/README.md`, finding 8). The
+//! paper's requesting process waits for `Outstanding_Reply_Count = 0`
+//! while a separate process counts the REPLYs down, and an implementation
+//! that waits on a condition does the same: the REPLY handler decrements
+//! and signals, and the waiter, once it runs again, tests the condition
+//! (a condition variable's waiter re-checks its predicate when it is
+//! scheduled, not when it is signalled). Between the two, the handler may
+//! run again. With exactly-once delivery, which the paper assumes, the
+//! count stops at 0 and nothing changes; with a duplicated REPLY it can go
+//! from 1 to 0 to −1 before the waiter looks, and a waiter that waits for
+//! exactly 0, as the paper writes, waits for ever. Entering in the handler
+//! that reaches 0 would hide that run.
 //!
 //! `Requesting_Critical_Section` stays true through the critical section,
 //! as in the paper, so a node in its critical section defers every request
 //! that can reach it: one with a smaller `(k, j)` would come from a node
 //! that replied to this node's request, and such a node's own later request
 //! carries a timestamp above this node's (it saw it). Exactly 2(N − 1)
-//! messages per entry: N − 1 REQUESTs, N − 1 REPLYs. There is no protected
-//! resource: the critical section is the node's own, so `no_stale_write`
-//! and `no_foreign_release` hold trivially, and every message is the
-//! protocol's.
+//! messages per entry between the nodes: N − 1 REQUESTs, N − 1 REPLYs (the
+//! write and its answer are the lock user's, not the lock's). No release
+//! can remove another node's lock, so `no_foreign_release` holds
+//! trivially; `no_stale_write` is the resource's.
 //!
 //! The node's script (`client.rs`): `Want` (it wants the critical section
 //! and has not asked yet; `Request` is not urgent), `Acquiring` (waiting
-//! for replies), `Holding` (in the critical section; `Release` is urgent),
-//! then `Want` again, or `Done` after `acquisitions`. `Our_Sequence_Number`
-//! is only read while the node is requesting, so the state forgets it
-//! otherwise (`request` is `None`).
+//! for replies; `Enter` is urgent once the count is 0), `Holding` (in the
+//! critical section; `Write` is urgent, or waits up to `[system] work`
+//! ticks), `Writing` (waiting for the resource's answer), then `Want`
+//! again, or `Done` after `acquisitions`. `Our_Sequence_Number` is only
+//! read while the node is requesting, so the state forgets it otherwise
+//! (`request` is `None`).
 //!
 //! **`replies`.** `"counter"` (default) is the paper's
 //! `Outstanding_Reply_Count`: a REPLY carries nothing and is counted, so it
 //! needs exactly-once delivery: a duplicated REPLY counts as an answer to
-//! the node's next request (two nodes in the critical section), and a
-//! duplicated REQUEST draws a second REPLY that does the same. `"tagged"`
-//! replaces the count by a per-peer reply set, and each REPLY carries the
-//! sequence number of the request it answers (a deferred request's number
-//! is kept with the deferral): a REPLY counts only if it answers the
-//! current request and comes from a peer not yet counted for it, so a
-//! duplicate or a stale reply is ignored. A node's requests carry strictly
-//! increasing numbers, so a stale reply never matches. A tagged reply
-//! keeps an old sequence number in flight; with duplication and nodes that
-//! loop for ever, a copy held back for ever makes the clock distances
-//! grow without bound, so bound `acquisitions` there.
+//! the node's next request (two nodes in the critical section, and the
+//! one that entered first may write last: a stale write), a duplicated
+//! REQUEST draws a second REPLY that does the same, and a copy counted
+//! before the waiter looks takes the count past 0 (the waiter waits for
+//! ever). `"tagged"` replaces the count by a per-peer reply set, and each
+//! REPLY carries the sequence number of the request it answers (a
+//! deferred request's number is kept with the deferral): a REPLY counts
+//! only if it answers the current request and comes from a peer not yet
+//! counted for it, so a duplicate or a stale reply is ignored. A node's
+//! requests carry strictly increasing numbers, so a stale reply never
+//! matches. A tagged reply keeps an old sequence number in flight; with
+//! duplication and nodes that loop for ever, a copy held back for ever
+//! makes the clock distances grow without bound, so bound `acquisitions`
+//! there.
 //!
 //! **Finite states without changing the algorithm.** Sequence numbers grow
 //! forever when nodes loop (`acquisitions = 0`). The algorithm only
@@ -72,13 +99,19 @@
 //! (as if it wrote it ahead to disk: `fsync`); messages sent to it while
 //! it is down are lost, as the world drops them. With `recovery = "none"`
 //! it may never come back, and a node waiting for its REPLY waits forever.
-//! A restart that forgot would also forget the permissions it gave, and
-//! its clock; the paper assumes no failures, and a clock reset to 0 is a
-//! comparison with a constant, which the shift above cannot represent.
+//! A node that crashes while its write is unanswered comes back still
+//! waiting for the answer: if the crash dropped it, the node waits for
+//! ever in its critical section, as a node waits for a lost REPLY (the
+//! paper sends nothing twice). A restart that forgot would also forget the
+//! permissions it gave, and its clock; the paper assumes no failures, and
+//! a clock reset to 0 is a comparison with a constant, which the shift
+//! above cannot represent.
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, tla, Phase, Script};
+use super::client::{scripts_view, show, tla, Phase, Script};
+use super::coordinator::show_resource;
+use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
@@ -121,25 +154,35 @@ impl Params {
         k.finish()?;
         Ok(p)
     }
+
+    /// The resource's id: after the nodes.
+    fn resource(&self) -> Id {
+        Id::from(self.nodes)
+    }
 }
 
-/// Every node runs the same program.
+/// Every node runs the same program; the resource is the last node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node(pub Params);
+pub enum Node {
+    Peer(Params),
+    Resource,
+}
 
 /// One node's variables, named as in the paper.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State {
-    /// Want / Acquiring / Holding (the critical section) / Done.
-    /// `Requesting_Critical_Section` is `Acquiring` or `Holding`.
+pub struct Peer {
+    /// Want / Acquiring / Holding and Writing (the critical section) /
+    /// Done. `Requesting_Critical_Section` is `Acquiring`, `Holding` or
+    /// `Writing`.
     pub script: Script,
     /// `Highest_Sequence_Number`: the Lamport clock.
     pub highest: u32,
     /// `Our_Sequence_Number` while requesting (and in the critical
     /// section), `None` otherwise.
     pub request: Option<u32>,
-    /// `Outstanding_Reply_Count`.
-    pub outstanding: u8,
+    /// `Outstanding_Reply_Count`. Below 0 only when the network delivered
+    /// more REPLYs than the node asked for (a duplicate).
+    pub outstanding: i8,
     /// `Reply_Deferred`: bit `j` for node `j`.
     pub deferred: u64,
     /// `tagged`: the peers whose REPLY to the current request has come,
@@ -147,6 +190,33 @@ pub struct State {
     pub replied: u64,
     /// `tagged`: each deferred peer's request number, by peer.
     pub tags: Vec<(u8, u32)>,
+    /// Ghost: the acquisition number of the critical section it is in
+    /// (0: none).
+    pub ghost: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Peer(Peer),
+    Resource(Resource),
+}
+
+impl State {
+    /// A node's variables; `None` for the resource.
+    pub fn peer(&self) -> Option<&Peer> {
+        match self {
+            State::Peer(p) => Some(p),
+            State::Resource(_) => None,
+        }
+    }
+
+    /// A node's variables, to change; `None` for the resource.
+    pub fn peer_mut(&mut self) -> Option<&mut Peer> {
+        match self {
+            State::Peer(p) => Some(p),
+            State::Resource(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -158,6 +228,8 @@ pub enum Msg {
     Reply,
     /// `tagged`: a REPLY to the request numbered `ts`.
     TaggedReply { ts: u32 },
+    /// The critical section's write, and the resource's answer.
+    Resource(ResourceMsg),
 }
 
 /// No timers: the algorithm assumes no clocks.
@@ -172,8 +244,11 @@ pub enum Watch {}
 pub enum Step {
     /// Invoke mutual exclusion: REQUEST to every other node.
     Request,
-    /// Leave the critical section: REPLY to every deferred node.
-    Release,
+    /// `WAITFOR (Outstanding_Reply_Count = 0)` returns: the critical
+    /// section.
+    Enter,
+    /// The critical section's write to the resource.
+    Write,
 }
 
 impl Actor for Node {
@@ -184,29 +259,37 @@ impl Actor for Node {
     type Step = Step;
 
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
-        State {
-            script: Script::new(self.0.acquisitions),
-            highest: 0,
-            request: None,
-            outstanding: 0,
-            deferred: 0,
-            replied: 0,
-            tags: Vec::new(),
+        match self {
+            Node::Peer(p) => State::Peer(Peer {
+                script: Script::new(p.acquisitions),
+                highest: 0,
+                request: None,
+                outstanding: 0,
+                deferred: 0,
+                replied: 0,
+                tags: Vec::new(),
+                ghost: 0,
+            }),
+            Node::Resource => State::Resource(Resource::default()),
         }
     }
 
-    fn steps(&self, _ctx: &Ctx<'_, Self>, s: &State, steps: &mut Vec<Step>) {
-        match s.script.phase {
-            Phase::Want => steps.push(Step::Request),
-            Phase::Holding => steps.push(Step::Release),
-            _ => {}
+    fn steps(&self, _ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
+        if let State::Peer(s) = state {
+            match s.script.phase {
+                Phase::Want => steps.push(Step::Request),
+                // The paper's WAITFOR: exactly 0, as it writes.
+                Phase::Acquiring if s.outstanding == 0 => steps.push(Step::Enter),
+                Phase::Holding => steps.push(Step::Write),
+                _ => {}
+            }
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it leaves its critical section.
+    /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
         match self {
-            Node(p) if step == Step::Release && p.work > 0 => Some(p.work),
+            Node::Peer(p) if step == Step::Write && p.work > 0 => Some(p.work),
             _ => None,
         }
     }
@@ -216,85 +299,53 @@ impl Actor for Node {
         step != Step::Request
     }
 
-    fn on_step(&self, ctx: &Ctx<'_, Self>, s: &mut State, step: Step, out: &mut Out<Self>) {
-        let n = self.0.nodes as Id;
+    fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+        let (Node::Peer(p), State::Peer(s)) = (self, state) else {
+            return;
+        };
+        let n = Id::from(p.nodes);
         match step {
             // Request: Our_Sequence_Number := Highest_Sequence_Number + 1,
             // Outstanding_Reply_Count := N − 1, REQUEST to all others.
             Step::Request => {
                 let ts = s.highest + 1;
                 s.request = Some(ts);
-                s.outstanding = self.0.nodes - 1;
+                s.outstanding = p.nodes as i8 - 1;
                 s.replied = 0;
                 s.script.phase = Phase::Acquiring;
                 for j in (0..n).filter(|&j| j != ctx.id) {
                     out.send(j, Msg::Request { ts });
                 }
             }
-            // Release: Requesting_Critical_Section := FALSE, and a REPLY to
-            // every node whose request was deferred.
-            Step::Release => {
-                s.request = None;
-                for j in (0..n).filter(|&j| s.deferred & (1 << j) != 0) {
-                    out.send(j, reply(self.0, s, j));
-                }
-                s.deferred = 0;
-                s.tags.clear();
-                s.script.released(self.0.acquisitions);
+            // Enter: every REPLY counted; the acquisition is numbered here.
+            Step::Enter => {
+                s.ghost = out.next_ghost();
+                s.script.phase = Phase::Holding;
+            }
+            // Write: the critical section's write (no fencing token: 0).
+            Step::Write => {
+                let write = ResourceMsg::Write {
+                    token: 0,
+                    ghost: s.ghost,
+                };
+                out.send(p.resource(), Msg::Resource(write));
+                s.script.phase = Phase::Writing;
             }
         }
     }
 
-    fn on_msg(&self, ctx: &Ctx<'_, Self>, s: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
-        match msg {
-            // ReceiveRequest(k, j): advance the clock; defer when our own
-            // request (Our_Sequence_Number, me) comes first.
-            Msg::Request { ts } => {
-                s.highest = s.highest.max(ts);
-                let defer = s.request.is_some_and(|ours| (ts, src) > (ours, ctx.id));
-                if defer {
-                    s.deferred |= 1 << src;
-                    if self.0.replies == Replies::Tagged {
-                        // A node's requests carry increasing numbers: the
-                        // largest is its current one.
-                        match s.tags.iter_mut().find(|(j, _)| Id::from(*j) == src) {
-                            Some((_, t)) => *t = (*t).max(ts),
-                            None => {
-                                s.tags.push((src as u8, ts));
-                                s.tags.sort_unstable();
-                            }
-                        }
-                    }
-                } else if self.0.replies == Replies::Tagged {
-                    out.send(src, Msg::TaggedReply { ts });
-                } else {
-                    out.send(src, Msg::Reply);
+    fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+        match (self, state) {
+            (Node::Peer(p), State::Peer(s)) => peer_receive(p, ctx.id, s, src, msg, out),
+            (Node::Resource, State::Resource(r)) => {
+                // ReceiveWrite: no fencing; a write below the highest
+                // accepted raises the stale-write flag.
+                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
+                    let answer = r.write(false, token, ghost, out);
+                    out.send(src, Msg::Resource(answer));
                 }
             }
-            // ReceiveReply (tagged): counts once per peer, and only if it
-            // answers the current request.
-            Msg::TaggedReply { ts } => {
-                let bit = 1u64 << src;
-                if s.script.phase == Phase::Acquiring && s.request == Some(ts) && s.replied & bit == 0 {
-                    s.replied |= bit;
-                    s.outstanding -= 1;
-                    if s.outstanding == 0 {
-                        s.script.phase = Phase::Holding;
-                    }
-                }
-            }
-            // ReceiveReply: one fewer outstanding; at zero, the critical
-            // section. The paper decrements in any phase, and Request
-            // resets the count, so a reply while not waiting changes
-            // nothing the algorithm reads.
-            Msg::Reply => {
-                if s.script.phase == Phase::Acquiring {
-                    s.outstanding -= 1;
-                    if s.outstanding == 0 {
-                        s.script.phase = Phase::Holding;
-                    }
-                }
-            }
+            _ => {}
         }
     }
 
@@ -308,7 +359,10 @@ impl Actor for Node {
         "fsync"
     }
 
-    fn rename(&self, s: &mut State, ids: &dyn Fn(Id) -> Id) {
+    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
+        let State::Peer(s) = state else {
+            return;
+        };
         let mut d = 0;
         for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
             d |= 1 << ids(j);
@@ -325,26 +379,43 @@ impl Actor for Node {
         s.tags.sort_unstable();
     }
 
-    fn numbers(&self, s: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        visit(Seq::Clock, &mut s.highest);
-        if let Some(ts) = s.request.as_mut() {
-            visit(Seq::Clock, ts);
-        }
-        for (_, ts) in s.tags.iter_mut() {
-            visit(Seq::Clock, ts);
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Peer(s) => {
+                visit(Seq::Clock, &mut s.highest);
+                if let Some(ts) = s.request.as_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                for (_, ts) in s.tags.iter_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                visit(Seq::Ghost, &mut s.ghost);
+            }
+            State::Resource(r) => r.numbers(false, visit),
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        if let Msg::Request { ts } | Msg::TaggedReply { ts } = msg {
-            visit(Seq::Clock, ts);
+        match msg {
+            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
+            Msg::Reply => {}
+            Msg::Resource(m) => m.numbers(false, visit),
         }
     }
 
-    /// specs/mirror/RicartAgrawala.tla's variables: each node's script and the
-    /// paper's variables (the deferred replies as a set of node ids).
+    /// specs/mirror/RicartAgrawala.tla's variables: each node's script, the
+    /// paper's variables (the deferred replies as a set of node ids) and
+    /// its acquisition's ghost number, the resource's maximum.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let node = |f: fn(&State) -> Tla| tla::per_node(s, move |st| Some(f(st)));
+        let node = |f: fn(&Peer) -> Tla| tla::per_node(s, move |st| st.peer().map(f));
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                State::Peer(_) => None,
+            })
+            .unwrap_or(0);
         Some(vec![
             ("phase", node(|n| tla::phase(n.script.phase))),
             ("left", node(|n| Tla::int(n.script.left))),
@@ -352,7 +423,20 @@ impl Actor for Node {
             ("request", node(|n| Tla::or_none(n.request, Tla::int))),
             ("outstanding", node(|n| Tla::int(n.outstanding))),
             ("deferred", node(|n| Tla::mask(n.deferred))),
+            ("acquired", node(|n| Tla::int(n.ghost))),
+            ("max_ghost", Tla::int(max_ghost)),
         ])
+    }
+
+    /// As the spec writes messages: a write carries no token (this family
+    /// has none).
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
     }
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
@@ -360,13 +444,15 @@ impl Actor for Node {
             Msg::Request { ts } => format!("REQUEST(ts {ts})"),
             Msg::Reply => "REPLY".to_string(),
             Msg::TaggedReply { ts } => format!("REPLY(to ts {ts})"),
+            Msg::Resource(m) => show_resource(m),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
             Step::Request => "Request",
-            Step::Release => "Release",
+            Step::Enter => "Enter (all replies counted)",
+            Step::Write => "Write",
         }
         .to_string()
     }
@@ -375,13 +461,24 @@ impl Actor for Node {
         match *timer {}
     }
 
-    fn show_state(&self, s: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        let (p, s) = match (self, state) {
+            (Node::Peer(p), State::Peer(s)) => (p, s),
+            (_, State::Resource(r)) => {
+                return Some(vec![show::field(
+                    "latest acquisition written",
+                    show::ghost(r.max_ghost),
+                )])
+            }
+            (Node::Resource, State::Peer(_)) => return None,
+        };
         let phase = match s.script.phase {
             Phase::Want => "wants",
             Phase::Acquiring => "requesting",
             Phase::Holding => "in critical section",
+            Phase::Writing => "writing",
             Phase::Done => "done",
-            Phase::Writing | Phase::Releasing => "releasing",
+            Phase::Releasing => "releasing",
         };
         let deferred: Vec<&str> = (0..names.len())
             .filter(|&j| s.deferred & (1 << j) != 0)
@@ -397,23 +494,86 @@ impl Actor for Node {
             ("outstanding replies".to_string(), s.outstanding.to_string()),
             ("deferred".to_string(), format!("{{{}}}", deferred.join(", "))),
         ];
-        if self.0.replies == Replies::Tagged {
+        if p.replies == Replies::Tagged {
             let replied: Vec<&str> = (0..names.len())
                 .filter(|&j| s.replied & (1 << j) != 0)
                 .map(|j| names[j].as_str())
                 .collect();
             fields.push(("replied".to_string(), format!("{{{}}}", replied.join(", "))));
         }
-        if self.0.acquisitions > 0 {
+        fields.push(show::field("acquisition", show::ghost(s.ghost)));
+        if p.acquisitions > 0 {
             fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
         }
         Some(fields)
     }
 }
 
+/// A node's handlers.
+fn peer_receive(p: &Params, me: Id, s: &mut Peer, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match msg {
+        // ReceiveRequest(k, j): advance the clock; defer when our own
+        // request (Our_Sequence_Number, me) comes first.
+        Msg::Request { ts } => {
+            s.highest = s.highest.max(ts);
+            let defer = s.request.is_some_and(|ours| (ts, src) > (ours, me));
+            if defer {
+                s.deferred |= 1 << src;
+                if p.replies == Replies::Tagged {
+                    // A node's requests carry increasing numbers: the
+                    // largest is its current one.
+                    match s.tags.iter_mut().find(|(j, _)| Id::from(*j) == src) {
+                        Some((_, t)) => *t = (*t).max(ts),
+                        None => {
+                            s.tags.push((src as u8, ts));
+                            s.tags.sort_unstable();
+                        }
+                    }
+                }
+            } else if p.replies == Replies::Tagged {
+                out.send(src, Msg::TaggedReply { ts });
+            } else {
+                out.send(src, Msg::Reply);
+            }
+        }
+        // ReceiveReply (tagged): counts once per peer, and only if it
+        // answers the current request.
+        Msg::TaggedReply { ts } => {
+            let bit = 1u64 << src;
+            if s.script.phase == Phase::Acquiring && s.request == Some(ts) && s.replied & bit == 0 {
+                s.replied |= bit;
+                s.outstanding -= 1;
+            }
+        }
+        // ReceiveReply: one fewer outstanding; the waiter (Enter) looks at
+        // the count in its own step. The paper decrements in any phase,
+        // and Request resets the count, so a reply while not waiting
+        // changes nothing the algorithm reads.
+        Msg::Reply => {
+            if s.script.phase == Phase::Acquiring {
+                s.outstanding -= 1;
+            }
+        }
+        // ReceiveWritten: the write is done; leave the critical section:
+        // Requesting_Critical_Section := FALSE, and a REPLY to every node
+        // whose request was deferred.
+        Msg::Resource(_) if s.script.phase == Phase::Writing => {
+            s.request = None;
+            for j in (0..Id::from(p.nodes)).filter(|&j| s.deferred & (1 << j) != 0) {
+                out.send(j, reply(p, s, j));
+            }
+            s.deferred = 0;
+            s.tags.clear();
+            s.ghost = 0;
+            s.script.released(p.acquisitions);
+        }
+        Msg::Resource(_) => {}
+    }
+}
+
 /// The REPLY to deferred node `j`: tagged with its request's number when
 /// the variant tags replies.
-fn reply(p: Params, s: &State, j: Id) -> Msg {
+fn reply(p: &Params, s: &Peer, j: Id) -> Msg {
     match p.replies {
         Replies::Counter => Msg::Reply,
         Replies::Tagged => Msg::TaggedReply {
@@ -423,18 +583,19 @@ fn reply(p: Params, s: &State, j: Id) -> Msg {
 }
 
 impl Lock for Node {
-    /// A node holds the lock in its critical section and wants it from
-    /// wanting until it enters.
+    /// A node holds the lock in its critical section (from `Enter` until
+    /// its write is answered) and wants it from wanting until it enters.
     fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        scripts_view(state, |s| Some(s.script))
+        scripts_view(state, |s| s.peer().map(|p| p.script))
     }
 }
 
-/// The world of a `ricart-agrawala` scenario: nodes n1..nN, no resource,
-/// no symmetry (ties go to the smaller node number).
+/// The world of a `ricart-agrawala` scenario: nodes n1..nN, the resource
+/// last, no symmetry (ties go to the smaller node number).
 pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     let p = Params::read(sc)?;
     let mut layout = Layout::default();
-    layout.nodes(&Node(p), "n", p.nodes, Role::Client);
+    layout.nodes(&Node::Peer(p), "n", p.nodes, Role::Client);
+    layout.node(Node::Resource, "resource", Role::Observer);
     Ok(layout.world(sc, Vec::new()))
 }

@@ -14,8 +14,9 @@
 //! lock view going from wanting to holding the lock. A run ends when no
 //! action is enabled; or, once it has seen every acquisition the scenario
 //! asks for (`clients × acquisitions`, or `2 × clients` when clients loop
-//! forever), at the first state where nobody holds the lock and no message
-//! of the lock is in flight (so the last release is counted); or after
+//! forever), at the first state where nobody holds the lock, no message of
+//! the lock is in flight (so the last release is counted) and no node's own
+//! step would make it a holder at once; or after
 //! [`MAX_STEPS`] actions. The figure is the messages of all runs over
 //! their acquisitions, rounded to two decimals.
 
@@ -83,11 +84,24 @@ fn measure_run<A: Lock>(w: &World<A>, run: u64, target: u64, actions: &mut Vec<A
         let (before, after) = (view(w, &s), view(w, &t));
         acquisitions += u64::from((acquired(before.wanting, after.wanting) & after.holding).count_ones());
         s = t;
-        if acquisitions >= target && after.holding == 0 && in_flight(w, &s) == 0 {
+        if acquisitions >= target && after.holding == 0 && in_flight(w, &s) == 0 && !about_to_hold(w, &s, actions) {
             break;
         }
     }
     (sent, acquisitions)
+}
+
+/// Whether a node's own step would make it hold the lock at once: the
+/// lock is not idle yet, though nobody holds it and none of its messages
+/// is in flight (a Ricart–Agrawala node whose REPLYs are all counted, and
+/// whose `Enter` is next). Ending the run there would count the node's
+/// messages but not its acquisition.
+fn about_to_hold<A: Lock>(w: &World<A>, s: &WorldState<A>, actions: &mut Vec<Action<A>>) -> bool {
+    actions.clear();
+    w.enabled(s, actions);
+    actions
+        .iter()
+        .any(|a| matches!(a, Action::Step { .. }) && w.after(s, a).is_some_and(|t| view(w, &t).holding != 0))
 }
 
 /// Whether a message from `src` to `dst` is one of the lock's.
