@@ -33,4 +33,24 @@ RankedVars ==
                [c \in ClientSet |-> RG(acq[c])], [c \in ClientSet |-> RT(tok[c])],
                RG(resMax), RT(resTok)>>
     IN IF Concrete(v) THEN v ELSE v
+(***************************************************************************)
+(* The trace view (specs/README.md, "Traces both ways"; src/observe/): the *)
+(* refinement mapping of this spec, and of the Rust model, onto the state  *)
+(* both share: the world's faults and flags, and which running clients     *)
+(* hold the lock, with nodes as the Rust model numbers them. A step that   *)
+(* does not change it is a stutter of the other side: the spec's and the   *)
+(* Rust model's messages, timers and counters are their own, so neither is *)
+(* mapped.                                                                 *)
+(***************************************************************************)
+\* The Rust model's number for node n: the database as node 0, the clients 1..Clients, the resource last.
+RustNode(n) == IF n = Db THEN 0 ELSE IF n = Res THEN Clients + 1 ELSE n
+
+TraceView ==
+    LET R(f) == [m \in {RustNode(n) : n \in DOMAIN f} |->
+                   f[CHOOSE n \in DOMAIN f : RustNode(n) = m]]
+    IN [holders |-> {RustNode(c) : c \in {c \in ClientSet : Holds(c) /\ status[c] # "Down"}},
+        status |-> R(status), pause |-> R(pause), skew |-> R(skew),
+        cut |-> {{RustNode(a) : a \in l} : l \in cut},
+        spent |-> spent, history |-> history]
+
 =============================================================================

@@ -52,4 +52,24 @@ ConcreteState ==
     /\ Concrete(net) /\ Concrete(timers) /\ Concrete(watches)
     /\ Concrete(deferred) /\ Concrete(osn) /\ Concrete(hsn) /\ Concrete(orc)
 
+(***************************************************************************)
+(* The trace view (specs/README.md, "Traces both ways"; src/observe/): the *)
+(* refinement mapping of this spec, and of the Rust model, onto the state  *)
+(* both share: the world's faults and flags, and which running clients     *)
+(* hold the lock, with nodes as the Rust model numbers them. A step that   *)
+(* does not change it is a stutter of the other side: the spec's and the   *)
+(* Rust model's messages, timers and counters are their own, so neither is *)
+(* mapped.                                                                 *)
+(***************************************************************************)
+\* The Rust model's number for node n: the peers and the resource in the same order, from 0.
+RustNode(n) == n - 1
+
+TraceView ==
+    LET R(f) == [m \in {RustNode(n) : n \in DOMAIN f} |->
+                   f[CHOOSE n \in DOMAIN f : RustNode(n) = m]]
+    IN [holders |-> {RustNode(c) : c \in {c \in Peers : Holds(c) /\ status[c] # "Down"}},
+        status |-> R(status), pause |-> R(pause), skew |-> R(skew),
+        cut |-> {{RustNode(a) : a \in l} : l \in cut},
+        spent |-> spent, history |-> history]
+
 =============================================================================

@@ -283,12 +283,19 @@ configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
     /// it no longer occurs (1) or that the trace is not valid (2).
     #[command(after_help = "Example:
   locksmith replay reports/redlock-no-fsync/trace.json
+  locksmith replay tlc-output.txt --scenario specs/redis-crash-empty-ci.toml
 
 Exit codes: 0 the violation occurs again; 1 it no longer does; 2 the file
 is not a valid trace or a step is not enabled.")]
     Replay {
-        /// A trace.json written by `check`.
+        /// A trace.json written by `check`; or a TLA+ tool's counterexample
+        /// (TLC's printed output, or an ITF file) whose states record the
+        /// trace view as `tv`, with --scenario.
         trace: PathBuf,
+        /// For a TLA+ tool's counterexample: the scenario (a bundled name or
+        /// a .toml path) whose Rust model must show the same run.
+        #[arg(long)]
+        scenario: Option<String>,
     },
     /// Serve stateright's web explorer for a scenario: step through its
     /// world by hand, in the words of trace.md, with a sequence diagram of
@@ -526,8 +533,9 @@ pub fn main() -> i32 {
             }
             r.exit_code()
         }
-        Command::Replay { trace } => {
-            let r = replay_file(&trace);
+        Command::Replay { trace, scenario } => {
+            let r =
+                crate::observe::replay::replay_path(&trace, scenario.as_deref()).unwrap_or_else(|| replay_file(&trace));
             if r.exit_code() == 0 {
                 say!("{r}");
             } else {

@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod explore;
 pub mod matrix;
+pub mod observe;
 pub mod progress;
 pub mod properties;
 pub mod real;

@@ -222,7 +222,7 @@ pub fn replay<A: Lock>(
 /// Checks that `states` (the loop's states, first to last, the last equal
 /// to the first when there are actions) form a fair lasso in which someone
 /// (for starvation: one client) waits and is never granted the lock.
-fn lasso_violates<A: Lock>(
+pub(crate) fn lasso_violates<A: Lock>(
     world: &World<A>,
     states: &[WorldState<A>],
     actions: &[Action<A>],

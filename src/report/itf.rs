@@ -26,7 +26,7 @@ use crate::scenario::Scenario;
 use crate::world::{Action, Actor, Seq, Tla, World, WorldState};
 
 /// The history flags as the specs name them.
-const FLAGS: [(u32, &str); 2] = [(FOREIGN_RELEASE, "ForeignRelease"), (STALE_WRITE, "StaleWrite")];
+pub const FLAGS: [(u32, &str); 2] = [(FOREIGN_RELEASE, "ForeignRelease"), (STALE_WRITE, "StaleWrite")];
 
 /// The URL of the format's definition, as Apalache writes it in `#meta`.
 pub const FORMAT_DESCRIPTION: &str = "https://apalache-mc.org/docs/adr/015adr-trace.html";

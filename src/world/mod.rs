@@ -20,7 +20,7 @@ pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
-pub use tla::{all_links, FlagNames, Tla};
+pub use tla::{all_links, fault_vars, FlagNames, Tla};
 
 use std::hash::{BuildHasher, Hash};
 

@@ -140,24 +140,6 @@ impl<A: Actor> World<A> {
         let mut vars: Vec<(String, Tla)> = Vec::new();
         let mut put = |name: &str, v: Tla| vars.push((name.to_string(), v));
         put(
-            "status",
-            by_node(&|id| {
-                Tla::str(match s.nodes[id].status {
-                    Status::Up => "Up",
-                    Status::Paused(_) => "Paused",
-                    Status::Down => "Down",
-                })
-            }),
-        );
-        put(
-            "pause",
-            by_node(&|id| match s.nodes[id].status {
-                Status::Paused(k) => Tla::int(k),
-                _ => Tla::int(0),
-            }),
-        );
-        put("skew", by_node(&|id| Tla::int(s.nodes[id].skew)));
-        put(
             "timers",
             by_node(&|id| {
                 let a = &self.actors[id];
@@ -193,27 +175,11 @@ impl<A: Actor> World<A> {
                 )
             })),
         );
-        put("cut", Tla::set(s.cut.iter().map(|&(a, b)| Tla::ids([a, b]))));
-        put(
-            "spent",
-            Tla::rec([
-                ("crashes", Tla::int(s.spent.crashes)),
-                ("pauses", Tla::int(s.spent.pauses)),
-                ("jumps", Tla::int(s.spent.clock_jumps)),
-                ("partitions", Tla::int(s.spent.partitions)),
-            ]),
-        );
         put("ghost", Tla::int(s.ghost));
         put("drawn", Tla::int(s.value));
-        put(
-            "history",
-            Tla::set(
-                flags
-                    .iter()
-                    .filter(|(bit, _)| s.history & bit != 0)
-                    .map(|(_, name)| Tla::str(*name)),
-            ),
-        );
+        for (name, v) in fault_vars(s, flags) {
+            put(name, v);
+        }
         vars.extend(family.into_iter().map(|(k, v)| (k.to_string(), v)));
         Some(vars)
     }
@@ -223,4 +189,51 @@ impl<A: Actor> World<A> {
 /// AllNodes`).
 pub fn all_links(nodes: usize) -> Vec<(Id, Id)> {
     (0..nodes).flat_map(|a| (0..nodes).map(move |b| (a, b))).collect()
+}
+
+/// The world's variables of `specs/World.tla` that say what the faults did:
+/// `status`, `pause`, `skew`, `cut`, `spent` and `history` (the flags
+/// raised). The trace view (src/observe) shares them with the clean-room
+/// specs.
+pub fn fault_vars<A: Actor>(s: &WorldState<A>, flags: FlagNames<'_>) -> Vec<(&'static str, Tla)> {
+    let by_node = |f: &dyn Fn(Id) -> Tla| Tla::by_id((0..s.nodes.len()).map(|id| (id, f(id))));
+    vec![
+        (
+            "status",
+            by_node(&|id| {
+                Tla::str(match s.nodes[id].status {
+                    Status::Up => "Up",
+                    Status::Paused(_) => "Paused",
+                    Status::Down => "Down",
+                })
+            }),
+        ),
+        (
+            "pause",
+            by_node(&|id| match s.nodes[id].status {
+                Status::Paused(k) => Tla::int(k),
+                _ => Tla::int(0),
+            }),
+        ),
+        ("skew", by_node(&|id| Tla::int(s.nodes[id].skew))),
+        ("cut", Tla::set(s.cut.iter().map(|&(a, b)| Tla::ids([a, b])))),
+        (
+            "spent",
+            Tla::rec([
+                ("crashes", Tla::int(s.spent.crashes)),
+                ("pauses", Tla::int(s.spent.pauses)),
+                ("jumps", Tla::int(s.spent.clock_jumps)),
+                ("partitions", Tla::int(s.spent.partitions)),
+            ]),
+        ),
+        (
+            "history",
+            Tla::set(
+                flags
+                    .iter()
+                    .filter(|(bit, _)| s.history & bit != 0)
+                    .map(|(_, name)| Tla::str(*name)),
+            ),
+        ),
+    ]
 }

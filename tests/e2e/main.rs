@@ -51,6 +51,7 @@ mod svg;
 mod symmetry;
 mod token_ring;
 mod traces;
+mod traces_both_ways;
 mod work;
 mod zookeeper;
 mod zookeeper_conformance;

@@ -51,7 +51,7 @@ fn specs_dir() -> PathBuf {
 /// The two sets of specs, each a folder with a README whose table pairs
 /// every `.cfg` with a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Suite {
+pub(crate) enum Suite {
     /// `specs/`: the clean-room specs and their MC modules.
     CleanRoom,
     /// `specs/mirror/`: the Rust state written in TLA+.
@@ -163,22 +163,22 @@ fn the_grammar_rejects_a_broken_spec() {
 }
 
 /// One row of the table in a suite's README.
-#[derive(Debug)]
-struct Row {
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
     suite: Suite,
-    spec: String,
-    cfg: String,
+    pub(crate) spec: String,
+    pub(crate) cfg: String,
     /// The scenario file, relative to the crate root.
-    scenario: String,
+    pub(crate) scenario: String,
     rust: usize,
     /// TLC takes minutes on it: `tlc_agrees_with_the_rust_model` skips it
     /// unless `LOCKSMITH_TLC_SLOW` is set.
-    slow: bool,
+    pub(crate) slow: bool,
 }
 
 /// The state-count table in the suite's README: the rows under the header
 /// `| spec | cfg | scenario | Rust unique states | TLC distinct states | TLC time |`.
-fn table(suite: Suite) -> Vec<Row> {
+pub(crate) fn table(suite: Suite) -> Vec<Row> {
     let path = suite.dir().join("README.md");
     let text = read(&path);
     let cells = |line: &str| -> Vec<String> {
@@ -231,7 +231,7 @@ fn table(suite: Suite) -> Vec<Row> {
     rows
 }
 
-fn load(row: &Row) -> Scenario {
+pub(crate) fn load(row: &Row) -> Scenario {
     let path = root().join(&row.scenario);
     let found = scenario::find(&path.to_string_lossy()).unwrap_or_else(|e| panic!("{row:?}: {e}"));
     scenario::load(&found).unwrap_or_else(|e| panic!("{row:?}: {e}"))
@@ -389,12 +389,12 @@ fn loud(text: &str) {
 }
 
 /// A way to run TLC: the jar, and `java` on the path.
-struct Tlc {
-    jar: PathBuf,
+pub(crate) struct Tlc {
+    pub(crate) jar: PathBuf,
 }
 
 /// Where TLC's `.cfg` sections begin (TLC's `tlc2.tool.impl.ModelConfig`).
-const CFG_KEYWORDS: [&str; 18] = [
+pub(crate) const CFG_KEYWORDS: [&str; 18] = [
     "SPECIFICATION",
     "INIT",
     "NEXT",
@@ -642,7 +642,7 @@ impl Tlc {
     /// TLC for a test, or `None` after saying loudly that TLC was not run
     /// (`what`, for whom). Under CI, and whenever `TLA2TOOLS_JAR` is set,
     /// a TLC that cannot run fails the test.
-    fn for_test(what: &str) -> Option<Tlc> {
+    pub(crate) fn for_test(what: &str) -> Option<Tlc> {
         match Tlc::find() {
             Ok(tlc) => Some(tlc),
             Err(why) => {
