@@ -148,19 +148,10 @@ struct Replayer<'a> {
 impl Job for Replayer<'_> {
     type Output = Replay;
     fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Replay {
-        let mut actions = Vec::new();
-        for (i, step) in self.trace.steps.iter().enumerate() {
-            match serde_json::from_value::<Action<A>>(step.action.clone()) {
-                Ok(a) => actions.push(a),
-                Err(e) => {
-                    return Replay::Invalid(format!(
-                        "{}: step {} is not an action of this model: {e}",
-                        self.shown,
-                        i + 1
-                    ))
-                }
-            }
-        }
+        let actions = match actions::<A>(self.trace) {
+            Ok(a) => a,
+            Err(e) => return Replay::Invalid(format!("{}: {e}", self.shown)),
+        };
         let loop_start = self.trace.loop_start;
         if loop_start.is_some_and(|k| k > actions.len()) {
             return Replay::Invalid(format!("{}: loop_start is past the last step", self.shown));
@@ -183,6 +174,35 @@ impl Job for Replayer<'_> {
     }
 }
 
+/// The trace's steps as actions of this model; `Err` names the first step
+/// that is not one.
+pub fn actions<A: Actor>(trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
+    trace
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            serde_json::from_value::<Action<A>>(step.action.clone())
+                .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// The states `actions` pass through from the initial state, that state
+/// first; `Err` names the first step that is not enabled.
+pub fn states<A: Actor>(world: &World<A>, actions: &[Action<A>]) -> Result<Vec<WorldState<A>>, String> {
+    let mut states = vec![world.init()];
+    for (i, a) in actions.iter().enumerate() {
+        let s = &states[i];
+        let next = world.is_enabled(s, a).then(|| world.after(s, a)).flatten();
+        match next {
+            Some(t) => states.push(t),
+            None => return Err(format!("step {} ({}) is not enabled", i + 1, world.describe(a))),
+        }
+    }
+    Ok(states)
+}
+
 /// Replays `actions` from the initial state. `Err` when a step is not
 /// enabled; `Ok(None)` when the violation happens; `Ok(Some(why))` when it
 /// does not.
@@ -192,19 +212,7 @@ pub fn replay<A: Lock>(
     prop: Prop,
     loop_start: Option<usize>,
 ) -> Result<Option<String>, String> {
-    let mut states = vec![world.init()];
-    for (i, a) in actions.iter().enumerate() {
-        let s = &states[i];
-        let next = if world.is_enabled(s, a) {
-            world.after(s, a)
-        } else {
-            None
-        };
-        match next {
-            Some(t) => states.push(t),
-            None => return Err(format!("step {} ({}) is not enabled", i + 1, world.describe(a))),
-        }
-    }
+    let states = states(world, actions)?;
     if prop.is_safety() {
         let last = &states[states.len() - 1];
         return Ok(if safe(prop, world, last) {

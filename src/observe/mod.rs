@@ -30,7 +30,7 @@ use crate::properties::{view as lock_view, Lock};
 use crate::report::itf::FLAGS;
 use crate::scenario::Scenario;
 use crate::trace::read_trace;
-use crate::world::{fault_vars, Action, Tla, World, WorldState};
+use crate::world::{fault_vars, Tla, World, WorldState};
 
 /// The variable a recorded TLC or ITF trace carries the view in.
 pub const VIEW_VAR: &str = "tv";
@@ -124,35 +124,22 @@ pub fn tla_text(v: &Tla) -> String {
 }
 
 /// The views of a locksmith trace file's states, from its initial state to
-/// its last, each with the number of steps that led to it (0 for the first),
-/// and the trace's property and scenario.
+/// its last, and where its loop starts (a lasso's `loop_start`).
 pub struct TraceViews {
     pub views: Vec<Tla>,
-    pub property: String,
     pub loop_start: Option<usize>,
-    pub scenario: Scenario,
 }
 
 /// Replays the locksmith trace at `path` and returns its states' views.
 pub fn trace_views(path: &std::path::Path) -> Result<TraceViews, String> {
-    let (trace, prop, sc) = read_trace(path)?;
+    let (trace, _, sc) = read_trace(path)?;
     struct Views<'a>(&'a crate::trace::TraceFile);
     impl Job for Views<'_> {
         type Output = Result<Vec<Tla>, String>;
         fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Self::Output {
-            let mut s = world.init();
-            let mut out = vec![view(&world, &s)];
-            for (i, step) in self.0.steps.iter().enumerate() {
-                let a: Action<A> = serde_json::from_value(step.action.clone())
-                    .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))?;
-                s = world
-                    .is_enabled(&s, &a)
-                    .then(|| world.after(&s, &a))
-                    .flatten()
-                    .ok_or_else(|| format!("step {} ({}) is not enabled", i + 1, world.describe(&a)))?;
-                out.push(view(&world, &s));
-            }
-            Ok(out)
+            let actions = crate::trace::actions::<A>(self.0)?;
+            let states = crate::trace::states(&world, &actions)?;
+            Ok(states.iter().map(|s| view(&world, s)).collect())
         }
     }
     let views = dispatch(&sc, Views(&trace))
@@ -160,9 +147,7 @@ pub fn trace_views(path: &std::path::Path) -> Result<TraceViews, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(TraceViews {
         views,
-        property: prop.name().to_string(),
         loop_start: trace.loop_start,
-        scenario: sc,
     })
 }
 

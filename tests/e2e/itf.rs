@@ -29,20 +29,7 @@ fn root() -> &'static Path {
 
 /// Every `*.itf.json` under `dir`, sorted.
 fn itf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".itf.json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::common::files_under(dir, ".itf.json")
 }
 
 // ---------------------------------------------------------------------------

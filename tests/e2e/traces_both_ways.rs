@@ -226,31 +226,20 @@ fn walk_views(tv: &observe::TraceViews) -> (Vec<Tla>, Vec<usize>, usize) {
 /// The Rust counterexample for `p` in the reports `check` wrote under `dir`
 /// (a bundled scenario's folder is named after it, another's is under `own/`).
 fn rust_trace(dir: &Path, prop: Prop) -> PathBuf {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if name == format!("{}.trace.json", prop.name()) {
-                return p;
-            }
-            if name == "trace.json" {
-                let t: serde_json::Value =
-                    serde_json::from_str(&fs::read_to_string(&p).expect("read")).expect("a trace");
-                if t["property"] == prop.name() {
-                    return p;
-                }
-            }
-        }
-    }
-    panic!("{}: no counterexample to {}", dir.display(), prop.name())
+    let traces = crate::common::files_under(dir, "trace.json");
+    let named = format!("{}.trace.json", prop.name());
+    let first = |p: &&PathBuf| {
+        p.file_name().is_some_and(|n| n == "trace.json")
+            && serde_json::from_str::<serde_json::Value>(&fs::read_to_string(p).expect("read")).expect("a trace")
+                ["property"]
+                == prop.name()
+    };
+    traces
+        .iter()
+        .find(|p| p.file_name().is_some_and(|n| *n == *named))
+        .or_else(|| traces.iter().find(first))
+        .cloned()
+        .unwrap_or_else(|| panic!("{}: no counterexample to {}", dir.display(), prop.name()))
 }
 
 /// TLC walks the clean-room spec along the Rust checker's counterexample

@@ -33,7 +33,7 @@ use crate::algorithms::{dispatch, Job};
 use crate::properties::{view, Lock, Prop};
 use crate::scenario::{self, Scenario};
 use crate::trace::{read_trace, Replay, TraceFile};
-use crate::world::{Action, World};
+use crate::world::World;
 
 use driver::Driver;
 use judge::Witness;
@@ -65,18 +65,9 @@ pub(crate) struct Shadow<'a> {
 impl Job for Shadow<'_> {
     type Output = Result<(Vec<u64>, Vec<String>), String>;
     fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Self::Output {
-        let mut s = world.init();
-        let mut holding = Vec::new();
-        for (i, step) in self.trace.steps.iter().enumerate() {
-            let a: Action<A> = serde_json::from_value(step.action.clone())
-                .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))?;
-            s = world
-                .is_enabled(&s, &a)
-                .then(|| world.after(&s, &a))
-                .flatten()
-                .ok_or_else(|| format!("step {} ({}) is not enabled in the model", i + 1, world.describe(&a)))?;
-            holding.push(view(&world, &s).holding);
-        }
+        let actions = crate::trace::actions::<A>(self.trace)?;
+        let states = crate::trace::states(&world, &actions).map_err(|e| format!("{e} in the model"))?;
+        let holding = states[1..].iter().map(|s| view(&world, s).holding).collect();
         Ok((holding, world.names.clone()))
     }
 }

@@ -203,3 +203,22 @@ pub fn reenact_text(out: &std::process::Output) -> String {
 
 pub mod driven;
 pub mod tla_constants;
+
+/// Every file under `dir` (in every sub-folder) whose name ends in
+/// `suffix`, sorted.
+pub fn files_under(dir: &std::path::Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
