@@ -494,7 +494,7 @@ Next ==
                        \/ Heal)
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientSet : WF_vars(Request(c)) /\ WF_vars(Write(c))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))

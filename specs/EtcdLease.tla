@@ -600,7 +600,7 @@ Fault ==
 Next == NoFault \/ Fault
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds, s \in StepNames : WF_vars(Step(c, s))
     /\ \A c \in ClientIds, t \in ClientTimers : WF_vars(Fire(c, t))
     /\ WF_vars(ServerExpire)

@@ -442,7 +442,7 @@ Next ==
     \/ \E n \in AllNodes, by \in -MaxJump..MaxJump : ClockJump(n, by)
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in AllNodes, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

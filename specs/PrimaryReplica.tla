@@ -817,7 +817,7 @@ TimerPairs == (ClientIds \X {"Timeout", "Retry", "Validity"})
               \cup {<<Sentinel, "Ping">>}
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A p \in StepPairs : WF_vars(Step(p[1], p[2]))
     /\ \A p \in TimerPairs : WF_vars(Fire(p[1], p[2]))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

@@ -502,7 +502,7 @@ Desync(c) ==
 Fireable == (MasterIds \X {"key", "unavailable"}) \cup (ClientIds \X {"req", "retry"})
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds : WF_vars(Want(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A p \in Fireable : WF_vars(Fire(p[1], p[2]))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

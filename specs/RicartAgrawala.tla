@@ -299,7 +299,7 @@ NoFault ==
 Next == NoFault \/ Fault \/ Recover
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in Peers : WF_vars(Invoke(n)) /\ WF_vars(Enter(n))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => /\ \A n \in AllNodes : WF_vars(Restart(n))

@@ -551,7 +551,7 @@ Faults ==
 Next == NoFault \/ Faults
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientSet, s \in StepNames : WF_vars(Step(c, s))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

@@ -317,7 +317,7 @@ NoFault ==
 Next == NoFault \/ Fault \/ Recover
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in Members : WF_vars(Want(n)) /\ WF_vars(Enter(n)) /\ WF_vars(Pass(n))
     /\ \A n \in Members : WF_vars(Regen(n))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

@@ -351,7 +351,11 @@ WorldClockJump(n, by, Role(_), Cap(_, _)) ==
     /\ UNCHANGED <<status, pause, skew, net, cut, ghost, drawn, history>>
 
 -----------------------------------------------------------------------------
-(* Fairness (DESIGN.md section 5): weak fairness for Tick, for each node's *)
+(* Fairness (DESIGN.md section 5): strong fairness for Tick (a run that   *)
+(* comes back for ever to states where time may pass lets it pass: under  *)
+(* weak fairness a lock cycle over instant links could repeat for ever in *)
+(* no time, a Zeno run no real system has; README, "Time is strongly      *)
+(* fair"), and weak fairness for each node's                              *)
 (* own steps (each step by name), each node's timers, each link's delivery *)
 (* (with FIFO links the same as each message's), and, when outages end     *)
 (* (Recoveries), Restart and Heal. Faults are never fair; the budget makes *)
@@ -360,7 +364,7 @@ WorldClockJump(n, by, Role(_), Cap(_, _)) ==
 (* spec writes its Fairness in this one shape, over its own actions:       *)
 (*                                                                         *)
 (*   Fairness ==                                                           *)
-(*       /\ WF_vars(Tick)                                                  *)
+(*       /\ SF_vars(Tick)                                                  *)
 (*       /\ \A n \in Nodes, s \in StepNames : WF_vars(Step(n, s))          *)
 (*       /\ \A n \in Nodes, t \in TimerNames : WF_vars(Fire(n, t))         *)
 (*       /\ \A l \in DOMAIN net : WF_vars(Deliver(l[1], l[2]))             *)

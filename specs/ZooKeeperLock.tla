@@ -854,7 +854,7 @@ Next ==
     \/ Faults
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientSet, s \in StepNames : WF_vars(Step(c, s))
     /\ \A c \in ClientSet, t \in TimerNames : WF_vars(Fire(c, t))
     /\ \A c \in ClientSet : WF_vars(ExpireSession(c))

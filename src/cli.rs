@@ -1,4 +1,4 @@
-//! The command line (DESIGN.md §9). Exit codes: 0 every verdict as
+//! The command line (docs/design.md §9). Exit codes: 0 every verdict as
 //! expected, 1 a verdict differs from the expectation, 2 bad input or
 //! usage, 3 a bound or timeout stopped a check before a verdict. A definite
 //! verdict that differs from the expectation is 1 even when another
@@ -16,8 +16,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::algorithms::{dispatch, Job};
-use crate::check::{check, memory, Options};
+use crate::catalog;
+use crate::check::{check, Options};
 use crate::matrix;
+use crate::memory;
 use crate::progress::{self, Progress};
 use crate::properties::Lock;
 use crate::report::{self, Summary};
@@ -576,7 +578,7 @@ fn list(format: Format) -> i32 {
     let bundled = scenario::all().into_iter().map(|p| ("bundled", p));
     let local = scenario::local().into_iter().map(|p| ("local", p));
     for (origin, path) in bundled.chain(local) {
-        let sc = match scenario::load(&path) {
+        let sc = match catalog::load(&path) {
             Ok(sc) => sc,
             Err(e) => {
                 eprintln!("locksmith: {e}");
@@ -697,7 +699,7 @@ fn matrix_cmd(names: &[String], opts: &Options, reports: &Path, jobs: Option<usi
 /// exits 2 with nothing written), checks them side by side, prints each
 /// one's text in order, writes the index reports/README.md when `index`
 /// (every bundled scenario was checked), and returns the scenarios with
-/// their summaries and the exit code (DESIGN.md §9).
+/// their summaries and the exit code (docs/design.md §9).
 fn check_paths(
     paths: Result<Vec<PathBuf>, ScenarioError>,
     opts: &Options,
@@ -710,7 +712,7 @@ fn check_paths(
     // Load and validate everything before checking anything, so bad input
     // exits 2 with nothing written.
     let loaded: Result<Vec<Scenario>, ScenarioError> =
-        paths.and_then(|ps| ps.iter().map(|p| scenario::load(p)).collect());
+        paths.and_then(|ps| ps.iter().map(|p| catalog::load(p)).collect());
     let loaded = loaded.map(|mut all: Vec<Scenario>| {
         for sc in all.iter_mut().filter(|_| no_symmetry) {
             sc.symmetry = false;
@@ -748,7 +750,7 @@ fn check_loaded(
         let _ = std::io::stdout().write_all(text.as_bytes());
         match result {
             // A definite verdict against the expectation outweighs any
-            // verdict a bound left open (DESIGN.md §9).
+            // verdict a bound left open (docs/design.md §9).
             Ok(summary) => {
                 if summary.differs() {
                     differ += 1;

@@ -1,11 +1,15 @@
 //! locksmith: model-check and simulate distributed locks in a seeded,
-//! deterministic, faulty world. See DESIGN.md for the semantics.
+//! deterministic, faulty world. See docs/design.md for the semantics.
 
 pub mod algorithms;
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod explore;
 pub mod matrix;
+pub mod memory;
+#[cfg(test)]
+mod module_graph;
 pub mod observe;
 pub mod progress;
 pub mod properties;

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, ProgressBar, ProgressStyle};
 
-use crate::check::memory;
+use crate::memory;
 
 /// The environment variable that sets the seconds between plain progress
 /// lines (when stderr is not a terminal).

@@ -1,10 +1,10 @@
-//! The lock-level properties (DESIGN.md section 5), defined once over the
+//! The lock-level properties (docs/design.md section 5), defined once over the
 //! lock view so that every algorithm is checked by the same code.
 
 use serde::Serialize;
 use stateright::Property;
 
-use crate::world::{Actor, Status, World, WorldState};
+use crate::world::{Actor, Status, TlaMapping, World, WorldState};
 
 /// History flag: a release removed a lock another client acquired.
 pub const FOREIGN_RELEASE: u32 = 1;
@@ -30,13 +30,13 @@ pub struct LockView {
 /// no longer do. A client holds the lock from the step at which it may use
 /// it; a momentary win it cannot use (a Redlock majority whose validity
 /// check fails) leaves it wanting, so a loop of such wins is a liveness
-/// violation (DESIGN.md §5). Used by the liveness pass and by replay.
+/// violation (docs/design.md §5). Used by the liveness pass and by replay.
 pub fn acquired(wanting_before: u64, wanting_after: u64) -> u64 {
     wanting_before & !wanting_after
 }
 
 /// An algorithm whose states have a lock view.
-pub trait Lock: Actor {
+pub trait Lock: Actor + TlaMapping {
     /// The view as the algorithm's clients see it. Crashed clients are
     /// masked out by [`view`], so this need not look at node status.
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView;
@@ -155,7 +155,7 @@ pub fn safe<A: Lock>(prop: Prop, world: &World<A>, state: &WorldState<A>) -> boo
 
 /// The safety properties as stateright properties, for its checkers and
 /// explorer. Liveness is locksmith's own pass (`check::liveness`):
-/// stateright's `eventually` misses violations on cycles (DESIGN.md §12).
+/// stateright's `eventually` misses violations on cycles (docs/design.md §12).
 pub fn stateright_properties<A: Lock>() -> Vec<Property<World<A>>> {
     vec![
         Property::always("mutual_exclusion", |w, s| safe(Prop::MutualExclusion, w, s)),

@@ -1,5 +1,9 @@
-//! Scenario files (DESIGN.md §7): loading and validation. Every error is
-//! one sentence naming the file, the key and what is allowed.
+//! Scenario files (docs/design.md §7): finding and reading them. This module
+//! knows a file's shape, keys and types, and the world's own tables
+//! (`[faults]`, `[bounds]`, `[expect]`); what a family makes of its
+//! `[system]` and `[simulate]` tables, and which algorithms exist, is
+//! `catalog`'s to check. Every error is one sentence naming the file, the
+//! key and what is allowed.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -42,7 +46,8 @@ impl Verdict {
     }
 }
 
-/// One loaded, validated scenario.
+/// One scenario as its file says it (`catalog::load` also validates it
+/// against its family).
 #[derive(Clone, Debug)]
 pub struct Scenario {
     /// The file's stem: `check NAME` finds bundled scenario NAME.
@@ -51,7 +56,8 @@ pub struct Scenario {
     /// `reports/NAME/`; an own scenario's are keyed by its path).
     pub bundled: bool,
     /// Whether `matrix --full` generated it for a cell no bundled scenario
-    /// fills (its reports are `reports/generated/NAME/`).
+    /// fills (its reports are `reports/generated/NAME/`,
+    /// `catalog::report_key`).
     pub generated: bool,
     pub path: PathBuf,
     /// The file's text, kept so a trace can be replayed on its own.
@@ -77,26 +83,6 @@ pub struct Scenario {
 impl Scenario {
     pub fn expected(&self, prop: Prop) -> Option<Verdict> {
         self.expect.iter().find(|(p, _)| *p == prop).map(|(_, v)| *v)
-    }
-
-    /// The report folder under the reports root: `NAME` for a bundled
-    /// scenario; `own/NAME-HASH` for any other file, HASH a digest of its
-    /// absolute path, so that no two scenarios share a folder and a file
-    /// named like a bundled one never overwrites its reports.
-    pub fn report_key(&self) -> PathBuf {
-        if self.bundled {
-            return PathBuf::from(&self.name);
-        }
-        if self.generated {
-            return Path::new(crate::matrix::generate::DIR).join(&self.name);
-        }
-        let full = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
-        // FNV-1a: stable across runs and machines, unlike std's hasher.
-        let hash = full
-            .to_string_lossy()
-            .bytes()
-            .fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
-        Path::new("own").join(format!("{}-{hash:08x}", self.name))
     }
 
     /// A reader over the `[system]` table for the algorithm's parameters.
@@ -213,22 +199,43 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// Loads and validates a scenario: a file, or a bundled one as `find` and
-/// `all` name it.
-pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+/// The text of a scenario, a file or a bundled one as `find` and `all`
+/// name it, with the path to read it as (a bundled scenario's is
+/// `scenarios/NAME.toml`).
+pub fn source(path: &Path) -> Result<(PathBuf, String), ScenarioError> {
     let text = path.to_string_lossy();
     if let Some(name) = text.strip_prefix(BUNDLED_PREFIX).and_then(|t| t.strip_suffix(".toml")) {
         let source =
             bundled_text(name).ok_or_else(|| ScenarioError(format!("no bundled scenario named \"{name}\"")))?;
-        return parse(&Path::new("scenarios").join(format!("{name}.toml")), source);
+        return Ok((Path::new("scenarios").join(format!("{name}.toml")), source.to_string()));
     }
     let source =
         std::fs::read_to_string(path).map_err(|e| ScenarioError(format!("{}: cannot be read: {e}", path.display())))?;
-    parse(path, &source)
+    Ok((path.to_path_buf(), source))
 }
 
-/// Validates scenario text as if it were the file `path`.
+/// Reads a scenario as [`source`] finds it and [`parse`] reads it: its
+/// syntax only; `catalog::load` also validates it.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let (path, source) = source(path)?;
+    parse(&path, &source)
+}
+
+/// Reads scenario text as if it were the file `path`: its shape, keys and
+/// types, whatever its algorithm and `[system]` say (`catalog::parse`
+/// checks those).
 pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
+    read(path, source, None)
+}
+
+/// [`parse`], with `algorithm` one of `algorithms` (the families'
+/// names, from `catalog::parse`). It is checked as soon as it is read,
+/// so that an unknown algorithm is the error a file reports first.
+pub fn parse_among(path: &Path, source: &str, algorithms: &[&str]) -> Result<Scenario, ScenarioError> {
+    read(path, source, Some(algorithms))
+}
+
+fn read(path: &Path, source: &str, algorithms: Option<&[&str]>) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
     let table: Table = source.parse().map_err(|e: toml::de::Error| {
         let line = e
@@ -245,10 +252,10 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
     let description = top.string("description", Some(""))?;
     let references = top.strings("references")?;
     let algorithm = top.string("algorithm", None)?;
-    if !crate::algorithms::NAMES.contains(&algorithm.as_str()) {
+    if let Some(names) = algorithms.filter(|names| !names.contains(&algorithm.as_str())) {
         return Err(ScenarioError(format!(
             "{file}: algorithm = {algorithm:?} is unknown; allowed: {}",
-            quoted(crate::algorithms::NAMES)
+            quoted(names)
         )));
     }
     let system = top.table("system")?;
@@ -265,7 +272,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let bundled = bundled_text(&name) == Some(source);
-    let scenario = Scenario {
+    Ok(Scenario {
         bundled,
         generated: false,
         name,
@@ -281,11 +288,7 @@ pub fn parse(path: &Path, source: &str) -> Result<Scenario, ScenarioError> {
         symmetry,
         expect,
         simulate,
-    };
-    // The algorithm validates its own [system] table.
-    crate::algorithms::validate(&scenario)?;
-    crate::sim::Rates::read(&scenario)?;
-    Ok(scenario)
+    })
 }
 
 fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {

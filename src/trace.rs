@@ -1,4 +1,4 @@
-//! Trace files (DESIGN.md §8) and `replay`. A trace is the list of actions
+//! Trace files (docs/design.md §8) and `replay`. A trace is the list of actions
 //! from the initial state, in locksmith's own serde form (never stateright's
 //! action indices), with the scenario's text embedded so it replays alone.
 //! Replay re-executes it against the current model, checks that every step
@@ -11,11 +11,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithms::{dispatch, Job};
+use crate::catalog;
 use crate::check::graph::fingerprint;
 use crate::check::Counterexample;
 use crate::properties::{acquired, safe, view, Lock, Prop};
 use crate::report::story::Story;
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::world::{Action, Actor, World, WorldState};
 
 pub const FORMAT: &str = "locksmith-trace/1";
@@ -71,7 +72,7 @@ impl TraceFile {
     }
 }
 
-/// How a replay ended (exit codes 0, 1, 2 of DESIGN.md §9).
+/// How a replay ended (exit codes 0, 1, 2 of docs/design.md §9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Replay {
     /// Every step was enabled and the violation happened again.
@@ -116,7 +117,7 @@ pub fn read_trace(path: &Path) -> Result<(TraceFile, Prop, Scenario), String> {
         ));
     };
     let scenario_path = Path::new(&trace.scenario).with_extension("toml");
-    let sc = scenario::parse(&scenario_path, &trace.scenario_source)
+    let sc = catalog::parse(&scenario_path, &trace.scenario_source)
         .map_err(|e| format!("{shown}: its embedded scenario is not valid: {e}"))?;
     Ok((trace, prop, sc))
 }

@@ -383,7 +383,7 @@ Next ==
 \* client's steps, each link's delivery, and Restart when outages end
 \* (Recoveries). Faults never. No timers, no Heal: nothing is timed or cut.
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds, s \in StepNames : WF_vars(Step(c, s))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
     /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))

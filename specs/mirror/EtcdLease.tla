@@ -664,7 +664,7 @@ Next ==
 \* DESIGN.md section 5, in World.tla's shape: weak fairness for each link's delivery, each
 \* client's steps, each timer, Tick and Restart. Faults are never fair.
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A s \in Slots : WF_vars(LeaseExpires(s))
     /\ \A c \in ClientIds, t \in TimerNames : WF_vars(Fire(c, t))

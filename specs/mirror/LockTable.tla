@@ -471,7 +471,7 @@ Next ==
 
 \* DESIGN.md section 5, in World.tla's shape.
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

@@ -805,7 +805,7 @@ Next ==
     \/ DriftTick
 
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds : WF_vars(Acquire(c)) /\ WF_vars(Check(c)) /\ WF_vars(Write(c))
     /\ \A r \in RedisNodes : WF_vars(Replicate(r)) /\ WF_vars(SelectReplica(r))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))

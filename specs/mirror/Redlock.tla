@@ -585,7 +585,7 @@ Next ==
 \* DESIGN.md section 5, in World.tla's shape (only masters have master
 \* timers, only clients client timers).
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in ClientIds, d \in Delays : WF_vars(Backoff(n, d))
     \* Actor::random: each outcome of the random draw is strongly fair.

@@ -273,7 +273,7 @@ Next ==
 \* outages end (Recoveries). Faults are never fair. No Heal: nothing is
 \* cut.
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A n \in RingNodes, s \in StepNames : WF_vars(Step(n, s))
     /\ \A n \in RingNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))

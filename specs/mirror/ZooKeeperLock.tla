@@ -673,7 +673,7 @@ Next ==
 \* client step, each timer, each link's delivery and Restart; never for a
 \* fault.
 Fairness ==
-    /\ WF_vars(Tick)
+    /\ SF_vars(Tick)
     /\ \A c \in ClientIds : /\ WF_vars(Acquire(c)) /\ WF_vars(Check(c))
                             /\ WF_vars(Write(c)) /\ WF_vars(Read(c))
     /\ \A n \in AllNodes : \A t \in TimersOf(n) : WF_vars(Fire(n, t))

@@ -1,4 +1,4 @@
-//! The client script every algorithm's clients follow (DESIGN.md §3): want
+//! The client script every algorithm's clients follow (docs/design.md §3): want
 //! the lock, acquire it, enter the critical section and write to the
 //! protected resource, release; `acquisitions` times, or forever when 0.
 
@@ -51,7 +51,7 @@ impl Script {
         matches!(self.phase, Phase::Holding | Phase::Writing)
     }
 
-    /// What a client whose lock is a lease believes (DESIGN.md §5), as
+    /// What a client whose lock is a lease believes (docs/design.md §5), as
     /// `(holds, wants)`. A client that `checks` its lease before using the
     /// lock (a validity or Curator client) holds while `Holding` only while
     /// its lease has `time_left` or once it has `checked`, and wants the
@@ -231,7 +231,7 @@ mod tests {
 }
 
 /// The spec's values (`trace.itf.json`), shared by the families'
-/// `Actor::tla_vars` hooks.
+/// `TlaMapping::tla_vars` hooks.
 pub mod tla {
     use super::{Phase, Script};
     use crate::world::{Actor, Tla, WorldState};

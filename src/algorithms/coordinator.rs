@@ -112,7 +112,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// Whether a standby exists, and what it knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -442,7 +442,7 @@ impl Actor for Node {
         }
     }
 
-    /// A client comes to want the lock at any moment (DESIGN.md §2).
+    /// A client comes to want the lock at any moment (docs/design.md §2).
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
     }
@@ -604,61 +604,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/Coordinator.tla's variables: each server's mode, queue,
-    /// holder and replication flag, the clients' requests, the resource's
-    /// maximum.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let server = |f: &dyn Fn(&Server) -> Tla| {
-            tla::per_node(s, |st| match st {
-                State::Server(sv) => Some(f(sv)),
-                _ => None,
-            })
-        };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
-        Some(vec![
-            ("mode", server(&|sv| Tla::str(format!("{:?}", sv.mode)))),
-            ("queue", server(&|sv| tla_queue(&sv.queue))),
-            ("holder", server(&|sv| tla_holder(sv.holder))),
-            ("replicating", server(&|sv| Tla::Bool(sv.replicating))),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("request", client(|c| Tla::int(c.id))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("coord", client(|c| Tla::int(c.coordinator as i64))),
-            ("max_ghost", Tla::int(max_ghost)),
-        ])
-    }
-
-    /// As the spec writes messages: a replicated holder is a record or
-    /// `None`, the queue a sequence of records.
-    fn tla_msg(&self, msg: &Msg) -> Tla {
-        match msg {
-            // The spec's write carries no token: this family has none.
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
-            Msg::Replicate { holder, queue } => Tla::rec([
-                ("type", Tla::str("Replicate")),
-                ("holder", tla_holder(*holder)),
-                ("queue", tla_queue(queue)),
-            ]),
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
-        }
-    }
-
     fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
         match msg {
             Msg::Request { id } => format!("REQUEST(r{id})"),
@@ -713,6 +658,64 @@ impl Actor for Node {
             ],
             State::Resource(r) => vec![("latest acquisition written".into(), show_id_plain(r.max_ghost))],
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/Coordinator.tla's variables: each server's mode, queue,
+    /// holder and replication flag, the clients' requests, the resource's
+    /// maximum.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let server = |f: &dyn Fn(&Server) -> Tla| {
+            tla::per_node(s, |st| match st {
+                State::Server(sv) => Some(f(sv)),
+                _ => None,
+            })
+        };
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Some(vec![
+            ("mode", server(&|sv| Tla::str(format!("{:?}", sv.mode)))),
+            ("queue", server(&|sv| tla_queue(&sv.queue))),
+            ("holder", server(&|sv| tla_holder(sv.holder))),
+            ("replicating", server(&|sv| Tla::Bool(sv.replicating))),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("request", client(|c| Tla::int(c.id))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("coord", client(|c| Tla::int(c.coordinator as i64))),
+            ("max_ghost", Tla::int(max_ghost)),
+        ])
+    }
+
+    /// As the spec writes messages: a replicated holder is a record or
+    /// `None`, the queue a sequence of records.
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            // The spec's write carries no token: this family has none.
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            Msg::Replicate { holder, queue } => Tla::rec([
+                ("type", Tla::str("Replicate")),
+                ("holder", tla_holder(*holder)),
+                ("queue", tla_queue(queue)),
+            ]),
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
     }
 }
 

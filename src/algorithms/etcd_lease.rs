@@ -82,7 +82,7 @@
 //! server's bookkeeping, no client sees them. A watch outlives the attempt
 //! that made it; its late event is ignored.
 //!
-//! Connections (DESIGN.md §2): a client talks to etcd over one gRPC
+//! Connections (docs/design.md §2): a client talks to etcd over one gRPC
 //! connection (HTTP/2 on TCP), so a loss or a cut breaks it. While it is
 //! broken the keep-alive stream is silent and the lease runs down on
 //! etcd's clock. On the break, gRPC fails the pending unary calls with
@@ -105,7 +105,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How long a client believes it holds the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -552,7 +552,7 @@ impl Actor for Node {
     }
 
     /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2).
+    /// at any moment (docs/design.md §2).
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
     }
@@ -696,84 +696,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/EtcdLease.tla's variables: the store's revision, lease slots,
-    /// keys and watches (as sets), the clients' attempts, the resource's
-    /// maxima.
-    fn tla_vars(world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let sv = s.nodes.iter().find_map(|n| match &n.state {
-            State::Server(sv) => Some(sv),
-            _ => None,
-        })?;
-        let clients = world.actors.iter().filter(|a| matches!(a, Node::Client(_))).count();
-        let slots = clients + usize::from(world.faults.crashes);
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
-        let int = |v: u32| Tla::int(v);
-        Some(vec![
-            ("revision", int(sv.revision)),
-            (
-                "leases",
-                Tla::fun((0..slots).map(|slot| {
-                    let id = sv
-                        .leases
-                        .iter()
-                        .find(|l| usize::from(l.slot) == slot)
-                        .map_or(0, |l| l.id);
-                    (Tla::int(slot as i64), int(id))
-                })),
-            ),
-            (
-                "keys",
-                Tla::set(sv.keys.iter().map(|k| {
-                    Tla::rec([
-                        ("create", int(k.create)),
-                        ("lease", int(k.lease)),
-                        ("ghost", int(k.ghost)),
-                    ])
-                })),
-            ),
-            (
-                "keyWatches",
-                Tla::set(sv.watches.iter().map(|w| {
-                    Tla::rec([
-                        ("watcher", Tla::int(w.watcher as i64)),
-                        ("id", int(w.id)),
-                        ("key", int(w.key)),
-                    ])
-                })),
-            ),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("stage", client(|c| Tla::str(format!("{:?}", c.stage)))),
-            ("lease", client(|c| Tla::int(c.lease))),
-            ("rev", client(|c| Tla::int(c.rev))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_token", int(r.max_token)),
-            ("max_ghost", int(r.max_ghost)),
-        ])
-    }
-
-    /// The server's lease expiries are named by their slots.
-    fn tla_timer(&self, timer: &Timer) -> Tla {
-        match timer {
-            Timer::LeaseExpiry { slot } => Tla::int(*slot),
-            other => Tla::Str(format!("{other:?}")),
-        }
-    }
-
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::LeaseGrant { id } => format!("LeaseGrant TTL {} ID {id}", self.params().ttl),
@@ -884,6 +806,87 @@ impl Actor for Node {
             }
             State::Resource(r) => vec![("highest revision".into(), num(r.max_token))],
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/EtcdLease.tla's variables: the store's revision, lease slots,
+    /// keys and watches (as sets), the clients' attempts, the resource's
+    /// maxima.
+    fn tla_vars(world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let sv = s.nodes.iter().find_map(|n| match &n.state {
+            State::Server(sv) => Some(sv),
+            _ => None,
+        })?;
+        let clients = world.actors.iter().filter(|a| matches!(a, Node::Client(_))).count();
+        let slots = clients + usize::from(world.faults.crashes);
+        let r = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let int = |v: u32| Tla::int(v);
+        Some(vec![
+            ("revision", int(sv.revision)),
+            (
+                "leases",
+                Tla::fun((0..slots).map(|slot| {
+                    let id = sv
+                        .leases
+                        .iter()
+                        .find(|l| usize::from(l.slot) == slot)
+                        .map_or(0, |l| l.id);
+                    (Tla::int(slot as i64), int(id))
+                })),
+            ),
+            (
+                "keys",
+                Tla::set(sv.keys.iter().map(|k| {
+                    Tla::rec([
+                        ("create", int(k.create)),
+                        ("lease", int(k.lease)),
+                        ("ghost", int(k.ghost)),
+                    ])
+                })),
+            ),
+            (
+                "keyWatches",
+                Tla::set(sv.watches.iter().map(|w| {
+                    Tla::rec([
+                        ("watcher", Tla::int(w.watcher as i64)),
+                        ("id", int(w.id)),
+                        ("key", int(w.key)),
+                    ])
+                })),
+            ),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("stage", client(|c| Tla::str(format!("{:?}", c.stage)))),
+            ("lease", client(|c| Tla::int(c.lease))),
+            ("rev", client(|c| Tla::int(c.rev))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_token", int(r.max_token)),
+            ("max_ghost", int(r.max_ghost)),
+        ])
+    }
+
+    /// The server's lease expiries are named by their slots.
+    fn tla_timer(&self, timer: &Timer) -> Tla {
+        match timer {
+            Timer::LeaseExpiry { slot } => Tla::int(*slot),
+            other => Tla::Str(format!("{other:?}")),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How a client decides it may use the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,7 +258,7 @@ impl Actor for Node {
     }
 
     /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2).
+    /// at any moment (docs/design.md §2).
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
     }
@@ -402,46 +402,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/LockTable.tla's variables: the lock's row, the clients'
-    /// attempts, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let row = tla::the(s, |st| match st {
-            State::Database(d) => Some(Tla::or_none(d.row, |r| {
-                Tla::rec([
-                    ("owner", Tla::int(r.owner)),
-                    ("expired", Tla::Bool(r.expired)),
-                    ("holder", Tla::int(r.holder as i64)),
-                    ("ghost", Tla::int(r.ghost)),
-                ])
-            })),
-            _ => None,
-        });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
-        Some(vec![
-            ("row", row),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-
     fn persistence(&self) -> &'static str {
         match self {
             Node::Database(_) => "with its committed rows",
@@ -506,6 +466,49 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(None),
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/LockTable.tla's variables: the lock's row, the clients'
+    /// attempts, the resource's maxima.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let row = tla::the(s, |st| match st {
+            State::Database(d) => Some(Tla::or_none(d.row, |r| {
+                Tla::rec([
+                    ("owner", Tla::int(r.owner)),
+                    ("expired", Tla::Bool(r.expired)),
+                    ("holder", Tla::int(r.holder as i64)),
+                    ("ghost", Tla::int(r.ghost)),
+                ])
+            })),
+            _ => None,
+        });
+        let r = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Some(vec![
+            ("row", row),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_token", Tla::int(r.max_token)),
+            ("max_ghost", Tla::int(r.max_ghost)),
+        ])
     }
 }
 
@@ -605,7 +608,7 @@ impl Lock for Node {
     /// until it has written and released. A validity client believes it
     /// while its validity timer is above zero and, once it has checked that
     /// timer, until it has written and released; until it has checked, it
-    /// still wants the lock (DESIGN.md §5).
+    /// still wants the lock (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
         let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {

@@ -52,7 +52,7 @@
 //!   lock the two are the same. Redis 7 replicates `SET ... PX` as an
 //!   absolute `PXAT` (and a full resynchronisation's RDB carries absolute
 //!   expiry times too), so the replica's key expires when its own clock
-//!   reaches that time. Time is relative here (DESIGN.md §2), so the
+//!   reaches that time. Time is relative here (docs/design.md §2), so the
 //!   shipment carries the TTL left on the primary's clock when sent, and
 //!   the replica arms its timer with that less the shipment's time in
 //!   flight ([`Ctx::age`], which the world counts as it ages messages): the
@@ -148,7 +148,7 @@
 //!   or when the timer runs out first, it gives the lock up the same way.
 //!   It believes it holds the lock while the timer is above zero and,
 //!   once checked, until it has written and released; until it has passed
-//!   its check it still wants the lock (DESIGN.md §5). A naive client
+//!   its check it still wants the lock (docs/design.md §5). A naive client
 //!   believes it holds the lock from the grant until it has written and
 //!   released. With `wait`, the grant comes up to `4 * max_delay` ticks
 //!   after the `SET` (the `SET`, the shipment, its acknowledgement and the
@@ -213,7 +213,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// When the primary answers a granted `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -910,7 +910,7 @@ impl Actor for Node {
     }
 
     /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2). With `lag`, the primary's stream
+    /// at any moment (docs/design.md §2). With `lag`, the primary's stream
     /// reaches a replica after any time too (replication lag on a healthy
     /// link; weakly fair, so it does reach it).
     fn urgent(&self, step: Step) -> bool {
@@ -1162,134 +1162,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/PrimaryReplica.tla's variables: each Redis node's standing,
-    /// epoch, key, attached replicas and blocked WAITs, the Sentinel's
-    /// record, the clients' attempts, the resource's maximum.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let redis_ids: Vec<Id> = (0..s.nodes.len())
-            .filter(|&i| matches!(s.nodes[i].state, State::Redis(_)))
-            .collect();
-        let redis = |f: &dyn Fn(&Redis) -> Tla| {
-            tla::per_node(s, |st| match st {
-                State::Redis(r) => Some(f(r)),
-                _ => None,
-            })
-        };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let standing = |st: &Standing| {
-            let (kind, peer) = match *st {
-                Standing::Primary => ("Primary", None),
-                Standing::Detached => ("Detached", None),
-                Standing::Syncing { primary } => ("Syncing", Some(primary)),
-                Standing::Streaming { primary } => ("Streaming", Some(primary)),
-            };
-            Tla::rec([
-                ("kind", Tla::str(kind)),
-                ("peer", Tla::or_none(peer, |p| Tla::int(p as i64))),
-            ])
-        };
-        let waiting = |w: &Waiting| {
-            Tla::rec([
-                ("client", Tla::int(w.client as i64)),
-                ("value", Tla::int(w.value)),
-                (
-                    "shipment",
-                    Tla::by_id(redis_ids.iter().map(|&r| (r, Tla::int(w.shipment[r])))),
-                ),
-                ("acked", Tla::mask(u64::from(w.acked))),
-            ])
-        };
-        let sentinel = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Sentinel(x) => Some(x),
-                _ => None,
-            })
-            .map_or_else(Tla::none, |x| {
-                let (kind, replica) = match x.failover {
-                    Failover::Monitoring => ("Monitoring", None),
-                    Failover::Voting { .. } => ("Voting", None),
-                    Failover::Electing => ("Electing", None),
-                    Failover::Promoting { replica } => ("Promoting", Some(replica)),
-                };
-                Tla::rec([
-                    ("epoch", Tla::int(x.epoch)),
-                    ("primary", Tla::int(x.primary as i64)),
-                    (
-                        "failover",
-                        Tla::rec([
-                            ("kind", Tla::str(kind)),
-                            ("replica", Tla::or_none(replica, |r| Tla::int(r as i64))),
-                        ]),
-                    ),
-                    ("returned", Tla::mask(u64::from(x.returned))),
-                ])
-            });
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
-        Some(vec![
-            ("standing", redis(&|r| standing(&r.standing))),
-            ("epoch", redis(&|r| Tla::int(r.epoch))),
-            ("key", redis(&|r| Tla::or_none(r.key, |k| Tla::int(k.value)))),
-            (
-                "attached",
-                redis(&|r| {
-                    Tla::by_id(r.replicas.iter().map(|a| {
-                        (
-                            a.id,
-                            Tla::rec([("unshipped", Tla::Bool(a.unshipped)), ("unacked", Tla::int(a.unacked))]),
-                        )
-                    }))
-                }),
-            ),
-            ("waiting", redis(&|r| Tla::Seq(r.waiting.iter().map(waiting).collect()))),
-            ("sentinel", sentinel),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("primary", client(|c| Tla::int(c.primary as i64))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_ghost", Tla::int(max_ghost)),
-        ])
-    }
-
-    /// As the spec writes messages: a grant and a write carry no token
-    /// (this family has none), a shipped key is its value or `None`.
-    fn tla_msg(&self, msg: &Msg) -> Tla {
-        let ty = |t: &str| ("type", Tla::str(t));
-        let key = |k: &Option<Key>| Tla::or_none(*k, |k| Tla::int(k.value));
-        match msg {
-            Msg::Granted { ghost, value, .. } => {
-                Tla::rec([ty("Granted"), ("ghost", Tla::int(*ghost)), ("value", Tla::int(*value))])
-            }
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => Tla::rec([ty("Write"), ("ghost", Tla::int(*ghost))]),
-            Msg::Replicate { key: k, px } => Tla::rec([ty("Replicate"), ("key", key(k)), ("px", Tla::int(*px))]),
-            Msg::FullSync { key: k, px } => Tla::rec([ty("FullSync"), ("key", key(k)), ("px", Tla::int(*px))]),
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
-        }
-    }
-
-    /// `WaitTimeout` per client is the spec's `WaitTimer(c)`, a name.
-    fn tla_timer(&self, timer: &Timer) -> Tla {
-        match timer {
-            Timer::WaitTimeout { client } => Tla::Str(format!("WaitTimeout{client}")),
-            other => Tla::Str(format!("{other:?}")),
-        }
-    }
-
     fn persistence(&self) -> &'static str {
         match self {
             Node::Redis(p) if p.auto_restart => "empty (a primary serves again, a replica resynchronises)",
@@ -1473,6 +1345,137 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(None),
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/PrimaryReplica.tla's variables: each Redis node's standing,
+    /// epoch, key, attached replicas and blocked WAITs, the Sentinel's
+    /// record, the clients' attempts, the resource's maximum.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let redis_ids: Vec<Id> = (0..s.nodes.len())
+            .filter(|&i| matches!(s.nodes[i].state, State::Redis(_)))
+            .collect();
+        let redis = |f: &dyn Fn(&Redis) -> Tla| {
+            tla::per_node(s, |st| match st {
+                State::Redis(r) => Some(f(r)),
+                _ => None,
+            })
+        };
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let standing = |st: &Standing| {
+            let (kind, peer) = match *st {
+                Standing::Primary => ("Primary", None),
+                Standing::Detached => ("Detached", None),
+                Standing::Syncing { primary } => ("Syncing", Some(primary)),
+                Standing::Streaming { primary } => ("Streaming", Some(primary)),
+            };
+            Tla::rec([
+                ("kind", Tla::str(kind)),
+                ("peer", Tla::or_none(peer, |p| Tla::int(p as i64))),
+            ])
+        };
+        let waiting = |w: &Waiting| {
+            Tla::rec([
+                ("client", Tla::int(w.client as i64)),
+                ("value", Tla::int(w.value)),
+                (
+                    "shipment",
+                    Tla::by_id(redis_ids.iter().map(|&r| (r, Tla::int(w.shipment[r])))),
+                ),
+                ("acked", Tla::mask(u64::from(w.acked))),
+            ])
+        };
+        let sentinel = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Sentinel(x) => Some(x),
+                _ => None,
+            })
+            .map_or_else(Tla::none, |x| {
+                let (kind, replica) = match x.failover {
+                    Failover::Monitoring => ("Monitoring", None),
+                    Failover::Voting { .. } => ("Voting", None),
+                    Failover::Electing => ("Electing", None),
+                    Failover::Promoting { replica } => ("Promoting", Some(replica)),
+                };
+                Tla::rec([
+                    ("epoch", Tla::int(x.epoch)),
+                    ("primary", Tla::int(x.primary as i64)),
+                    (
+                        "failover",
+                        Tla::rec([
+                            ("kind", Tla::str(kind)),
+                            ("replica", Tla::or_none(replica, |r| Tla::int(r as i64))),
+                        ]),
+                    ),
+                    ("returned", Tla::mask(u64::from(x.returned))),
+                ])
+            });
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Some(vec![
+            ("standing", redis(&|r| standing(&r.standing))),
+            ("epoch", redis(&|r| Tla::int(r.epoch))),
+            ("key", redis(&|r| Tla::or_none(r.key, |k| Tla::int(k.value)))),
+            (
+                "attached",
+                redis(&|r| {
+                    Tla::by_id(r.replicas.iter().map(|a| {
+                        (
+                            a.id,
+                            Tla::rec([("unshipped", Tla::Bool(a.unshipped)), ("unacked", Tla::int(a.unacked))]),
+                        )
+                    }))
+                }),
+            ),
+            ("waiting", redis(&|r| Tla::Seq(r.waiting.iter().map(waiting).collect()))),
+            ("sentinel", sentinel),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("primary", client(|c| Tla::int(c.primary as i64))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_ghost", Tla::int(max_ghost)),
+        ])
+    }
+
+    /// As the spec writes messages: a grant and a write carry no token
+    /// (this family has none), a shipped key is its value or `None`.
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        let ty = |t: &str| ("type", Tla::str(t));
+        let key = |k: &Option<Key>| Tla::or_none(*k, |k| Tla::int(k.value));
+        match msg {
+            Msg::Granted { ghost, value, .. } => {
+                Tla::rec([ty("Granted"), ("ghost", Tla::int(*ghost)), ("value", Tla::int(*value))])
+            }
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => Tla::rec([ty("Write"), ("ghost", Tla::int(*ghost))]),
+            Msg::Replicate { key: k, px } => Tla::rec([ty("Replicate"), ("key", key(k)), ("px", Tla::int(*px))]),
+            Msg::FullSync { key: k, px } => Tla::rec([ty("FullSync"), ("key", key(k)), ("px", Tla::int(*px))]),
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
+    }
+
+    /// `WaitTimeout` per client is the spec's `WaitTimer(c)`, a name.
+    fn tla_timer(&self, timer: &Timer) -> Tla {
+        match timer {
+            Timer::WaitTimeout { client } => Tla::Str(format!("WaitTimeout{client}")),
+            other => Tla::Str(format!("{other:?}")),
+        }
     }
 }
 
@@ -1932,7 +1935,7 @@ impl Lock for Node {
     /// has written and released. A validity client believes it while its
     /// validity timer is above zero and, once it has checked that timer,
     /// until it has written and released; until it has passed its check
-    /// it may not use the lock, and still wants it (DESIGN.md §5).
+    /// it may not use the lock, and still wants it (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
         let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {
@@ -1974,9 +1977,10 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::catalog::parse;
     use crate::check::{check, Counterexample, Options};
     use crate::properties::Prop;
-    use crate::scenario::{parse, Verdict};
+    use crate::scenario::Verdict;
     use crate::world::Action;
 
     const ASYNC: &str = include_str!("../../scenarios/replica-failover-async.toml");

@@ -16,7 +16,7 @@
 //!    said yes and validity = ttl − (T2 − T1) − drift is above zero;
 //!    otherwise it unlocks every master and retries after a random delay:
 //!    it draws one of `retry..=retry_max` ticks (each outcome strongly
-//!    fair, DESIGN.md §2: a run that keeps drawing the same delay while
+//!    fair, docs/design.md §2: a run that keeps drawing the same delay while
 //!    another is on offer is not fair) and its timer then fires exactly
 //!    that many of its ticks later; `retry_max = retry` is a fixed delay;
 //! 3. holds the lock until a validity timer of that length fires. Checking
@@ -40,7 +40,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// What survives a master's restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -334,7 +334,7 @@ impl Actor for Node {
         }
     }
 
-    /// A client comes to want the lock at any moment (DESIGN.md §2); it
+    /// A client comes to want the lock at any moment (docs/design.md §2); it
     /// draws its back-off at once, and retries when that timer fires.
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
@@ -526,70 +526,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/Redlock.tla's variables: each master's key, the counter
-    /// service's value, the clients' attempts, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let master = |f: fn(&Master) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Master(m) => Some(f(m)),
-                _ => None,
-            })
-        };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let issued = s.nodes.iter().find_map(|n| match n.state {
-            State::Counter(v) => Some(v),
-            _ => None,
-        });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
-        Some(vec![
-            ("key", master(|m| Tla::or_none(m.key, Tla::int))),
-            ("recovering", master(|m| Tla::Bool(m.recovering))),
-            ("issued", Tla::int(issued.unwrap_or(0))),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("answered", client(|c| Tla::mask(u64::from(c.answered)))),
-            ("yes", client(|c| Tla::mask(u64::from(c.yes)))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("token", client(|c| Tla::or_none(c.token, Tla::int))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("drawing", client(|c| Tla::Bool(c.drawing))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-
-    /// Masters and clients both ways, clients and the resource both ways,
-    /// clients and the counter service both ways (the spec's `Links`).
-    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)> {
-        let ids =
-            |f: fn(&Node) -> bool| -> Vec<Id> { (0..world.actors.len()).filter(|&i| f(&world.actors[i])).collect() };
-        let masters = ids(|n| matches!(n, Node::Master(_)));
-        let clients = ids(|n| matches!(n, Node::Client(_)));
-        let others = ids(|n| matches!(n, Node::Counter | Node::Resource(_)));
-        let mut links = Vec::new();
-        for &c in &clients {
-            for &o in masters.iter().chain(&others) {
-                links.push((c, o));
-                links.push((o, c));
-            }
-        }
-        links.sort();
-        links
-    }
-
     fn persistence(&self) -> &'static str {
         match self {
             Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
@@ -671,6 +607,73 @@ impl Actor for Node {
                 Fencing::Counter => r.show(Some(&show::token)),
             },
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/Redlock.tla's variables: each master's key, the counter
+    /// service's value, the clients' attempts, the resource's maxima.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let master = |f: fn(&Master) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Master(m) => Some(f(m)),
+                _ => None,
+            })
+        };
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let issued = s.nodes.iter().find_map(|n| match n.state {
+            State::Counter(v) => Some(v),
+            _ => None,
+        });
+        let r = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Some(vec![
+            ("key", master(|m| Tla::or_none(m.key, Tla::int))),
+            ("recovering", master(|m| Tla::Bool(m.recovering))),
+            ("issued", Tla::int(issued.unwrap_or(0))),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("answered", client(|c| Tla::mask(u64::from(c.answered)))),
+            ("yes", client(|c| Tla::mask(u64::from(c.yes)))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("token", client(|c| Tla::or_none(c.token, Tla::int))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("drawing", client(|c| Tla::Bool(c.drawing))),
+            ("max_token", Tla::int(r.max_token)),
+            ("max_ghost", Tla::int(r.max_ghost)),
+        ])
+    }
+
+    /// Masters and clients both ways, clients and the resource both ways,
+    /// clients and the counter service both ways (the spec's `Links`).
+    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)> {
+        let ids =
+            |f: fn(&Node) -> bool| -> Vec<Id> { (0..world.actors.len()).filter(|&i| f(&world.actors[i])).collect() };
+        let masters = ids(|n| matches!(n, Node::Master(_)));
+        let clients = ids(|n| matches!(n, Node::Client(_)));
+        let others = ids(|n| matches!(n, Node::Counter | Node::Resource(_)));
+        let mut links = Vec::new();
+        for &c in &clients {
+            for &o in masters.iter().chain(&others) {
+                links.push((c, o));
+                links.push((o, c));
+            }
+        }
+        links.sort();
+        links
     }
 }
 
@@ -801,14 +804,14 @@ fn write_by_random_value(r: &mut Resource, token: u32, ghost: u32, out: &mut Out
 impl Lock for Node {
     /// A client believes it holds the lock while its validity timer is
     /// above zero, and, once it has checked that timer, until it has
-    /// written and released (DESIGN.md §5).
+    /// written and released (docs/design.md §5).
     fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
         let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {
             let State::Client(c) = &n.state else { continue };
             // Every Redlock client checks its validity: until it has passed
             // its check, a client that won a majority may not use the lock,
-            // and still wants it (DESIGN.md §5).
+            // and still wants it (docs/design.md §5).
             let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
             let (holds, wants) = c.script.lease_belief(true, c.checked, valid);
             v.holding |= u64::from(holds) << i;

@@ -1,4 +1,4 @@
-//! The protected resource (DESIGN.md §3): storage that accepts the writes
+//! The protected resource (docs/design.md §3): storage that accepts the writes
 //! clients make in their critical sections and, with fencing on, rejects
 //! any token lower than the highest it has seen (Kleppmann's fencing).
 

@@ -34,7 +34,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -393,7 +393,7 @@ impl Actor for Node {
     }
 
     /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (DESIGN.md §2).
+    /// at any moment (docs/design.md §2).
     fn urgent(&self, step: Step) -> bool {
         step != Step::Acquire
     }
@@ -562,45 +562,6 @@ impl Actor for Node {
         }
     }
 
-    /// specs/mirror/SingleRedis.tla's variables: the server's `key` and `fence`,
-    /// the clients' script and attempt, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let server = |st: &State| match st {
-            State::Server(sv) => Some(*sv),
-            _ => None,
-        };
-        let resource = |st: &State| match st {
-            State::Resource(r) => Some(*r),
-            _ => None,
-        };
-        let sv = s.nodes.iter().find_map(|n| server(&n.state)).unwrap_or_default();
-        let r = s.nodes.iter().find_map(|n| resource(&n.state)).unwrap_or_default();
-        Some(vec![
-            (
-                "key",
-                Tla::or_none(sv.key, |k| {
-                    Tla::rec([("value", Tla::int(k.value)), ("ghost", Tla::int(k.ghost))])
-                }),
-            ),
-            ("fence", Tla::int(sv.fence)),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("expire", client(|c| Tla::str(format!("{:?}", c.expire)))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("token", client(|c| Tla::int(c.token))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-
     fn persistence(&self) -> &'static str {
         match self {
             Node::Server(p) if p.restart == Restart::Fsync => "with its fsynced keys",
@@ -688,6 +649,48 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(p.fencing.then_some(&show::token as &dyn Fn(u32) -> String)),
         })
+    }
+}
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/SingleRedis.tla's variables: the server's `key` and `fence`,
+    /// the clients' script and attempt, the resource's maxima.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let server = |st: &State| match st {
+            State::Server(sv) => Some(*sv),
+            _ => None,
+        };
+        let resource = |st: &State| match st {
+            State::Resource(r) => Some(*r),
+            _ => None,
+        };
+        let sv = s.nodes.iter().find_map(|n| server(&n.state)).unwrap_or_default();
+        let r = s.nodes.iter().find_map(|n| resource(&n.state)).unwrap_or_default();
+        Some(vec![
+            (
+                "key",
+                Tla::or_none(sv.key, |k| {
+                    Tla::rec([("value", Tla::int(k.value)), ("ghost", Tla::int(k.ghost))])
+                }),
+            ),
+            ("fence", Tla::int(sv.fence)),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("value", client(|c| Tla::int(c.value))),
+            ("expire", client(|c| Tla::str(format!("{:?}", c.expire)))),
+            ("checked", client(|c| Tla::Bool(c.checked))),
+            ("token", client(|c| Tla::int(c.token))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("max_token", Tla::int(r.max_token)),
+            ("max_ghost", Tla::int(r.max_ghost)),
+        ])
     }
 }
 
@@ -840,7 +843,7 @@ impl Lock for Node {
     /// A naive client believes it holds the lock from the grant until its
     /// write is answered. A validity client, while it is `Holding`, only
     /// while its validity timer is above zero or once it has checked it,
-    /// and it still wants the lock until it has checked (DESIGN.md §5).
+    /// and it still wants the lock until it has checked (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
         let mut v = LockView::default();
         for (i, n) in state.nodes.iter().enumerate() {

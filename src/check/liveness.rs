@@ -1,4 +1,4 @@
-//! Liveness as TLC checks it (DESIGN.md §5): a violation is a reachable
+//! Liveness as TLC checks it (docs/design.md §5): a violation is a reachable
 //! lasso whose loop has no fault, is fair, and in which a running client
 //! wants the lock and is never granted it. Stateright's `eventually` only
 //! looks at acyclic paths, so this is a pass over the whole state graph:

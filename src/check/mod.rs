@@ -1,4 +1,4 @@
-//! Exhaustive checking (DESIGN.md §6). locksmith walks the world's
+//! Exhaustive checking (docs/design.md §6). locksmith walks the world's
 //! `stateright::Model` itself, single-threaded and in a fixed order, so
 //! that BFS counterexamples are the shortest and the same bytes on every
 //! run; it keeps the labelled state graph, which the liveness pass needs and
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use liveness::Waiting;
 
+use crate::memory;
 use crate::progress::Progress;
 use crate::properties::{safe, view, Lock, Prop};
 use crate::scenario::Verdict;
@@ -422,69 +423,6 @@ const MEMORY_EVERY: usize = 4096;
 /// to draw).
 const PROGRESS_EVERY: usize = 256;
 
-/// The process's memory, as Linux reports it in `/proc`.
-pub mod memory {
-    const KIB: u64 = 1 << 10;
-
-    /// The resident set size in bytes (`/proc/self/statm`), or `None`
-    /// where `/proc` cannot be read.
-    pub fn resident() -> Option<u64> {
-        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-        Some(pages.saturating_mul(page_size()))
-    }
-
-    /// The page size from the auxiliary vector (`AT_PAGESZ`), else 4 KiB.
-    fn page_size() -> u64 {
-        static PAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        *PAGE.get_or_init(|| {
-            const AT_PAGESZ: u64 = 6;
-            let word = std::mem::size_of::<usize>();
-            let auxv = std::fs::read("/proc/self/auxv").unwrap_or_default();
-            let read = |c: &[u8]| {
-                let mut b = [0u8; 8];
-                b[..word].copy_from_slice(c);
-                if cfg!(target_endian = "big") {
-                    u64::from_be_bytes(b) >> (64 - 8 * word as u32)
-                } else {
-                    u64::from_le_bytes(b)
-                }
-            };
-            auxv.chunks_exact(2 * word)
-                .find(|pair| read(&pair[..word]) == AT_PAGESZ)
-                .map(|pair| read(&pair[word..]))
-                .filter(|p| *p > 0)
-                .unwrap_or(4 * KIB)
-        })
-    }
-
-    /// The machine's physical memory in bytes (`MemTotal` in
-    /// `/proc/meminfo`), or `None` where it cannot be read.
-    pub fn total() -> Option<u64> {
-        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let mut words = line.split_whitespace().skip(1);
-        let n: u64 = words.next()?.parse().ok()?;
-        (words.next() == Some("kB")).then(|| n.saturating_mul(KIB))
-    }
-
-    /// `bytes` in the largest binary unit it reaches: `512 MiB`, `8 GiB`,
-    /// `17.6 GiB`.
-    pub fn human(bytes: u64) -> String {
-        let units = [
-            ("TiB", KIB.pow(4)),
-            ("GiB", KIB.pow(3)),
-            ("MiB", KIB.pow(2)),
-            ("KiB", KIB),
-        ];
-        match units.iter().find(|(_, u)| bytes >= *u) {
-            Some((name, u)) if bytes.is_multiple_of(*u) => format!("{} {name}", bytes / u),
-            Some((name, u)) => format!("{:.1} {name}", bytes as f64 / *u as f64),
-            None => format!("{bytes} bytes"),
-        }
-    }
-}
-
 /// Full states the liveness pass may lift under symmetry when no state
 /// bound is given: about a gigabyte of states kept whole.
 const LIFT_BUDGET: usize = 2_000_000;
@@ -562,7 +500,7 @@ fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
 }
 
 /// Whether `a`'s class is strongly fair in the liveness pass: a tick.
-/// Time is strongly fair (DESIGN.md §5 says weakly; see README "Time is
+/// Time is strongly fair (docs/design.md §5 says weakly; see README "Time is
 /// strongly fair"): a run that comes back for ever to states where a tick
 /// may happen lets time pass. Under weak fairness a loop of urgent steps
 /// with a non-urgent step between them (a whole acquisition over links

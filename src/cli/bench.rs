@@ -20,9 +20,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::algorithms::{dispatch, Job};
+use crate::catalog;
 use crate::check::{check, Options};
 use crate::properties::Lock;
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::world::World;
 
 /// One configuration: a label, a bundled scenario name or a file under
@@ -326,7 +327,7 @@ fn child(label: &str, threads: usize) -> i32 {
         eprintln!("locksmith: {label:?} is not a bench configuration");
         return 2;
     };
-    let loaded = scenario::find(&locate(c.scenario).to_string_lossy()).and_then(|p| scenario::load(&p));
+    let loaded = catalog::open(&locate(c.scenario).to_string_lossy());
     let mut sc = match loaded {
         Ok(sc) => sc,
         Err(e) => {

@@ -1,5 +1,5 @@
 //! `locksmith explore`: serves stateright's web explorer for one scenario
-//! (DESIGN.md §6, §12) until the process is stopped.
+//! (docs/design.md §6, §12) until the process is stopped.
 //!
 //! stateright's `serve` has three pitfalls this command steps around:
 //! - it panics when the address cannot be bound, so the address is parsed
@@ -19,13 +19,14 @@ use std::path::{Path, PathBuf};
 use stateright::{Checker, Model};
 
 use crate::algorithms::{dispatch, Job};
+use crate::catalog;
 use crate::explore::Explorer;
 use crate::properties::Lock;
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::world::World;
 
 pub fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> i32 {
-    let mut sc = match scenario::find(name).and_then(|p| scenario::load(&p)) {
+    let mut sc = match catalog::open(name) {
         Ok(sc) => sc,
         Err(e) => {
             eprintln!("locksmith: {e}");

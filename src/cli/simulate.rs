@@ -1,5 +1,5 @@
 //! `locksmith simulate`: seeded random walks, shrinking, the sim report
-//! and its replay line (DESIGN.md §6). Exit codes: 0 no violation the
+//! and its replay line (docs/design.md §6). Exit codes: 0 no violation the
 //! scenario does not expect and every expected safety violation found;
 //! 1 a violation it does not expect; 2 bad input or usage; 3 an expected
 //! violation not found in the runs, or a run that is not deterministic.
@@ -8,11 +8,12 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::algorithms::{dispatch, Job};
+use crate::catalog;
 use crate::check::Counterexample;
 use crate::progress::{self, Progress};
 use crate::properties::{Lock, Prop};
 use crate::report::sim::{self, Found, SimSummary};
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::{check_determinism, shrink, simulate_with, trace_of, Options, Outcome, Rates};
 use crate::world::World;
 
@@ -50,7 +51,7 @@ pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
         eprintln!("locksmith: {e}");
         return 2;
     }
-    let sc = match scenario::find(name).and_then(|p| scenario::load(&p)) {
+    let sc = match catalog::open(name) {
         Ok(sc) => sc,
         Err(e) => {
             eprintln!("locksmith: {e}");

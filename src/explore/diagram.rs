@@ -8,7 +8,7 @@
 //! named at the bottom.
 //!
 //! Every label is XML-escaped: messages carry user-visible text, and
-//! stateright's own diagrams do not escape theirs (DESIGN.md §12).
+//! stateright's own diagrams do not escape theirs (docs/design.md §12).
 
 use std::fmt::Write;
 

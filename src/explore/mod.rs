@@ -1,5 +1,5 @@
 //! `locksmith explore`: stateright's web explorer over a scenario's world
-//! (DESIGN.md §6, §12), in the words of `trace.md`.
+//! (docs/design.md §6, §12), in the words of `trace.md`.
 //!
 //! The explorer is stateright's own (its page, its HTTP API, its on-demand
 //! checker); this module is the `stateright::Model` it is served: the
@@ -25,7 +25,7 @@ use std::sync::Arc;
 use stateright::{Model, Path, Property};
 
 use crate::properties::{view, Lock};
-use crate::report::markdown::{changed, fields};
+use crate::report::story::{changed, fields};
 use crate::world::{Action, Status, World, WorldState};
 
 /// The scenario's world as the explorer serves it.

@@ -158,8 +158,9 @@ fn ticks(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::load;
     use crate::matrix::variant::variant;
-    use crate::scenario::{find, load};
+    use crate::scenario::find;
 
     fn columns(name: &str) -> (Vec<FaultClass>, Vec<String>) {
         let sc = load(&find(name).expect("bundled")).expect("loads");

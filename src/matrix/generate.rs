@@ -13,14 +13,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::scenario::{self, Scenario};
+use crate::catalog::{self, GENERATED};
+use crate::scenario::Scenario;
 
 use super::fault_class::{classes, FaultClass};
 use super::variant::variant;
-
-/// The folder, under the reports root, that holds generated scenarios and
-/// their reports.
-pub const DIR: &str = "generated";
 
 /// A cell no bundled scenario fills.
 #[derive(Clone, Debug)]
@@ -55,13 +52,13 @@ pub fn plan(bundled: &[&Scenario], root: &Path) -> BTreeMap<(Row, FaultClass), (
             .expect("a row has a scenario");
         for column in FaultClass::ALL.into_iter().filter(|c| !covered.contains(c)) {
             let name = file_stem(&row, column);
-            let file = Path::new(DIR).join(format!("{name}.toml"));
+            let file = Path::new(GENERATED).join(format!("{name}.toml"));
             let path = root.join(&file);
             let mut reason = None;
             let mut found = None;
             for faults in budgets(base, column) {
                 let text = text(base, &row, column, &faults);
-                match scenario::parse(&path, &text) {
+                match catalog::parse(&path, &text) {
                     Ok(mut sc) => {
                         let lands = variant(&sc).is_ok_and(|v| {
                             (v.family.clone(), v.name.clone()) == row && classes(&sc, &v).contains(&column)
@@ -237,7 +234,8 @@ fn toml_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{all, load};
+    use crate::catalog::load;
+    use crate::scenario::all;
 
     #[test]
     fn every_missing_cell_is_planned_and_generated_ones_land_in_their_cell() {
@@ -251,9 +249,9 @@ mod tests {
                     let v = variant(scenario).expect("a row");
                     assert_eq!((&v.family, &v.name), (family, name));
                     assert!(classes(scenario, &v).contains(column));
-                    assert!(file.starts_with(DIR));
+                    assert!(file.starts_with(GENERATED));
                     let text = text.as_ref().expect("a generated cell has its text");
-                    let again = scenario::parse(&Path::new("reports").join(file), text).expect("parses again");
+                    let again = catalog::parse(&Path::new("reports").join(file), text).expect("parses again");
                     assert_eq!(again.faults, scenario.faults);
                 }
                 Cell::Absent { reason } => assert!(!reason.is_empty(), "{family} {name} {column:?}"),

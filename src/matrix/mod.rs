@@ -1,4 +1,4 @@
-//! `reports/MATRIX.md` (DESIGN.md §8): algorithm variants as rows, fault
+//! `reports/MATRIX.md` (docs/design.md §8): algorithm variants as rows, fault
 //! classes as columns, each cell the checker's verdicts for the scenarios
 //! that put that variant under that fault. Everything in it comes from the
 //! scenarios' own files (rows: [`variant`]; columns: [`fault_class`]) and
@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::catalog::{self, GENERATED};
 use crate::report::Summary;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -151,11 +152,11 @@ checker's verdicts and, where measured, the messages per acquisition in fault-fr
 /// One scenario in a cell: its name (linked to its file), the budget in
 /// parentheses, its verdicts, and messages per acquisition.
 fn entry(sc: &Scenario, s: &Summary, detail: &str) -> String {
-    let dir = sc.report_key().to_string_lossy().replace('\\', "/");
+    let dir = catalog::report_key(sc).to_string_lossy().replace('\\', "/");
     let mut text = if sc.bundled {
         format!("[{0}](../scenarios/{0}.toml)", sc.name)
     } else if sc.generated {
-        format!("*generated* [{0}]({1}/{0}.toml)", sc.name, generate::DIR)
+        format!("*generated* [{0}]({1}/{0}.toml)", sc.name, GENERATED)
     } else {
         format!("`{}`", sc.name)
     };
@@ -226,7 +227,7 @@ pub fn write_generated(
     bundled: &[&Scenario],
     max_states: usize,
 ) -> Result<(Vec<Scenario>, Vec<(generate::Row, FaultClass, String)>), String> {
-    let dir = root.join(generate::DIR);
+    let dir = root.join(GENERATED);
     let (generated, absent) = planned(root, bundled);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let keep: std::collections::BTreeSet<String> = generated.iter().map(|(sc, _)| sc.name.clone()).collect();
@@ -263,7 +264,7 @@ pub fn write_generated(
 /// as their scenario files still say what this version would write and
 /// their summaries are there; `None` when no `--full` run wrote there.
 pub fn full_from_disk(root: &Path, bundled: &[&Scenario]) -> Option<Full> {
-    let dir = root.join(generate::DIR);
+    let dir = root.join(GENERATED);
     let bound: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join(BOUND_FILE)).ok()?).ok()?;
     let max_states = bound.get("max_states")?.as_u64()? as usize;
     let (generated, mut absent) = planned(root, bundled);

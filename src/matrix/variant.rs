@@ -28,7 +28,7 @@ pub struct Variant {
 }
 
 /// The row of `sc`. Errors only where the family's own parameters do not
-/// load, which `scenario::load` has already ruled out.
+/// load, which `catalog::load` has already ruled out.
 pub fn variant(sc: &Scenario) -> Result<Variant, ScenarioError> {
     let (name, restarts_empty, window) = match sc.algorithm.as_str() {
         "single-redis" => single_redis_variant(&single_redis::Params::read(sc)?),
@@ -213,7 +213,8 @@ fn token_ring_variant(p: &token_ring::Params) -> Named {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{find, load};
+    use crate::catalog::load;
+    use crate::scenario::find;
 
     fn row(name: &str) -> Variant {
         variant(&load(&find(name).expect("bundled")).expect("loads")).expect("named")

@@ -247,7 +247,7 @@ pub fn replay_path(path: &Path, scenario: Option<&str>) -> Option<Replay> {
             "{shown}: a TLA+ tool's trace names no scenario: give the one its constants come from with --scenario NAME"
         ))),
         (true, Some(name)) => {
-            let sc = crate::scenario::find(name).and_then(|p| crate::scenario::load(&p));
+            let sc = crate::catalog::open(name);
             Some(match sc {
                 Ok(sc) => replay_spec_trace(path, &text, &sc),
                 Err(e) => Replay::Invalid(e.to_string()),

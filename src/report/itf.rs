@@ -6,7 +6,7 @@
 //!
 //! The states are the spec's, not the checker's: the checker renumbers
 //! growing values (ghost numbers, lock values, tokens, Lamport clocks) by
-//! rank after every step (DESIGN.md §2), which the spec does only in its
+//! rank after every step (docs/design.md §2), which the spec does only in its
 //! VIEW. So the trace is replayed without renumbering
 //! ([`World::after_unranked`]) from the initial state, each action's
 //! values translated to the unrenumbered ones, and every state written is

@@ -5,12 +5,11 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::diff::{self, changes, leaves};
-use super::story::Story;
+use super::story::{changed, fields, ids, participants, verdict_line, violators, Story};
 use crate::check::Counterexample;
-use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
+use crate::properties::{view, Lock, Prop};
 use crate::scenario::Scenario;
-use crate::world::{Action, Envelope, Status, World, WorldState};
+use crate::world::{Action, Status, World, WorldState};
 
 pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>, json: &Path) -> String {
     let story = Story::new(world, cx);
@@ -109,38 +108,6 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     md
 }
 
-pub(super) fn verdict_line<A: Lock>(
-    world: &World<A>,
-    prop: Prop,
-    states: &[WorldState<A>],
-    loop_at: Option<usize>,
-) -> String {
-    let last = &states[states.len() - 1];
-    let names = |mask: u64| -> String {
-        let v: Vec<&str> = (0..world.names.len())
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| world.name(i))
-            .collect();
-        v.join(" and ")
-    };
-    match prop {
-        Prop::MutualExclusion => format!("**At the last step, {} both believe they hold the lock.**", names(view(world, last).holding))
-            .replace(" both believe", if view(world, last).holding.count_ones() > 2 { " all believe" } else { " both believe" }),
-        Prop::RwExclusion => format!("**At the last step, {} believe they hold the lock, and one of them is a writer.**", names(view(world, last).holding)),
-        Prop::NoStaleWrite => "**At the last step, the resource accepts a write made under an earlier acquisition than one it already accepted.**".into(),
-        Prop::NoForeignRelease => "**At the last step, a release removes a lock that another client acquired.**".into(),
-        _ => {
-            let k = loop_at.unwrap_or(states.len() - 1);
-            format!(
-                "**From step {} on, {} want{} the lock and the run goes on forever, fairly and without faults, with no acquisition.**",
-                k,
-                names(view(world, &states[k]).wanting),
-                if view(world, &states[k]).wanting.count_ones() == 1 { "s" } else { "" }
-            )
-        }
-    }
-}
-
 /// Real time and each node's local clock, followed along the trace.
 struct Clocks {
     real: i64,
@@ -182,26 +149,6 @@ impl Clocks {
     }
 }
 
-fn status(before: Status, after: Status) -> Option<String> {
-    Some(match (before, after) {
-        (Status::Paused(_), Status::Paused(_)) => return None,
-        (Status::Paused(_), Status::Up) => "resumes".into(),
-        (Status::Up, Status::Up) | (Status::Down, Status::Down) => return None,
-        (_, Status::Up) => "up".into(),
-        (_, Status::Paused(k)) => format!("paused, {k} tick{} left", if k == 1 { "" } else { "s" }),
-        (_, Status::Down) => "down".into(),
-    })
-}
-
-/// A node's state as `(field, value)` pairs: the family's own words, or
-/// (`true`) the leaves of its `Debug` text when it shows none.
-pub(crate) fn fields<A: Lock>(world: &World<A>, id: usize, state: &A::State) -> (Vec<(String, String)>, bool) {
-    match world.actors[id].show_state(state, &world.names) {
-        Some(f) => (f, false),
-        None => (leaves(&format!("{state:?}")), true),
-    }
-}
-
 fn initial<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
     let mut out = Vec::new();
     for (i, n) in s.nodes.iter().enumerate() {
@@ -215,137 +162,6 @@ fn initial<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
         }
     }
     out.join("; ")
-}
-
-/// Messages in `after` that are not in `before`: the ones just sent.
-fn sent<M: PartialEq>(before: &[Envelope<M>], after: &[Envelope<M>]) -> Vec<usize> {
-    let mut pool: Vec<&Envelope<M>> = before.iter().collect();
-    let mut out = Vec::new();
-    for (i, e) in after.iter().enumerate() {
-        match pool
-            .iter()
-            .position(|o| o.src == e.src && o.dst == e.dst && o.msg == e.msg)
-        {
-            Some(k) => {
-                pool.remove(k);
-            }
-            None => out.push(i),
-        }
-    }
-    out
-}
-
-/// What an action changed. `ranked`: the states as the world has them
-/// (timers, the lock view); `shown`: the same with values named, for
-/// states and messages.
-pub(crate) fn changed<A: Lock>(
-    world: &World<A>,
-    a: &Action<A>,
-    ranked: (&WorldState<A>, &WorldState<A>),
-    shown: (&WorldState<A>, &WorldState<A>),
-) -> String {
-    let (before, after) = shown;
-    let mut out = Vec::new();
-    let ticking = matches!(a, Action::Tick | Action::Drift { .. });
-    for (i, (b, n)) in before.nodes.iter().zip(&after.nodes).enumerate() {
-        let name = world.name(i);
-        if let Some(st) = status(b.status, n.status) {
-            out.push(format!("{name} {st}"));
-        }
-        let diff = match (fields(world, i, &b.state), fields(world, i, &n.state)) {
-            ((x, false), (y, false)) => diff::fields(&x, &y),
-            _ => changes(&format!("{:?}", b.state), &format!("{:?}", n.state)),
-        };
-        if !diff.is_empty() {
-            out.push(format!("{name}: {}", diff.join(", ")));
-        }
-        for (t, v) in &n.timers {
-            let set = b.timer(*t).is_none_or(|o| *v > o) && !ticking;
-            if set {
-                out.push(format!("{name} sets {} to {v}", world.show_timer(i, t)));
-            }
-        }
-        for (t, _) in &b.timers {
-            if n.timer(*t).is_none()
-                && !matches!(a, Action::Fire { timer, .. } if timer == t)
-                && n.status != Status::Down
-            {
-                out.push(format!("{name} cancels {}", world.show_timer(i, t)));
-            }
-        }
-    }
-    for i in sent(&before.net, &after.net) {
-        let e = &after.net[i];
-        out.push(format!(
-            "{} sends {} to {}",
-            world.name(e.src),
-            world.show_msg(e.src, &e.msg),
-            world.name(e.dst)
-        ));
-    }
-    out.extend(alarms(before, after).into_iter().map(|a| format!("**{a}**")));
-    if ticking {
-        let running: Vec<String> = after
-            .nodes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, n)| {
-                n.timers
-                    .iter()
-                    .map(move |(t, v)| format!("{} {} {v}", world.name(i), world.show_timer(i, t)))
-            })
-            .collect();
-        if !running.is_empty() {
-            out.push(format!("timers: {}", running.join(", ")));
-        }
-        for (i, n) in after.nodes.iter().enumerate() {
-            if n.waited > before.nodes[i].waited {
-                let w = n.waited;
-                out.push(format!(
-                    "{} has worked {w} tick{}",
-                    world.name(i),
-                    if w == 1 { "" } else { "s" }
-                ));
-            }
-        }
-    }
-    for (i, holds) in belief_changes(world, ranked.0, ranked.1) {
-        if holds {
-            out.push(format!("**{} now believes it holds the lock**", world.name(i)));
-        } else {
-            out.push(format!("{} no longer believes it holds the lock", world.name(i)));
-        }
-    }
-    out.join("; ")
-}
-
-/// What a step raised that the safety properties forbid, in words.
-pub(super) fn alarms<A: Lock>(before: &WorldState<A>, after: &WorldState<A>) -> Vec<&'static str> {
-    let raised = after.history & !before.history;
-    let mut out = Vec::new();
-    if raised & FOREIGN_RELEASE != 0 {
-        out.push("a lock another client acquired is released");
-    }
-    if raised & STALE_WRITE != 0 {
-        out.push("the resource accepts a stale write");
-    }
-    out
-}
-
-/// The clients whose belief that they hold the lock changes between two
-/// states as the world has them (the lock view), in id order, with
-/// whether they now hold it. trace.md's notes and trace.svg's bars both
-/// follow this.
-pub(super) fn belief_changes<A: Lock>(
-    world: &World<A>,
-    before: &WorldState<A>,
-    after: &WorldState<A>,
-) -> Vec<(usize, bool)> {
-    let (vb, va) = (view(world, before), view(world, after));
-    (0..world.names.len())
-        .filter(|i| (va.holding ^ vb.holding) & (1 << i) != 0)
-        .map(|i| (i, va.holding & (1 << i) != 0))
-        .collect()
 }
 
 /// Escapes a table cell.
@@ -363,63 +179,6 @@ fn label(s: &str) -> String {
             c => c.to_string(),
         })
         .collect()
-}
-
-/// The ids of `mask`, in order.
-fn ids(mask: u64, n: usize) -> Vec<usize> {
-    (0..n).filter(|i| mask & (1 << i) != 0).collect()
-}
-
-/// The nodes a diagram shows: those that act, send or receive, come to hold
-/// the lock, or take part in the violation.
-pub(super) fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
-    let n = world.names.len();
-    let mut used = vec![false; n];
-    for a in &story.actions {
-        match a {
-            Action::Deliver { src, dst, .. } | Action::Lose { src, dst, .. } | Action::Duplicate { src, dst, .. } => {
-                used[*src] = true;
-                used[*dst] = true;
-            }
-            Action::Partition { a, b } | Action::Cut { src: a, dst: b } => {
-                used[*a] = true;
-                used[*b] = true;
-            }
-            Action::Disconnected { peer, .. } | Action::Reconnect { peer, .. } => used[*peer] = true,
-            Action::Drift { fast, slow } => fast.iter().chain(slow).for_each(|i| used[*i] = true),
-            _ => {}
-        }
-        if let Some(node) = a.node() {
-            used[node] = true;
-        }
-    }
-    for s in &story.states {
-        ids(view(world, s).holding, n).into_iter().for_each(|i| used[i] = true);
-    }
-    for i in violators(world, story, prop) {
-        used[i] = true;
-    }
-    (0..n).filter(|i| used[*i]).collect()
-}
-
-/// Who the violation is about: the holders at the last step, the client
-/// that waits for ever, or the node of the last step.
-pub(super) fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
-    let n = world.names.len();
-    let last = &story.states[story.states.len() - 1];
-    let who = match prop {
-        Prop::MutualExclusion | Prop::RwExclusion => ids(view(world, last).holding, n),
-        Prop::DeadlockFreedom | Prop::StarvationFreedom => {
-            let k = story.loop_at.unwrap_or(story.states.len() - 1);
-            ids(view(world, &story.states[k]).wanting, n)
-        }
-        _ => Vec::new(),
-    };
-    if who.is_empty() {
-        story.actions.last().and_then(|a| a.node()).into_iter().collect()
-    } else {
-        who
-    }
 }
 
 /// `Note over` one node, or a span of nodes.

@@ -1,4 +1,4 @@
-//! Reports (DESIGN.md §8): `reports/<scenario>/summary.json`, and for each
+//! Reports (docs/design.md §8): `reports/<scenario>/summary.json`, and for each
 //! violated property a `trace.json` to replay, a `trace.md` to read and a
 //! `trace.svg` to look at.
 //! The headline violation (the first expected one, else the first) is
@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog;
 use crate::check::Outcome;
 use crate::properties::{Lock, Prop};
 use crate::scenario::{Scenario, Verdict};
@@ -143,7 +144,7 @@ impl Summary {
     /// Whether a definite verdict (`holds` or `violated`, never `unknown`)
     /// differs from what the scenario expects, or is a violation where it
     /// expects nothing. A bound that left another property open does not
-    /// make this any less of a difference (DESIGN.md §9: exit 1, not 3).
+    /// make this any less of a difference (docs/design.md §9: exit 1, not 3).
     pub fn differs(&self) -> bool {
         self.properties.iter().any(|p| {
             p.verdict != "unknown"
@@ -184,7 +185,7 @@ fn trace_name(prop: Prop, headline: Option<Prop>) -> String {
     }
 }
 
-/// Writes `root/<scenario>/` (`Scenario::report_key`): the summary and every trace, as bytes a
+/// Writes `root/<scenario>/` (`catalog::report_key`): the summary and every trace, as bytes a
 /// rerun reproduces (no wall time). The report is written whole into a
 /// temporary folder beside it and then swapped into place, so an
 /// interrupted or failed run leaves the previous report intact.
@@ -195,7 +196,7 @@ pub fn write<A: Lock>(
     outcome: &Outcome<A>,
     summary: &Summary,
 ) -> std::io::Result<PathBuf> {
-    let dir = root.join(sc.report_key());
+    let dir = root.join(catalog::report_key(sc));
     let parent = dir.parent().unwrap_or(root);
     std::fs::create_dir_all(parent)?;
     let partial = parent.join(format!(".{}.partial-{}", sc.name, std::process::id()));

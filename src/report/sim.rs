@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{markdown, swap_into_place, trace_name, write_synced};
+use crate::catalog;
 use crate::check::Counterexample;
 use crate::properties::{Lock, Prop};
 use crate::scenario::{Scenario, Verdict};
@@ -191,7 +192,7 @@ fn headline<A: Lock>(sc: &Scenario, found: &[Found<A>]) -> Option<Prop> {
 /// The folder of a simulation's report: `sim-<seed>` inside the
 /// scenario's report folder.
 pub fn sim_dir(root: &Path, sc: &Scenario, seed: u64) -> PathBuf {
-    root.join(sc.report_key()).join(format!("sim-{seed}"))
+    root.join(catalog::report_key(sc)).join(format!("sim-{seed}"))
 }
 
 /// The folder name of a summary's report: `sim-<seed>`, or `sim-<A>..<B>`
@@ -212,7 +213,7 @@ pub fn write<A: Lock>(
     summary: &SimSummary,
     found: &[Found<A>],
 ) -> std::io::Result<PathBuf> {
-    let dir = root.join(sc.report_key()).join(dir_name(summary));
+    let dir = root.join(catalog::report_key(sc)).join(dir_name(summary));
     let parent = dir.parent().unwrap_or(root);
     std::fs::create_dir_all(parent)?;
     let partial = parent.join(format!(".{}.partial-{}", dir_name(summary), std::process::id()));

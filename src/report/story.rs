@@ -2,7 +2,7 @@
 //! token and ghost number under a name that stays the same for the whole
 //! trace.
 //!
-//! The world renumbers growing values by rank after every step (DESIGN.md
+//! The world renumbers growing values by rank after every step (docs/design.md
 //! §2), so the value a client drew as 2 may read 1 a step later, when an
 //! older value is forgotten. Printed as it is, a pure renumbering would look
 //! like a change ("value 2 → 1"). So the story follows each value through
@@ -13,11 +13,17 @@
 //! names over to the renumbered state by position. Shown states and actions
 //! hold these names in place of the values, so `show_*` prints them as they
 //! are.
+//!
+//! It also holds the narration that trace.md, trace.svg and the explorer
+//! share: what a step changed, what it raised, whose belief changed, who
+//! the diagram shows and who the violation is about, and the verdict line.
 
 use std::collections::HashMap;
 
+use super::diff::{self, changes, leaves};
 use crate::check::Counterexample;
-use crate::world::{Action, Actor, Seq, World, WorldState};
+use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
+use crate::world::{Action, Actor, Envelope, Seq, Status, World, WorldState};
 
 /// Names of the values present in one state: `(sequence, value)` → name.
 type Names = HashMap<(Seq, u32), u32>;
@@ -151,4 +157,246 @@ fn rename_action<A: Actor>(world: &World<A>, a: &Action<A>, names: &Names) -> Ac
         world.actors[*dst].numbers_msg(msg, &mut rename(names));
     }
     a
+}
+
+/// The verdict in one bold sentence: who holds the lock at the last step,
+/// or who waits from the loop on. trace.md and trace.svg both state it.
+pub(super) fn verdict_line<A: Lock>(
+    world: &World<A>,
+    prop: Prop,
+    states: &[WorldState<A>],
+    loop_at: Option<usize>,
+) -> String {
+    let last = &states[states.len() - 1];
+    let names = |mask: u64| -> String {
+        let v: Vec<&str> = (0..world.names.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| world.name(i))
+            .collect();
+        v.join(" and ")
+    };
+    match prop {
+        Prop::MutualExclusion => format!("**At the last step, {} both believe they hold the lock.**", names(view(world, last).holding))
+            .replace(" both believe", if view(world, last).holding.count_ones() > 2 { " all believe" } else { " both believe" }),
+        Prop::RwExclusion => format!("**At the last step, {} believe they hold the lock, and one of them is a writer.**", names(view(world, last).holding)),
+        Prop::NoStaleWrite => "**At the last step, the resource accepts a write made under an earlier acquisition than one it already accepted.**".into(),
+        Prop::NoForeignRelease => "**At the last step, a release removes a lock that another client acquired.**".into(),
+        _ => {
+            let k = loop_at.unwrap_or(states.len() - 1);
+            format!(
+                "**From step {} on, {} want{} the lock and the run goes on forever, fairly and without faults, with no acquisition.**",
+                k,
+                names(view(world, &states[k]).wanting),
+                if view(world, &states[k]).wanting.count_ones() == 1 { "s" } else { "" }
+            )
+        }
+    }
+}
+
+fn status(before: Status, after: Status) -> Option<String> {
+    Some(match (before, after) {
+        (Status::Paused(_), Status::Paused(_)) => return None,
+        (Status::Paused(_), Status::Up) => "resumes".into(),
+        (Status::Up, Status::Up) | (Status::Down, Status::Down) => return None,
+        (_, Status::Up) => "up".into(),
+        (_, Status::Paused(k)) => format!("paused, {k} tick{} left", if k == 1 { "" } else { "s" }),
+        (_, Status::Down) => "down".into(),
+    })
+}
+
+/// A node's state as `(field, value)` pairs: the family's own words, or
+/// (`true`) the leaves of its `Debug` text when it shows none.
+pub(crate) fn fields<A: Lock>(world: &World<A>, id: usize, state: &A::State) -> (Vec<(String, String)>, bool) {
+    match world.actors[id].show_state(state, &world.names) {
+        Some(f) => (f, false),
+        None => (leaves(&format!("{state:?}")), true),
+    }
+}
+
+/// Messages in `after` that are not in `before`: the ones just sent.
+fn sent<M: PartialEq>(before: &[Envelope<M>], after: &[Envelope<M>]) -> Vec<usize> {
+    let mut pool: Vec<&Envelope<M>> = before.iter().collect();
+    let mut out = Vec::new();
+    for (i, e) in after.iter().enumerate() {
+        match pool
+            .iter()
+            .position(|o| o.src == e.src && o.dst == e.dst && o.msg == e.msg)
+        {
+            Some(k) => {
+                pool.remove(k);
+            }
+            None => out.push(i),
+        }
+    }
+    out
+}
+
+/// What an action changed. `ranked`: the states as the world has them
+/// (timers, the lock view); `shown`: the same with values named, for
+/// states and messages.
+pub(crate) fn changed<A: Lock>(
+    world: &World<A>,
+    a: &Action<A>,
+    ranked: (&WorldState<A>, &WorldState<A>),
+    shown: (&WorldState<A>, &WorldState<A>),
+) -> String {
+    let (before, after) = shown;
+    let mut out = Vec::new();
+    let ticking = matches!(a, Action::Tick | Action::Drift { .. });
+    for (i, (b, n)) in before.nodes.iter().zip(&after.nodes).enumerate() {
+        let name = world.name(i);
+        if let Some(st) = status(b.status, n.status) {
+            out.push(format!("{name} {st}"));
+        }
+        let diff = match (fields(world, i, &b.state), fields(world, i, &n.state)) {
+            ((x, false), (y, false)) => diff::fields(&x, &y),
+            _ => changes(&format!("{:?}", b.state), &format!("{:?}", n.state)),
+        };
+        if !diff.is_empty() {
+            out.push(format!("{name}: {}", diff.join(", ")));
+        }
+        for (t, v) in &n.timers {
+            let set = b.timer(*t).is_none_or(|o| *v > o) && !ticking;
+            if set {
+                out.push(format!("{name} sets {} to {v}", world.show_timer(i, t)));
+            }
+        }
+        for (t, _) in &b.timers {
+            if n.timer(*t).is_none()
+                && !matches!(a, Action::Fire { timer, .. } if timer == t)
+                && n.status != Status::Down
+            {
+                out.push(format!("{name} cancels {}", world.show_timer(i, t)));
+            }
+        }
+    }
+    for i in sent(&before.net, &after.net) {
+        let e = &after.net[i];
+        out.push(format!(
+            "{} sends {} to {}",
+            world.name(e.src),
+            world.show_msg(e.src, &e.msg),
+            world.name(e.dst)
+        ));
+    }
+    out.extend(alarms(before, after).into_iter().map(|a| format!("**{a}**")));
+    if ticking {
+        let running: Vec<String> = after
+            .nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| {
+                n.timers
+                    .iter()
+                    .map(move |(t, v)| format!("{} {} {v}", world.name(i), world.show_timer(i, t)))
+            })
+            .collect();
+        if !running.is_empty() {
+            out.push(format!("timers: {}", running.join(", ")));
+        }
+        for (i, n) in after.nodes.iter().enumerate() {
+            if n.waited > before.nodes[i].waited {
+                let w = n.waited;
+                out.push(format!(
+                    "{} has worked {w} tick{}",
+                    world.name(i),
+                    if w == 1 { "" } else { "s" }
+                ));
+            }
+        }
+    }
+    for (i, holds) in belief_changes(world, ranked.0, ranked.1) {
+        if holds {
+            out.push(format!("**{} now believes it holds the lock**", world.name(i)));
+        } else {
+            out.push(format!("{} no longer believes it holds the lock", world.name(i)));
+        }
+    }
+    out.join("; ")
+}
+
+/// What a step raised that the safety properties forbid, in words.
+pub(super) fn alarms<A: Lock>(before: &WorldState<A>, after: &WorldState<A>) -> Vec<&'static str> {
+    let raised = after.history & !before.history;
+    let mut out = Vec::new();
+    if raised & FOREIGN_RELEASE != 0 {
+        out.push("a lock another client acquired is released");
+    }
+    if raised & STALE_WRITE != 0 {
+        out.push("the resource accepts a stale write");
+    }
+    out
+}
+
+/// The clients whose belief that they hold the lock changes between two
+/// states as the world has them (the lock view), in id order, with
+/// whether they now hold it. trace.md's notes and trace.svg's bars both
+/// follow this.
+pub(super) fn belief_changes<A: Lock>(
+    world: &World<A>,
+    before: &WorldState<A>,
+    after: &WorldState<A>,
+) -> Vec<(usize, bool)> {
+    let (vb, va) = (view(world, before), view(world, after));
+    (0..world.names.len())
+        .filter(|i| (va.holding ^ vb.holding) & (1 << i) != 0)
+        .map(|i| (i, va.holding & (1 << i) != 0))
+        .collect()
+}
+
+/// The ids of `mask`, in order.
+pub(super) fn ids(mask: u64, n: usize) -> Vec<usize> {
+    (0..n).filter(|i| mask & (1 << i) != 0).collect()
+}
+
+/// The nodes a diagram shows: those that act, send or receive, come to hold
+/// the lock, or take part in the violation.
+pub(super) fn participants<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+    let n = world.names.len();
+    let mut used = vec![false; n];
+    for a in &story.actions {
+        match a {
+            Action::Deliver { src, dst, .. } | Action::Lose { src, dst, .. } | Action::Duplicate { src, dst, .. } => {
+                used[*src] = true;
+                used[*dst] = true;
+            }
+            Action::Partition { a, b } | Action::Cut { src: a, dst: b } => {
+                used[*a] = true;
+                used[*b] = true;
+            }
+            Action::Disconnected { peer, .. } | Action::Reconnect { peer, .. } => used[*peer] = true,
+            Action::Drift { fast, slow } => fast.iter().chain(slow).for_each(|i| used[*i] = true),
+            _ => {}
+        }
+        if let Some(node) = a.node() {
+            used[node] = true;
+        }
+    }
+    for s in &story.states {
+        ids(view(world, s).holding, n).into_iter().for_each(|i| used[i] = true);
+    }
+    for i in violators(world, story, prop) {
+        used[i] = true;
+    }
+    (0..n).filter(|i| used[*i]).collect()
+}
+
+/// Who the violation is about: the holders at the last step, the client
+/// that waits for ever, or the node of the last step.
+pub(super) fn violators<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> Vec<usize> {
+    let n = world.names.len();
+    let last = &story.states[story.states.len() - 1];
+    let who = match prop {
+        Prop::MutualExclusion | Prop::RwExclusion => ids(view(world, last).holding, n),
+        Prop::DeadlockFreedom | Prop::StarvationFreedom => {
+            let k = story.loop_at.unwrap_or(story.states.len() - 1);
+            ids(view(world, &story.states[k]).wanting, n)
+        }
+        _ => Vec::new(),
+    };
+    if who.is_empty() {
+        story.actions.last().and_then(|a| a.node()).into_iter().collect()
+    } else {
+        who
+    }
 }

@@ -38,9 +38,10 @@ mod tests {
     use super::draw::render;
     use super::timeline::{build, Arrow, Belief, Block, BlockKind, End, Lane, Lasso, Row, Timeline, Violation};
     use crate::algorithms::{dispatch, Job};
+    use crate::catalog;
     use crate::check::{check, Options};
     use crate::properties::{Lock, Prop};
-    use crate::scenario::{self, Scenario};
+    use crate::scenario::Scenario;
     use crate::world::{Action, World};
 
     /// A counterexample of a bundled scenario: its timeline, its SVG, and
@@ -80,7 +81,7 @@ mod tests {
     }
 
     fn drawn(name: &str, prop: Prop) -> Drawn {
-        let sc = scenario::load(&scenario::find(name).expect("bundled")).expect("valid");
+        let sc = catalog::open(name).expect("a valid bundled scenario");
         dispatch(&sc, Draw(prop)).expect("builds")
     }
 

@@ -1,4 +1,4 @@
-//! Seeded simulation (DESIGN.md §6): random walks through the same world
+//! Seeded simulation (docs/design.md §6): random walks through the same world
 //! and actions as `check`, for configurations exhaustive search cannot
 //! finish. Every choice of run `i` of seed `S` comes from its own ChaCha
 //! stream ([`walk::stream`]), so a run is fully determined by `(S, i)` on

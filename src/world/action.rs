@@ -31,7 +31,7 @@ pub enum Action<A: Actor> {
     /// dropped, the other way still flows (`[faults] one_way`).
     Cut { src: Id, dst: Id },
     /// `node`'s client library notices that its connection to `peer`
-    /// broke (DESIGN.md §2 "Connections").
+    /// broke (docs/design.md §2 "Connections").
     Disconnected { node: Id, peer: Id },
     /// `node`'s client library opens a new connection to `peer`.
     Reconnect { node: Id, peer: Id },
@@ -43,7 +43,7 @@ pub enum Action<A: Actor> {
     ClockJump { node: Id, by: i8 },
     /// Fault: one tick of real time passes, in which the `fast` nodes'
     /// clocks move by 2 and the `slow` nodes' stand still (clock drift,
-    /// each node's skew within `max_drift`; DESIGN.md §2).
+    /// each node's skew within `max_drift`; docs/design.md §2).
     Drift { fast: Vec<Id>, slow: Vec<Id> },
 }
 

@@ -1,4 +1,4 @@
-//! The time-aware actor trait (DESIGN.md section 3).
+//! The time-aware actor trait (docs/design.md section 3).
 //!
 //! Stateright's `Actor` has no notion of elapsed time, so locksmith has its
 //! own in the same style: handlers are pure functions of the actor's state
@@ -11,9 +11,6 @@ use std::hash::Hash;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-
-use super::tla::{all_links, Tla};
-use super::{World, WorldState};
 
 /// Index of a node in the world: servers, clients and the resource alike.
 pub type Id = usize;
@@ -43,7 +40,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// Whether `step` is urgent. A step that waits on the world rather than
     /// on the process (a client coming to want the lock, a retry after its
     /// back-off) is not: time may pass while it is enabled, any number of
-    /// ticks, but weak fairness still forces it eventually (DESIGN.md §2).
+    /// ticks, but weak fairness still forces it eventually (docs/design.md §2).
     /// So no verdict depends on a fixed schedule the real system lacks.
     fn urgent(&self, _step: Self::Step) -> bool {
         true
@@ -65,7 +62,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// makes (Redlock's retry delay): the actor lists every outcome as a
     /// step, and each is fair per state: a run that comes back to a state
     /// for ever takes each of its outcomes there for ever, so a livelock of
-    /// probability zero is not fair (DESIGN.md §2; `check::liveness`). The
+    /// probability zero is not fair (docs/design.md §2; `check::liveness`). The
     /// default: no step is random.
     fn random(&self, _step: Self::Step) -> bool {
         false
@@ -85,7 +82,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// connecting end answers; the world then breaks the connection on a
     /// loss or a cut of that link rather than dropping one message: what
     /// was in flight on it, both ways, is gone, and so is everything sent
-    /// on it until this node reconnects (DESIGN.md §2). TCP delivers once
+    /// on it until this node reconnects (docs/design.md §2). TCP delivers once
     /// and in order, so such a link is never duplicated nor reordered.
     fn connects_to(&self, _peer: Id) -> bool {
         false
@@ -121,7 +118,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     }
 
     /// The largest value a stopwatch needs to tell apart: readings saturate
-    /// there, so states repeat (DESIGN.md section 2).
+    /// there, so states repeat (docs/design.md section 2).
     fn watch_cap(&self, _watch: Self::Watch) -> u8 {
         u8::MAX
     }
@@ -138,7 +135,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// (ghost acquisition numbers, fencing counters and tokens, the
     /// resource's maxima), with the sequence it belongs to. The world
     /// renumbers each sequence by rank among the values present, so a
-    /// client that loops forever still has a finite state space (DESIGN.md
+    /// client that loops forever still has a finite state space (docs/design.md
     /// §2). Zero stays zero: it means "none". Sound only where the next
     /// value drawn exceeds every value present (see [`Seq::Token`]). The
     /// default: none held.
@@ -149,7 +146,7 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
 
     /// Whether `timer` runs on the node's monotonic clock: a step of the
     /// wall clock (`ClockJump`) leaves it where it is, while a drift in the
-    /// clock's rate still moves it (DESIGN.md §2). Go's timers and
+    /// clock's rate still moves it (docs/design.md §2). Go's timers and
     /// deadlines are monotonic, for instance. The default: the wall clock.
     fn monotonic(&self, _timer: Self::Timer) -> bool {
         false
@@ -192,45 +189,6 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// of the `Debug` text.
     fn show_state(&self, _state: &Self::State, _names: &[String]) -> Option<Vec<(String, String)>> {
         None
-    }
-
-    /// The paired TLA+ spec's own VARIABLES (not World.tla's) in `state`,
-    /// as `(name, value)`, each valued as the spec writes it (functions
-    /// over node ids, records, the model value `None`), for
-    /// `trace.itf.json`. `None`: this family has no mapping yet.
-    fn tla_vars(_world: &World<Self>, _state: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>>
-    where
-        Self: Sized,
-    {
-        None
-    }
-
-    /// The links the spec's `net` has a queue for (`DOMAIN net`): by
-    /// default every ordered pair of nodes.
-    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)>
-    where
-        Self: Sized,
-    {
-        all_links(world.actors.len())
-    }
-
-    /// A message sent to this node, as the spec writes it: by default the
-    /// variant's name as `type` and its fields ([`Tla::message`]).
-    fn tla_msg(&self, msg: &Self::Msg) -> Tla {
-        Tla::message(&serde_json::to_value(msg).unwrap_or(serde_json::Value::Null))
-    }
-
-    /// A timer's name as the spec writes it: by default the variant's name.
-    fn tla_timer(&self, timer: &Self::Timer) -> Tla {
-        match serde_json::to_value(timer) {
-            Ok(serde_json::Value::String(s)) => Tla::Str(s),
-            _ => Tla::Str(format!("{timer:?}")),
-        }
-    }
-
-    /// A stopwatch's name as the spec writes it: by default its `Debug`.
-    fn tla_watch(&self, watch: &Self::Watch) -> Tla {
-        Tla::Str(format!("{watch:?}"))
     }
 }
 

@@ -1,4 +1,4 @@
-//! Connections (DESIGN.md §2): where a real client talks over TCP, a loss
+//! Connections (docs/design.md §2): where a real client talks over TCP, a loss
 //! or a cut breaks its connection rather than dropping one message. What
 //! was in flight on it, both ways, is gone; everything sent on it until
 //! the client library reconnects is lost too; the library notices the
@@ -26,7 +26,7 @@ impl<A: Actor> World<A> {
     /// What the client libraries of running nodes do about their broken
     /// connections now: notice a break, or reconnect once the link is
     /// whole and the peer runs. Both are urgent: a library does them at
-    /// once (DESIGN.md §2 "Connections").
+    /// once (docs/design.md §2 "Connections").
     pub(super) fn connection_steps(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
         for c in &s.broken {
             if !s.nodes[c.node].is_up() {

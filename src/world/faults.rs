@@ -1,4 +1,4 @@
-//! The adversary's budget (DESIGN.md sections 2 and 7): every fault is a
+//! The adversary's budget (docs/design.md sections 2 and 7): every fault is a
 //! named action, bounded here, so the state space stays finite.
 
 use serde::Serialize;
@@ -68,7 +68,7 @@ pub struct Faults {
     pub partitions: u8,
     /// A partition may cut one direction of a link only (`Action::Cut`):
     /// messages from one end are dropped while the other end's still flow
-    /// (DESIGN.md §2: a set of cut links, symmetric or one-way).
+    /// (docs/design.md §2: a set of cut links, symmetric or one-way).
     pub one_way: bool,
     /// Messages may be lost.
     pub loss: bool,

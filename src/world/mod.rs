@@ -1,4 +1,4 @@
-//! The simulated environment (DESIGN.md section 2). It knows nothing about
+//! The simulated environment (docs/design.md section 2). It knows nothing about
 //! locks: discrete relative time, per-node clocks, the network, crashes,
 //! restarts, pauses, partitions and the fault budget, and the
 //! `stateright::Model` whose actions are the environment's and the nodes'
@@ -20,7 +20,7 @@ pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
 pub use faults::{Faults, Recovery, Role, Targets};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
-pub use tla::{all_links, fault_vars, FlagNames, Tla};
+pub use tla::{all_links, fault_vars, FlagNames, Tla, TlaMapping};
 
 use std::hash::{BuildHasher, Hash};
 
@@ -182,7 +182,7 @@ impl<A: Actor> World<A> {
     }
 
     /// Whether a tick would change anything: a world with nothing timed
-    /// never enables `Tick` (DESIGN.md section 2).
+    /// never enables `Tick` (docs/design.md section 2).
     fn time_matters(&self, s: &WorldState<A>, clock: Clock) -> bool {
         let clocks = s.nodes.iter().enumerate().any(|(id, n)| {
             matches!(n.status, Status::Paused(_))
@@ -226,7 +226,7 @@ impl<A: Actor> World<A> {
     }
 
     /// One tick of real time, in which the `fast` nodes' clocks move by 2
-    /// and the `slow` nodes' stand still (DESIGN.md §2).
+    /// and the `slow` nodes' stand still (docs/design.md §2).
     fn tick(&self, s: &mut WorldState<A>, fast: &[Id], slow: &[Id]) {
         for id in 0..s.nodes.len() {
             let rate = 1 + i8::from(fast.contains(&id)) - i8::from(slow.contains(&id));

@@ -1,4 +1,4 @@
-//! Values that only grow are renumbered by rank (DESIGN.md §2). Ghost
+//! Values that only grow are renumbered by rank (docs/design.md §2). Ghost
 //! acquisition numbers, fencing counters and tokens, and the resource's
 //! maxima are only ever compared, so only their order among the values
 //! present in a state matters; renumbering them 1, 2, 3... in that order

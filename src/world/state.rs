@@ -1,6 +1,6 @@
 //! The world's state: nodes with their clocks, the network, the cut links
 //! and the fault budget spent. No field holds an absolute time, so states
-//! repeat and the state space is finite without a horizon (DESIGN.md §2).
+//! repeat and the state space is finite without a horizon (docs/design.md §2).
 
 use smallvec::SmallVec;
 
@@ -90,7 +90,7 @@ pub struct Spent {
     pub partitions: u8,
 }
 
-/// A connection (DESIGN.md §2) that a loss or a cut broke: `node` is the
+/// A connection (docs/design.md §2) that a loss or a cut broke: `node` is the
 /// end that connects (`Actor::connects_to`) and reconnects, `peer` the
 /// other. Until the reconnect, everything sent either way on it is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,4 +1,4 @@
-//! Symmetry reduction (DESIGN.md §6, §12): stateright's BFS ignores
+//! Symmetry reduction (docs/design.md §6, §12): stateright's BFS ignores
 //! `.symmetry()`, so the world canonicalises states itself. Nodes in one
 //! declared group run the same program and may be renamed freely; a state
 //! is replaced by the representative of its orbit, found by sorting each

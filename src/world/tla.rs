@@ -1,7 +1,7 @@
-//! A state as the paired TLA+ spec writes it (DESIGN.md §10): values of
+//! A state as the paired TLA+ spec writes it (docs/design.md §10): values of
 //! TLA+'s kinds, and the world's own variables of `specs/World.tla`, so that
 //! a trace can be handed to TLA+ tools (`trace.itf.json`, src/report/itf.rs).
-//! Each family adds its spec's variables through [`Actor::tla_vars`].
+//! Each family adds its spec's variables through [`TlaMapping::tla_vars`].
 
 use serde_json::{Map, Value};
 
@@ -126,13 +126,52 @@ impl Tla {
     }
 }
 
+/// A family's state and values as its paired TLA+ spec writes them, for
+/// `trace.itf.json` and the trace views: the spec's own variables, and how
+/// it writes links, messages, timers and stopwatches where that differs
+/// from the defaults. Apart from [`Actor`], which is behaviour only.
+pub trait TlaMapping: Actor {
+    /// The paired TLA+ spec's own VARIABLES (not World.tla's) in `state`,
+    /// as `(name, value)`, each valued as the spec writes it (functions
+    /// over node ids, records, the model value `None`), for
+    /// `trace.itf.json`. `None`: this family has no mapping yet.
+    fn tla_vars(_world: &World<Self>, _state: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        None
+    }
+
+    /// The links the spec's `net` has a queue for (`DOMAIN net`): by
+    /// default every ordered pair of nodes.
+    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)> {
+        all_links(world.actors.len())
+    }
+
+    /// A message sent to this node, as the spec writes it: by default the
+    /// variant's name as `type` and its fields ([`Tla::message`]).
+    fn tla_msg(&self, msg: &Self::Msg) -> Tla {
+        Tla::message(&serde_json::to_value(msg).unwrap_or(serde_json::Value::Null))
+    }
+
+    /// A timer's name as the spec writes it: by default the variant's name.
+    fn tla_timer(&self, timer: &Self::Timer) -> Tla {
+        match serde_json::to_value(timer) {
+            Ok(serde_json::Value::String(s)) => Tla::Str(s),
+            _ => Tla::Str(format!("{timer:?}")),
+        }
+    }
+
+    /// A stopwatch's name as the spec writes it: by default its `Debug`.
+    fn tla_watch(&self, watch: &Self::Watch) -> Tla {
+        Tla::Str(format!("{watch:?}"))
+    }
+}
+
 /// The names of the history flags (`Out::raise` bits), as the specs'
 /// `history` set holds them.
 pub type FlagNames<'a> = &'a [(u32, &'a str)];
 
-impl<A: Actor> World<A> {
+impl<A: TlaMapping> World<A> {
     /// The variables of `specs/World.tla` in `s`, then the family's
-    /// ([`Actor::tla_vars`]); `None` when the family has no mapping.
+    /// ([`TlaMapping::tla_vars`]); `None` when the family has no mapping.
     pub fn tla_state(&self, s: &WorldState<A>, flags: FlagNames<'_>) -> Option<Vec<(String, Tla)>> {
         let family = A::tla_vars(self, s)?;
         let ids = 0..s.nodes.len();

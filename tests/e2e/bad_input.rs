@@ -1,4 +1,4 @@
-//! Bad scenario files (DESIGN.md §7 and §9): one clear sentence on stderr
+//! Bad scenario files (docs/design.md §7 and §9): one clear sentence on stderr
 //! that names the file, the key and what is allowed; exit code 2; never a
 //! panic; and nothing written, so no report already there is damaged.
 
@@ -125,7 +125,7 @@ fn assert_rejected(test: &str, text: &str, mentions: &[&str]) -> String {
 
 #[test]
 fn the_base_scenario_is_valid() {
-    let parsed = locksmith::scenario::parse(Path::new("valid.toml"), VALID);
+    let parsed = locksmith::catalog::parse(Path::new("valid.toml"), VALID);
     assert!(parsed.is_ok(), "{:?}", parsed.err());
 }
 
@@ -485,7 +485,7 @@ fn apply(table: &mut Table, edit: &Edit) {
 }
 
 fn assert_loader_answers(text: &str) -> Result<(), TestCaseError> {
-    match locksmith::scenario::parse(Path::new("fuzz.toml"), text) {
+    match locksmith::catalog::parse(Path::new("fuzz.toml"), text) {
         Ok(_) => Ok(()),
         Err(e) => {
             prop_assert!(
@@ -548,7 +548,7 @@ proptest! {
         let text = toml::to_string(&table).unwrap_or_else(|_| table.to_string());
         assert_loader_answers(&text)?;
         if edits.is_empty() {
-            let parsed = locksmith::scenario::parse(Path::new("fuzz.toml"), &text);
+            let parsed = locksmith::catalog::parse(Path::new("fuzz.toml"), &text);
             prop_assert!(parsed.is_ok(), "a bundled scenario, written back, is rejected: {:?}", parsed.err());
         }
     }

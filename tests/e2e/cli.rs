@@ -1,4 +1,4 @@
-//! The command-line contract of DESIGN.md §9, end to end: exit codes,
+//! The command-line contract of docs/design.md §9, end to end: exit codes,
 //! `--format json`, `list`, and the `replay` round trip (after shuttle's
 //! `check_replay_roundtrip`: check, take the trace it wrote, replay it).
 
@@ -123,7 +123,7 @@ fn property<'a>(summary: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name} in {summary}"))
 }
 
-/// DESIGN.md §9: a definite verdict that differs from the expectation is
+/// docs/design.md §9: a definite verdict that differs from the expectation is
 /// exit 1 even when a bound left another property unknown (issue 6: it was
 /// exit 3, and `check --all` counted the scenario as stopped early).
 #[test]
@@ -538,7 +538,7 @@ fn a_misspelled_name_gets_a_suggestion() {
     assert!(run.stderr.contains("did you mean \"redis-fencing\"?"), "{}", run.stderr);
 }
 
-/// DESIGN.md §9: "never a panic or a backtrace", including when stdout is
+/// docs/design.md §9: "never a panic or a backtrace", including when stdout is
 /// closed early (`locksmith check --all | head -1`).
 #[test]
 

@@ -8,9 +8,10 @@ use std::process::Command;
 
 use crate::common::{run, scenario, TempDir};
 use locksmith::algorithms::coordinator::{self, Msg};
+use locksmith::catalog::load;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{load, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::Action;
 
 fn local(name: &str) -> Scenario {
@@ -205,7 +206,7 @@ fn heartbeat_keys_without_a_detector_are_refused() {
         "standby = \"replicated\"\ndetector = \"restart\"\nsuspect_after = 3",
     ] {
         let text = format!("summary = \"s\"\nalgorithm = \"coordinator\"\n[system]\n{system}\n[faults]\n[bounds]\n");
-        let err = locksmith::scenario::parse(Path::new("bad.toml"), &text)
+        let err = locksmith::catalog::parse(Path::new("bad.toml"), &text)
             .expect_err("refused")
             .to_string();
         assert!(err.contains("bad.toml") && err.contains("allowed"), "{err}");

@@ -1,4 +1,4 @@
-//! DESIGN.md §6: the same scenario gives the same verdicts and the same
+//! docs/design.md §6: the same scenario gives the same verdicts and the same
 //! trace, byte for byte, from one process to the next and whatever the
 //! environment. Only the measured `seconds` may differ.
 

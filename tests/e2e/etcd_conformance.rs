@@ -82,8 +82,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use locksmith::algorithms::etcd_lease::{self as el, Msg};
+use locksmith::catalog::parse;
 use locksmith::real::etcd::{self as real, EtcdClient, EtcdServer, WatchId};
-use locksmith::scenario::parse;
 use locksmith::world::{Action, Envelope, Id};
 
 use crate::common::driven::Driven;

@@ -8,9 +8,10 @@ use std::path::Path;
 use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::etcd_lease::{self, Msg, Node, Stage, State, Step, Timer};
+use locksmith::catalog::{load, parse};
 use locksmith::check::Options;
 use locksmith::properties::{safe, Prop};
-use locksmith::scenario::{load, parse, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::{Action, World, WorldState};
 
 const C1: usize = 1;

@@ -1,4 +1,4 @@
-//! `locksmith explore` end to end (DESIGN.md §11): the built binary serves
+//! `locksmith explore` end to end (docs/design.md §11): the built binary serves
 //! stateright's explorer on an ephemeral port; the tests speak its HTTP API
 //! over a plain TcpStream, and load its page in headless Chromium.
 //!

@@ -1,5 +1,5 @@
 //! The world allows every schedule the real system has, and no other
-//! (DESIGN.md §2). Each test here is built from a small scenario, kept in
+//! (docs/design.md §2). Each test here is built from a small scenario, kept in
 //! `tests/fidelity/`, that a defect of the world once turned into a wrong
 //! verdict; each fails on the world that had the defect.
 
@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{meets_expectations, run, scenario};
 use locksmith::algorithms::{redlock, single_redis, validate};
+use locksmith::catalog::{load, parse};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{all, load, parse, Scenario, Verdict};
+use locksmith::scenario::{all, Scenario, Verdict};
 use locksmith::world::{Action, Envelope, Recovery};
 
 fn fidelity(name: &str) -> Scenario {

@@ -13,9 +13,10 @@
 //! output and left to `locksmith check`.
 
 use locksmith::algorithms::validate;
+use locksmith::catalog::load;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{all, load, Scenario, Verdict};
+use locksmith::scenario::{all, Scenario, Verdict};
 
 use crate::common::run;
 

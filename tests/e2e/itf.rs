@@ -18,7 +18,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use locksmith::scenario::{self, Scenario};
+use locksmith::catalog;
+use locksmith::scenario::Scenario;
 
 use crate::common::tla_constants::{expected_constants, strip_comments};
 use crate::common::TempDir;
@@ -400,7 +401,7 @@ fn scenario_of(itf: &Path) -> Scenario {
         .as_str()
         .expect("trace.json embeds its scenario");
     let file = format!("{}.toml", json["scenario"].as_str().expect("its scenario's name"));
-    scenario::parse(Path::new(&file), source).unwrap_or_else(|e| panic!("{}: {e}", itf.display()))
+    catalog::parse(Path::new(&file), source).unwrap_or_else(|e| panic!("{}: {e}", itf.display()))
 }
 
 /// The `.cfg` of trace validation: the scenario's constants, then the

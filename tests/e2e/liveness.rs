@@ -1,5 +1,5 @@
 //! The liveness pass on a small purpose-built model whose only violation is
-//! on a cycle (DESIGN.md §5): a client asks a server that refuses, waits a
+//! on a cycle (docs/design.md §5): a client asks a server that refuses, waits a
 //! tick, and asks again, forever. There is no terminal state, so
 //! stateright's `eventually` (which looks only at paths that end) sees
 //! nothing; locksmith's pass over the state graph finds the fair loop.
@@ -8,7 +8,7 @@ use locksmith::check::{check, Options};
 use locksmith::properties::{view, Lock, LockView, Prop};
 use locksmith::scenario::Verdict;
 use locksmith::trace::replay;
-use locksmith::world::{Action, Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
+use locksmith::world::{Action, Actor, Ctx, Faults, Id, Out, Role, TlaMapping, World, WorldState};
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Model, Property};
 
@@ -81,6 +81,9 @@ impl Actor for Spin {
     }
 }
 
+/// No TLA+ spec: the defaults.
+impl TlaMapping for Spin {}
+
 impl Lock for Spin {
     fn lock_view(_: &World<Self>, s: &WorldState<Self>) -> LockView {
         let mut v = LockView::default();
@@ -130,7 +133,7 @@ fn a_violation_on_a_cycle_is_found_as_a_fair_lasso() {
 
 #[test]
 fn stateright_eventually_misses_the_cycle() {
-    // The gap locksmith's own pass exists to close (DESIGN.md §12).
+    // The gap locksmith's own pass exists to close (docs/design.md §12).
     let checker = world(false).checker().spawn_bfs().join();
     assert!(checker.is_done());
     assert!(
@@ -240,6 +243,9 @@ impl Actor for Dice {
         }
     }
 }
+
+/// No TLA+ spec: the defaults.
+impl TlaMapping for Dice {}
 
 impl Lock for Dice {
     fn lock_view(_: &World<Self>, s: &WorldState<Self>) -> LockView {

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use crate::common::{run, scenario};
 use locksmith::algorithms::lock_table::{self, Msg, Node, Step, Timer};
+use locksmith::catalog::{load, parse};
 use locksmith::check::{check, Options};
 use locksmith::properties::{safe, Prop};
-use locksmith::scenario::{load, parse, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::{Action, World, WorldState};
 
 fn local(name: &str) -> Scenario {

@@ -10,6 +10,7 @@ mod bad_input;
 mod bench;
 mod bundled;
 mod cli;
+mod committed_walks;
 mod coordinator;
 mod determinism;
 #[cfg(feature = "etcd")]
@@ -34,6 +35,7 @@ mod matrix;
 mod primary_replica;
 mod progress;
 mod random_faults;
+mod readme;
 mod redis_conformance;
 mod redlock;
 mod reenact;

@@ -185,7 +185,7 @@ fn the_committed_generated_cells_are_current() {
         if committed.unique_states > 20_000 || !committed.complete {
             continue;
         }
-        let sc = locksmith::scenario::load(&path).expect("a generated scenario loads");
+        let sc = locksmith::catalog::load(&path).expect("a generated scenario loads");
         let now = crate::common::run(&sc, locksmith::check::Options::default());
         checked += 1;
         let verdicts: Vec<(String, String)> = committed

@@ -2,9 +2,9 @@
 //! each documents in its description what it pins and why.
 
 use crate::common::run;
+use locksmith::catalog::load;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::load;
 
 #[test]
 fn every_primary_replica_scenario_meets_its_expectations() {
@@ -24,7 +24,7 @@ fn params(system: &str, faults: &str) -> Result<locksmith::algorithms::primary_r
     let text = format!(
         "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\n{system}\n[faults]\nmax_delay = 1\n{faults}\n[bounds]\nacquisitions = 1\n"
     );
-    let sc = locksmith::scenario::parse(std::path::Path::new("pr.toml"), &text).map_err(|e| e.to_string())?;
+    let sc = locksmith::catalog::parse(std::path::Path::new("pr.toml"), &text).map_err(|e| e.to_string())?;
     locksmith::algorithms::primary_replica::Params::read(&sc).map_err(|e| e.0)
 }
 

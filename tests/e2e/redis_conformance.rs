@@ -70,8 +70,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use locksmith::algorithms::{primary_replica as pr, single_redis as sr};
+use locksmith::catalog::parse;
 use locksmith::real::{self, Persistence, RedisServer};
-use locksmith::scenario::parse;
 use locksmith::world::{Action, Actor, Envelope, Id, World, WorldState};
 
 /// The compare-and-delete script of the model's clients (and the Redis

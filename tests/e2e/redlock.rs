@@ -7,9 +7,10 @@ use std::path::Path;
 
 use crate::common::run;
 use locksmith::algorithms::redlock::{self, Msg, State, Step, Timer};
+use locksmith::catalog::{load, parse};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{load, parse, Verdict};
+use locksmith::scenario::Verdict;
 use locksmith::world::{Action, Actor, World, WorldState};
 
 /// When attempts were numbered mod 2, the answer to the attempt two tries

@@ -15,9 +15,10 @@ use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::ricart_agrawala::{self, Msg, Node, Peer, Step};
 use locksmith::algorithms::validate;
+use locksmith::catalog::{load, parse};
 use locksmith::check::Options;
 use locksmith::properties::{view, Prop};
-use locksmith::scenario::{load, parse, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::{Action, World, WorldState};
 
 fn text(system: &str, faults: &str, acquisitions: u8) -> Scenario {

@@ -15,6 +15,7 @@ use std::fs;
 
 use crate::common::{locksmith, TempDir};
 use locksmith::algorithms::{dispatch, Job};
+use locksmith::catalog;
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
 use locksmith::sim::{shrink, simulate, trace_of, Options, Rates};
@@ -24,7 +25,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
 fn load(name: &str) -> Scenario {
-    scenario::load(&scenario::find(name).expect("bundled")).expect("valid")
+    catalog::open(name).expect("a valid bundled scenario")
 }
 
 fn opts(seed: u64, runs: u64, max_steps: u32) -> Options {
@@ -170,7 +171,7 @@ proptest! {
         let dir = TempDir::new("simulate-props-bytes");
         let file = dir.path().join("x.toml");
         fs::write(&file, &bytes).expect("write");
-        if let Err(e) = scenario::load(&file) {
+        if let Err(e) = catalog::load(&file) {
             prop_assert!(e.to_string().contains("x.toml"), "{}", e);
         }
         let trace = dir.path().join("trace.json");

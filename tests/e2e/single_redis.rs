@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{run, scenario};
 use locksmith::algorithms::single_redis::{self, Msg, State, Step, Timer};
+use locksmith::catalog::{load, parse};
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{load, parse, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::{Action, World, WorldState};
 
 fn local(name: &str) -> Scenario {

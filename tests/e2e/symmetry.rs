@@ -132,7 +132,7 @@ fn load(name: &str) -> Scenario {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests")
             .join(name);
-        locksmith::scenario::load(&path).expect("valid scenario")
+        locksmith::catalog::load(&path).expect("valid scenario")
     } else {
         scenario(name)
     }

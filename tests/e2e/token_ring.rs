@@ -8,9 +8,10 @@ use std::process::Command;
 
 use crate::common::{run, scenario, TempDir};
 use locksmith::algorithms::token_ring::{self, Msg, Step};
+use locksmith::catalog::load;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{load, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::Action;
 
 fn local(name: &str) -> Scenario {

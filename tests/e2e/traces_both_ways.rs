@@ -33,8 +33,8 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The TLA+ name of a safety property.
-fn tla_name(p: Prop) -> &'static str {
+/// The TLA+ name of a property.
+pub(crate) fn tla_name(p: Prop) -> &'static str {
     match p {
         Prop::MutualExclusion => "MutualExclusion",
         Prop::RwExclusion => "RWExclusion",
@@ -60,7 +60,7 @@ struct Pick {
 }
 
 /// The `.cfg`'s sections that start with one of `keywords`, comments dropped.
-fn sections(cfg: &str, keywords: &[&str]) -> String {
+pub(crate) fn sections(cfg: &str, keywords: &[&str]) -> String {
     let mut out = String::new();
     let mut keep = false;
     for line in strip_comments(cfg).lines() {
@@ -76,6 +76,16 @@ fn sections(cfg: &str, keywords: &[&str]) -> String {
     out
 }
 
+/// The name under which the `.cfg`'s sections `kinds` (INVARIANT(S) or
+/// PROPERTY(IES)) list property `p`: its TLA+ name, or a variant of it
+/// (`DeadlockFreedomNZ`).
+pub(crate) fn listed_as(cfg: &str, kinds: &[&str], p: Prop) -> Option<String> {
+    sections(cfg, kinds)
+        .split_whitespace()
+        .find(|w| w.starts_with(tla_name(p)))
+        .map(str::to_string)
+}
+
 /// For each spec, its first CI row where the Rust checker finds a safety
 /// property violated that the `.cfg` lists, and its first where it finds a
 /// liveness property violated that the `.cfg` lists: (safety, liveness).
@@ -89,15 +99,9 @@ fn picks() -> (Vec<Pick>, Vec<Pick>) {
         let cfg = fs::read_to_string(root().join("specs").join(&row.cfg)).expect("the row's cfg");
         let rust = meets_expectations(&crate::specs::load(&row));
         let pick = |kinds: &[&str], candidates: &[Prop]| -> Option<Pick> {
-            let listed = sections(&cfg, kinds);
             let (prop, listed) = candidates.iter().find_map(|p| {
                 (rust.verdict(*p) == locksmith::scenario::Verdict::Violated)
-                    .then(|| {
-                        listed
-                            .split_whitespace()
-                            .find(|w| w.starts_with(tla_name(*p)))
-                            .map(|w| (*p, w.to_string()))
-                    })
+                    .then(|| listed_as(&cfg, kinds, *p).map(|w| (*p, w)))
                     .flatten()
             })?;
             Some(Pick {
@@ -242,6 +246,17 @@ fn rust_trace(dir: &Path, prop: Prop) -> PathBuf {
         .unwrap_or_else(|| panic!("{}: no counterexample to {}", dir.display(), prop.name()))
 }
 
+/// How TLC walks a clean-room spec along a Rust counterexample: the spec's
+/// MC module (without `.tla`), the name its `.cfg`s check the violated
+/// property by, the `.cfg` lines that set its constants (its CONSTANT(S)
+/// and CONSTRAINT(S) sections), and its VIEW, if any.
+pub(crate) struct WalkCfg {
+    pub(crate) mc: String,
+    pub(crate) listed: String,
+    pub(crate) constants: String,
+    pub(crate) view: Option<String>,
+}
+
 /// TLC walks the clean-room spec along the Rust checker's counterexample
 /// for the pick: `Ok` with a line for the log, or `Err` with TLC's words.
 fn walk(tlc_: &Tlc, tmp: &Path, p: &Pick) -> Result<String, String> {
@@ -249,29 +264,49 @@ fn walk(tlc_: &Tlc, tmp: &Path, p: &Pick) -> Result<String, String> {
     let run = locksmith(["check", &p.row.scenario, "--reports", &reports.to_string_lossy()]);
     assert!(run.code <= 1, "locksmith check {}: {}", p.row.scenario, run.stderr);
     let trace = rust_trace(&reports, p.prop);
-    let tv = observe::trace_views(&trace).unwrap_or_else(|e| panic!("{e}"));
+    let w = WalkCfg {
+        mc: p.row.spec.trim_end_matches(".tla").to_string(),
+        listed: p.listed.clone(),
+        constants: p.constants.clone(),
+        view: p.view.clone(),
+    };
+    let name = format!("{}-{}", p.row.cfg, p.prop.name());
+    let what = format!("{}: the Rust counterexample to {}", p.row.cfg, p.prop.name());
+    walk_trace(tlc_, &tmp.join(format!("walk-{name}")), &name, &what, &trace, &w)
+}
+
+/// TLC walks `w.mc` along the views of the Rust counterexample `trace`
+/// (`what` names it), in the folder `work`: `Ok` with a line for the log,
+/// or `Err` with TLC's words (the module, the cfg and TLC's output are kept
+/// in the temp dir's `locksmith-walk-{name}`).
+pub(crate) fn walk_trace(
+    tlc_: &Tlc,
+    work: &Path,
+    name: &str,
+    what: &str,
+    trace: &Path,
+    w: &WalkCfg,
+) -> Result<String, String> {
+    let tv = observe::trace_views(trace).unwrap_or_else(|e| panic!("{e}"));
     let (views, gaps, loop_at) = walk_views(&tv);
-    let work = tmp.join(format!("walk-{}-{}", p.row.cfg, p.prop.name()));
-    fs::create_dir_all(&work).expect("work dir");
-    let mc = p.row.spec.trim_end_matches(".tla").to_string();
-    let module = walk_module(&mc, &views, &gaps, loop_at, &p.listed, p.view.as_deref());
+    fs::create_dir_all(work).expect("work dir");
+    let mc = &w.mc;
+    let module = walk_module(mc, &views, &gaps, loop_at, &w.listed, w.view.as_deref());
     fs::write(work.join("TraceWalk.tla"), module).expect("write");
     let cfg = if loop_at == 0 {
-        format!("{}INIT TcInit\nNEXT TcNext\nINVARIANT TcFollowed\n", p.constants)
+        format!("{}INIT TcInit\nNEXT TcNext\nINVARIANT TcFollowed\n", w.constants)
     } else {
-        let view = if p.view.is_some() { "VIEW TcView\n" } else { "" };
-        format!("{}{view}SPECIFICATION TcSpec\nPROPERTY TcFollowed\n", p.constants)
+        let view = if w.view.is_some() { "VIEW TcView\n" } else { "" };
+        format!("{}{view}SPECIFICATION TcSpec\nPROPERTY TcFollowed\n", w.constants)
     };
-    let out = tlc(tlc_, &work, "TraceWalk", &cfg);
+    let out = tlc(tlc_, work, "TraceWalk", &cfg);
     let followed = if loop_at == 0 {
         out.contains("Invariant TcFollowed is violated")
     } else {
         out.contains("Temporal properties were violated")
     };
     let what = format!(
-        "{}: the Rust counterexample to {} ({} steps{}, {} distinct views)",
-        p.row.cfg,
-        p.prop.name(),
+        "{what} ({} steps{}, {} distinct views)",
         tv.views.len() - 1,
         if loop_at == 0 {
             String::new()
@@ -281,9 +316,9 @@ fn walk(tlc_: &Tlc, tmp: &Path, p: &Pick) -> Result<String, String> {
         views.len()
     );
     if followed {
-        return Ok(format!("{what} is a behaviour of {mc} where {} is false", p.listed));
+        return Ok(format!("{what} is a behaviour of {mc} where {} is false", w.listed));
     }
-    let keep = std::env::temp_dir().join(format!("locksmith-walk-{}-{}", p.row.cfg, p.prop.name()));
+    let keep = std::env::temp_dir().join(format!("locksmith-walk-{name}"));
     let _ = fs::create_dir_all(&keep);
     for f in ["TraceWalk.tla", "TraceWalk.cfg"] {
         let _ = fs::copy(work.join(f), keep.join(f));
@@ -292,7 +327,7 @@ fn walk(tlc_: &Tlc, tmp: &Path, p: &Pick) -> Result<String, String> {
     Err(format!(
         "{what}, {}: TLC does not walk {mc} along it to a violation of {} (module, cfg and TLC's output kept in {}):\n{}",
         trace.display(),
-        p.listed,
+        w.listed,
         keep.display(),
         out.lines().filter(|l| l.contains("rror") || l.contains("states")).collect::<Vec<_>>().join("\n")
     ))

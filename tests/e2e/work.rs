@@ -1,4 +1,4 @@
-//! `[system] work = N` (DESIGN.md §3's critical section takes time): a
+//! `[system] work = N` (docs/design.md §3's critical section takes time): a
 //! holder works any number of ticks from 0 to N before it writes, in every
 //! family. The scenarios in `tests/work/` each show what the work alone
 //! makes reachable, with no fault but the one it names: a TTL, a session
@@ -8,9 +8,10 @@ use std::collections::BTreeSet;
 
 use crate::common::{meets_expectations, run, toml_files};
 use locksmith::algorithms::NAMES;
+use locksmith::catalog::load;
 use locksmith::check::Options;
 use locksmith::properties::Prop;
-use locksmith::scenario::{load, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 
 fn work_scenarios() -> Vec<Scenario> {
     toml_files("tests/work")

@@ -8,9 +8,10 @@ use std::path::Path;
 use crate::common::{run, scenario};
 use locksmith::algorithms::client::Phase;
 use locksmith::algorithms::zookeeper::{self, Msg, State, Step};
+use locksmith::catalog::parse;
 use locksmith::check::{check, Options};
 use locksmith::properties::{view, Prop};
-use locksmith::scenario::{parse, Scenario, Verdict};
+use locksmith::scenario::{Scenario, Verdict};
 use locksmith::world::{fingerprint, Action, World, WorldState};
 
 fn with(sc: &Scenario, key: &str, value: toml::Value) -> Scenario {
@@ -40,7 +41,7 @@ fn verdicts(sc: &Scenario) -> Vec<(Prop, Verdict)> {
 #[test]
 fn every_local_scenario_meets_its_expectations() {
     for path in crate::common::toml_files("tests/zookeeper") {
-        let sc = locksmith::scenario::load(&path).expect("a valid scenario");
+        let sc = locksmith::catalog::load(&path).expect("a valid scenario");
         let r = run(&sc, Options::default());
         for p in Prop::ALL {
             if let Some(expected) = sc.expected(p) {

@@ -86,9 +86,9 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 
 use locksmith::algorithms::zookeeper::{self as zkm, Msg};
+use locksmith::catalog::parse;
 use locksmith::real::require_zookeeper;
 use locksmith::real::zookeeper::{block, zk, Proxy, ZkClient, ZkServer, CALL_TIMEOUT};
-use locksmith::scenario::parse;
 use locksmith::world::{Action, Envelope, Id};
 
 use crate::common::driven::Driven;

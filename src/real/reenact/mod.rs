@@ -30,8 +30,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::algorithms::{dispatch, Job};
+use crate::catalog;
 use crate::properties::{view, Lock, Prop};
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::trace::{read_trace, Replay, TraceFile};
 use crate::world::World;
 
@@ -232,9 +233,7 @@ pub(crate) fn log_header(
 /// servers run with: it must be of the trace's algorithm (the caller checks
 /// that its nodes are the trace's).
 pub(crate) fn other_configuration(name: &str, sc: &Scenario) -> Result<Scenario, String> {
-    let other = scenario::find(name)
-        .and_then(|p| scenario::load(&p))
-        .map_err(|e| format!("--scenario {name}: {e}"))?;
+    let other = catalog::open(name).map_err(|e| format!("--scenario {name}: {e}"))?;
     if other.algorithm != sc.algorithm {
         return Err(format!(
             "--scenario {name}: its algorithm \"{}\" is not the trace's \"{}\"; allowed: a scenario of the same algorithm",

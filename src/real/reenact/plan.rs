@@ -440,11 +440,11 @@ fn dst_of(setup: &Setup, fields: &Value) -> Id {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario;
+    use crate::catalog;
     use serde_json::json;
 
     fn setup(name: &str) -> Setup {
-        let sc = scenario::load(&scenario::find(name).expect("bundled")).expect("valid");
+        let sc = catalog::open(name).expect("a valid bundled scenario");
         Setup::of(&sc).expect("enactable")
     }
 
@@ -518,7 +518,7 @@ mod tests {
 
     #[test]
     fn other_families_are_not_enacted() {
-        let sc = scenario::load(&scenario::find("coordinator-no-faults").expect("bundled")).expect("valid");
+        let sc = catalog::open("coordinator-no-faults").expect("a valid bundled scenario");
         let err = Setup::of(&sc).expect_err("the coordinator has no real counterpart here");
         assert!(err.contains("\"coordinator\""), "{err}");
     }

@@ -3,8 +3,7 @@
 //! the violation and the loop. Built from the same [`Story`] as trace.md,
 //! so values carry the same names (v1, #1) and actions the same words.
 
-use super::super::markdown::{alarms, belief_changes, participants, verdict_line, violators};
-use super::super::story::Story;
+use super::super::story::{alarms, belief_changes, participants, verdict_line, violators, Story};
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop};
 use crate::scenario::Scenario;
@@ -278,7 +277,7 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
 /// Every message of the trace, from the step that sent it to the step that
 /// delivered, lost or dropped it, with node ids as lanes. Messages are
 /// followed through the named states (`Story::shown`), where a value keeps
-/// its name; of identical copies, the network takes the oldest (DESIGN.md
+/// its name; of identical copies, the network takes the oldest (docs/design.md
 /// §2), and so does this.
 fn messages<A: Lock>(world: &World<A>, story: &Story<A>) -> Vec<Arrow> {
     let mut arrows: Vec<Arrow> = Vec::new();

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use locksmith::algorithms::{dispatch, Job};
+use locksmith::catalog;
 use locksmith::check::{check, Options, Outcome};
 use locksmith::properties::{Lock, Prop};
 use locksmith::scenario::{self, Scenario, Verdict};
@@ -9,7 +10,7 @@ use locksmith::world::World;
 
 /// A bundled scenario by name.
 pub fn scenario(name: &str) -> Scenario {
-    scenario::load(&scenario::find(name).expect("bundled scenario")).expect("valid scenario")
+    catalog::open(name).expect("a valid bundled scenario")
 }
 
 /// Verdicts, trace lengths and counts of one check, without the types.

@@ -1,4 +1,4 @@
-//! The constants a `.cfg` sets for a scenario (DESIGN.md §10): how each
+//! The constants a `.cfg` sets for a scenario (docs/design.md §10): how each
 //! family's `[system]`, `[faults]` and `[bounds]` keys are written as its
 //! spec's CONSTANTS. tests/e2e/specs.rs checks every `.cfg` of specs/README.md's
 //! table against them; tests/e2e/itf.rs writes the `.cfg` that validates a

@@ -593,7 +593,7 @@ impl<'a> Driver<'a> {
     }
 
     /// A lost message: on a client's link to etcd it breaks the gRPC
-    /// connection (model: DESIGN.md §2), so the driver closes it.
+    /// connection (model: docs/design.md §2), so the driver closes it.
     fn lose(&mut self, src: Id, dst: Id, msg: &Msg) -> String {
         if let Msg::Resource(_) = msg {
             if let Some(c) = self.index(dst) {
