@@ -60,14 +60,22 @@ Concretes ==
 (* Rust model's messages, timers and counters are their own, so neither is *)
 (* mapped.                                                                 *)
 (***************************************************************************)
-\* The Rust model's number for node n: the masters, clients and resource in the same order, from 0 (without a counter node: Fencing # "counter").
-RustNode(n) == n - 1
+\* The Rust model's number for node n: the masters, clients and resource in
+\* the same order, from 0; with Fencing = "counter" the Rust model has the
+\* counter service as a node between the clients and the resource, which
+\* this spec keeps as a variable (an unfaulted oracle), so the resource is
+\* one further on and the view shows the counter node as never faulted.
+RustCounter == Masters + Clients
+RustNode(n) == IF Fencing = "counter" /\ n = Res THEN n ELSE n - 1
 
 TraceView ==
-    LET R(f) == [m \in {RustNode(n) : n \in DOMAIN f} |->
-                   f[CHOOSE n \in DOMAIN f : RustNode(n) = m]]
+    LET R(f, init) ==
+            [m \in {RustNode(n) : n \in DOMAIN f}
+                    \cup (IF Fencing = "counter" THEN {RustCounter} ELSE {}) |->
+               IF m = RustCounter /\ Fencing = "counter" THEN init
+               ELSE f[CHOOSE n \in DOMAIN f : RustNode(n) = m]]
     IN [holders |-> {RustNode(c) : c \in {c \in ClientIds : Holding(c) /\ status[c] # "Down"}},
-        status |-> R(status), pause |-> R(pause), skew |-> R(skew),
+        status |-> R(status, "Up"), pause |-> R(pause, 0), skew |-> R(skew, 0),
         cut |-> {{RustNode(a) : a \in l} : l \in cut},
         spent |-> spent, history |-> history]
 

@@ -84,8 +84,9 @@
 (*    drawn in that step; its round trip is not modelled (the pause window *)
 (*    after the check already covers a delay before the write).           *)
 (*    Fencing "lock-value": the attempt's random value is the token and    *)
-(*    the resource orders values by draw order (the possible random        *)
-(*    outcome that defeats fencing).                                       *)
+(*    the resource compares values as numbers; of the possible random      *)
+(*    outcomes, the one that defeats fencing: a value drawn later is lower *)
+(*    (NotOlder).                                                          *)
 (*  - Values, ghost numbers and tokens only grow; this module keeps them   *)
 (*    raw (MCRedlock renumbers them in a VIEW).                            *)
 (*  - Persistence (RestartMode): "empty" loses the key; "fsync" keeps the  *)
@@ -336,14 +337,23 @@ Write(c) ==
 -----------------------------------------------------------------------------
 (* The resource                                                            *)
 
+\* Whether token k is no older than r, the newest the resource has seen (0:
+\* none yet). Counter tokens grow with each acquisition. Random lock values
+\* have no order: the resource compares them as numbers, and this module
+\* fixes the outcome of the draws that defeats fencing, a value drawn later
+\* comparing lower (the header's "Fencing"). Values are drawn from 1 up.
+NotOlder(k, r) == CASE Fencing = "counter"    -> k >= r
+                    [] Fencing = "lock-value" -> r = 0 \/ k <= r
+                    [] OTHER                  -> TRUE
+
 ResRecv(c) ==
     LET msg == Msg(c, Res)
-        accept == Fencing = "none" \/ msg.k >= resToken
+        accept == NotOlder(msg.k, resToken)
     IN
     /\ msg.t = "write"
     /\ net' = Send(Pop(c, Res), Res, c, WriteRep)
     /\ IF accept
-       THEN /\ resToken' = IF Fencing = "none" THEN resToken ELSE Max(resToken, msg.k)
+       THEN /\ resToken' = IF Fencing = "none" THEN resToken ELSE msg.k
             /\ resGhost' = Max(resGhost, msg.g)
             /\ history' = IF msg.g < resGhost THEN history \cup {"StaleWrite"} ELSE history
        ELSE UNCHANGED <<resToken, resGhost, history>>

@@ -249,7 +249,14 @@ Holds(c) ==
 Wants(c) == phase[c] \in WantPhases
 RunningClient(c) == status[c] # "Down"
 
+\* No two clients hold at once, in any mode (the shared property of
+\* docs/design.md §5: under Recipe = "rwlock" two readers violate it).
 MutualExclusion ==
+    \A c1, c2 \in ClientSet : c1 # c2 /\ Holds(c1) => ~Holds(c2)
+
+\* The read-write lock's own exclusion: two clients hold at once only when
+\* both are readers.
+RWExclusion ==
     \A c1, c2 \in ClientSet :
         c1 # c2 /\ Holds(c1) /\ Holds(c2) => Kind(c1) = "read" /\ Kind(c2) = "read"
 NoStaleWrite == "StaleWrite" \notin history

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use stateright::Property;
 
-use crate::world::{Actor, Status, TlaMapping, World, WorldState};
+use crate::world::{Actor, Describe, Renumber, Status, TlaMapping, World, WorldState};
 
 /// History flag: a release removed a lock another client acquired.
 pub const FOREIGN_RELEASE: u32 = 1;
@@ -36,7 +36,7 @@ pub fn acquired(wanting_before: u64, wanting_after: u64) -> u64 {
 }
 
 /// An algorithm whose states have a lock view.
-pub trait Lock: Actor + TlaMapping {
+pub trait Lock: Actor + Describe + Renumber + TlaMapping {
     /// The view as the algorithm's clients see it. Crashed clients are
     /// masked out by [`view`], so this need not look at node status.
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView;

@@ -17,7 +17,7 @@ use crate::check::Counterexample;
 use crate::properties::{acquired, safe, view, Lock, Prop};
 use crate::report::story::Story;
 use crate::scenario::Scenario;
-use crate::world::{Action, Actor, World, WorldState};
+use crate::world::{Action, Program, World, WorldState};
 
 pub const FORMAT: &str = "locksmith-trace/1";
 
@@ -46,7 +46,7 @@ pub struct TraceFile {
 }
 
 impl TraceFile {
-    pub fn new<A: Actor>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>) -> TraceFile {
+    pub fn new<A: Program>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>) -> TraceFile {
         // `does` names values as trace.md does (see `Story`); `action` is
         // what replay reads, the values as the model numbers them.
         let story = Story::new(world, cx);
@@ -177,7 +177,7 @@ impl Job for Replayer<'_> {
 
 /// The trace's steps as actions of this model; `Err` names the first step
 /// that is not one.
-pub fn actions<A: Actor>(trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
+pub fn actions<A: Program>(trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
     trace
         .steps
         .iter()
@@ -191,7 +191,7 @@ pub fn actions<A: Actor>(trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
 
 /// The states `actions` pass through from the initial state, that state
 /// first; `Err` names the first step that is not enabled.
-pub fn states<A: Actor>(world: &World<A>, actions: &[Action<A>]) -> Result<Vec<WorldState<A>>, String> {
+pub fn states<A: Program>(world: &World<A>, actions: &[Action<A>]) -> Result<Vec<WorldState<A>>, String> {
     let mut states = vec![world.init()];
     for (i, a) in actions.iter().enumerate() {
         let s = &states[i];

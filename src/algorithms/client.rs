@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::properties::LockView;
-use crate::world::{Actor, WorldState};
+use crate::world::{Program, WorldState};
 
 /// Where a client is in its script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -102,7 +102,7 @@ impl PauseWindow {
 
 /// The lock view of a world whose clients follow a [`Script`]: `script`
 /// picks a node's script out of its state (`None` for non-clients).
-pub fn scripts_view<A: Actor>(state: &WorldState<A>, script: impl Fn(&A::State) -> Option<Script>) -> LockView {
+pub fn scripts_view<A: Program>(state: &WorldState<A>, script: impl Fn(&A::State) -> Option<Script>) -> LockView {
     let mut v = LockView::default();
     for (i, n) in state.nodes.iter().enumerate() {
         if let Some(s) = script(&n.state) {
@@ -234,11 +234,11 @@ mod tests {
 /// `TlaMapping::tla_vars` hooks.
 pub mod tla {
     use super::{Phase, Script};
-    use crate::world::{Actor, Tla, WorldState};
+    use crate::world::{Program, Tla, WorldState};
 
     /// `[n \in N |-> f(n)]` over the nodes whose state `f` maps (the
     /// spec's functions over client ids, server ids ...).
-    pub fn per_node<A: Actor>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
+    pub fn per_node<A: Program>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
         Tla::by_id(
             state
                 .nodes
@@ -250,7 +250,7 @@ pub mod tla {
 
     /// The first node state `f` maps (a server's, the resource's), or
     /// `None` when there is none.
-    pub fn the<A: Actor>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
+    pub fn the<A: Program>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
         state.nodes.iter().find_map(|n| f(&n.state)).unwrap_or_else(Tla::none)
     }
 

@@ -112,7 +112,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// Whether a standby exists, and what it knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -540,7 +540,67 @@ impl Actor for Node {
         }
         state
     }
+}
 
+impl Describe for Node {
+    fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
+        match msg {
+            Msg::Request { id } => format!("REQUEST(r{id})"),
+            Msg::Grant { id, ghost } => format!("GRANT(r{id}, acquisition {ghost})"),
+            Msg::Release { id } => format!("RELEASE(r{id})"),
+            Msg::Replicate { holder, queue } => format!(
+                "REPLICATE(holder {}, queue {})",
+                show_holder(holder, names),
+                show_queue(queue, names)
+            ),
+            Msg::Ack { id } => format!("ACK(r{id})"),
+            Msg::Restarted => "RESTARTED".into(),
+            Msg::Coordinator => "COORDINATOR".into(),
+            Msg::Heartbeat => "HEARTBEAT".into(),
+            Msg::HeartbeatAck => "HEARTBEAT_ACK".into(),
+            Msg::ClientRestarted => "CLIENT_RESTARTED".into(),
+            Msg::Resource(m) => show_resource(m),
+        }
+    }
+
+    fn show_step(&self, step: &Step) -> String {
+        match step {
+            Step::Acquire => "Acquire (sends REQUEST)".into(),
+            Step::Write => "Write".into(),
+        }
+    }
+
+    fn show_timer(&self, timer: &Timer) -> String {
+        match timer {
+            Timer::Heartbeat => "heartbeat interval".into(),
+            Timer::Suspect => "no heartbeat (suspect the coordinator)".into(),
+            Timer::AckTimeout => "no heartbeat ack (suspect the standby)".into(),
+        }
+    }
+
+    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        Some(match state {
+            State::Server(s) => vec![
+                ("mode".into(), format!("{:?}", s.mode).to_lowercase()),
+                ("holder".into(), show_holder(&s.holder, names)),
+                ("queue".into(), show_queue(&s.queue, names)),
+                ("replicating".into(), s.replicating.to_string()),
+                ("alone".into(), s.alone.to_string()),
+            ],
+            State::Client(c) => vec![
+                ("phase".into(), show_phase(c.script.phase)),
+                ("left".into(), c.script.left.to_string()),
+                ("request".into(), show_id(c.id)),
+                ("last released".into(), show_id(c.released)),
+                ("acquisition".into(), show_id_plain(c.ghost)),
+                ("coordinator".into(), names[c.coordinator].clone()),
+            ],
+            State::Resource(r) => vec![("latest acquisition written".into(), show_id_plain(r.max_ghost))],
+        })
+    }
+}
+
+impl Renumber for Node {
     fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
         if let State::Server(s) = state {
             for r in s.queue.iter_mut() {
@@ -602,62 +662,6 @@ impl Actor for Node {
             Msg::Restarted | Msg::Coordinator | Msg::Heartbeat | Msg::HeartbeatAck | Msg::ClientRestarted => {}
             Msg::Resource(m) => m.numbers(false, visit),
         }
-    }
-
-    fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
-        match msg {
-            Msg::Request { id } => format!("REQUEST(r{id})"),
-            Msg::Grant { id, ghost } => format!("GRANT(r{id}, acquisition {ghost})"),
-            Msg::Release { id } => format!("RELEASE(r{id})"),
-            Msg::Replicate { holder, queue } => format!(
-                "REPLICATE(holder {}, queue {})",
-                show_holder(holder, names),
-                show_queue(queue, names)
-            ),
-            Msg::Ack { id } => format!("ACK(r{id})"),
-            Msg::Restarted => "RESTARTED".into(),
-            Msg::Coordinator => "COORDINATOR".into(),
-            Msg::Heartbeat => "HEARTBEAT".into(),
-            Msg::HeartbeatAck => "HEARTBEAT_ACK".into(),
-            Msg::ClientRestarted => "CLIENT_RESTARTED".into(),
-            Msg::Resource(m) => show_resource(m),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Acquire => "Acquire (sends REQUEST)".into(),
-            Step::Write => "Write".into(),
-        }
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::Heartbeat => "heartbeat interval".into(),
-            Timer::Suspect => "no heartbeat (suspect the coordinator)".into(),
-            Timer::AckTimeout => "no heartbeat ack (suspect the standby)".into(),
-        }
-    }
-
-    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
-        Some(match state {
-            State::Server(s) => vec![
-                ("mode".into(), format!("{:?}", s.mode).to_lowercase()),
-                ("holder".into(), show_holder(&s.holder, names)),
-                ("queue".into(), show_queue(&s.queue, names)),
-                ("replicating".into(), s.replicating.to_string()),
-                ("alone".into(), s.alone.to_string()),
-            ],
-            State::Client(c) => vec![
-                ("phase".into(), show_phase(c.script.phase)),
-                ("left".into(), c.script.left.to_string()),
-                ("request".into(), show_id(c.id)),
-                ("last released".into(), show_id(c.released)),
-                ("acquisition".into(), show_id_plain(c.ghost)),
-                ("coordinator".into(), names[c.coordinator].clone()),
-            ],
-            State::Resource(r) => vec![("latest acquisition written".into(), show_id_plain(r.max_ghost))],
-        })
     }
 }
 

@@ -105,7 +105,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How long a client believes it holds the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -636,66 +636,9 @@ impl Actor for Node {
     fn crash(&self, _state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         timers.clear();
     }
+}
 
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Server(s) => {
-                visit(Seq::Token, &mut s.revision);
-                for l in &mut s.leases {
-                    visit(Seq::Value, &mut l.id);
-                }
-                for k in &mut s.keys {
-                    visit(Seq::Token, &mut k.create);
-                    visit(Seq::Value, &mut k.lease);
-                    visit(Seq::Ghost, &mut k.ghost);
-                }
-                for w in &mut s.watches {
-                    visit(Seq::Value, &mut w.id);
-                    visit(Seq::Value, &mut w.key);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.lease);
-                visit(Seq::Value, &mut c.pred);
-                visit(Seq::Token, &mut c.rev);
-                visit(Seq::Ghost, &mut c.ghost);
-            }
-            State::Resource(r) => r.numbers(true, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::LeaseGrant { id }
-            | Msg::LeaseKeepAlive { id }
-            | Msg::LeaseRevoke { id }
-            | Msg::Lock { id }
-            | Msg::LeaseGranted { id }
-            | Msg::KeepAliveAnswer { id, .. }
-            | Msg::LeaseNotFound { id }
-            | Msg::Unlocked { id } => visit(Seq::Value, id),
-            Msg::Watch { id, key } | Msg::Deleted { id, key } => {
-                visit(Seq::Value, id);
-                visit(Seq::Value, key);
-            }
-            Msg::RangeAnswer { id, pred, .. } => {
-                visit(Seq::Value, id);
-                visit(Seq::Value, pred);
-            }
-            Msg::Range { id, rev } | Msg::Unlock { id, rev } => {
-                visit(Seq::Value, id);
-                visit(Seq::Token, rev);
-            }
-            Msg::Locked { id, rev, pred, ghost } => {
-                visit(Seq::Value, id);
-                visit(Seq::Token, rev);
-                visit(Seq::Value, pred);
-                visit(Seq::Ghost, ghost);
-            }
-            Msg::Resource(m) => m.numbers(true, visit),
-        }
-    }
-
+impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::LeaseGrant { id } => format!("LeaseGrant TTL {} ID {id}", self.params().ttl),
@@ -806,6 +749,67 @@ impl Actor for Node {
             }
             State::Resource(r) => vec![("highest revision".into(), num(r.max_token))],
         })
+    }
+}
+
+impl Renumber for Node {
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Server(s) => {
+                visit(Seq::Token, &mut s.revision);
+                for l in &mut s.leases {
+                    visit(Seq::Value, &mut l.id);
+                }
+                for k in &mut s.keys {
+                    visit(Seq::Token, &mut k.create);
+                    visit(Seq::Value, &mut k.lease);
+                    visit(Seq::Ghost, &mut k.ghost);
+                }
+                for w in &mut s.watches {
+                    visit(Seq::Value, &mut w.id);
+                    visit(Seq::Value, &mut w.key);
+                }
+            }
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.lease);
+                visit(Seq::Value, &mut c.pred);
+                visit(Seq::Token, &mut c.rev);
+                visit(Seq::Ghost, &mut c.ghost);
+            }
+            State::Resource(r) => r.numbers(true, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::LeaseGrant { id }
+            | Msg::LeaseKeepAlive { id }
+            | Msg::LeaseRevoke { id }
+            | Msg::Lock { id }
+            | Msg::LeaseGranted { id }
+            | Msg::KeepAliveAnswer { id, .. }
+            | Msg::LeaseNotFound { id }
+            | Msg::Unlocked { id } => visit(Seq::Value, id),
+            Msg::Watch { id, key } | Msg::Deleted { id, key } => {
+                visit(Seq::Value, id);
+                visit(Seq::Value, key);
+            }
+            Msg::RangeAnswer { id, pred, .. } => {
+                visit(Seq::Value, id);
+                visit(Seq::Value, pred);
+            }
+            Msg::Range { id, rev } | Msg::Unlock { id, rev } => {
+                visit(Seq::Value, id);
+                visit(Seq::Token, rev);
+            }
+            Msg::Locked { id, rev, pred, ghost } => {
+                visit(Seq::Value, id);
+                visit(Seq::Token, rev);
+                visit(Seq::Value, pred);
+                visit(Seq::Ghost, ghost);
+            }
+            Msg::Resource(m) => m.numbers(true, visit),
+        }
     }
 }
 

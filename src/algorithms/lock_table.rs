@@ -28,7 +28,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How a client decides it may use the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -373,43 +373,16 @@ impl Actor for Node {
         }
     }
 
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Database(d) => {
-                if let Some(row) = &mut d.row {
-                    visit(Seq::Value, &mut row.owner);
-                    visit(Seq::Ghost, &mut row.ghost);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
+    // Traces (issue 8 item 6): SQL statements and their results.
+}
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Insert { value } | Msg::Delete { value } | Msg::Duplicate { value } | Msg::Deleted { value } => {
-                visit(Seq::Value, value)
-            }
-            Msg::Inserted { value, ghost } => {
-                visit(Seq::Value, value);
-                visit(Seq::Ghost, ghost);
-            }
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
-    }
-
+impl Describe for Node {
     fn persistence(&self) -> &'static str {
         match self {
             Node::Database(_) => "with its committed rows",
             _ => "empty",
         }
     }
-
-    // Traces (issue 8 item 6): SQL statements and their results.
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         let v = |v: &u32| show::value(*v);
@@ -466,6 +439,37 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(None),
         })
+    }
+}
+
+impl Renumber for Node {
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Database(d) => {
+                if let Some(row) = &mut d.row {
+                    visit(Seq::Value, &mut row.owner);
+                    visit(Seq::Ghost, &mut row.ghost);
+                }
+            }
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.value);
+                visit(Seq::Ghost, &mut c.ghost);
+            }
+            State::Resource(r) => r.numbers(false, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Insert { value } | Msg::Delete { value } | Msg::Duplicate { value } | Msg::Deleted { value } => {
+                visit(Seq::Value, value)
+            }
+            Msg::Inserted { value, ghost } => {
+                visit(Seq::Value, value);
+                visit(Seq::Ghost, ghost);
+            }
+            Msg::Resource(m) => m.numbers(false, visit),
+        }
     }
 }
 

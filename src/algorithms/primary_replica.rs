@@ -213,7 +213,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// When the primary answers a granted `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1110,58 +1110,11 @@ impl Actor for Node {
         self.params().ttl
     }
 
-    /// Lock values are `Seq::Value`, ghost numbers `Seq::Ghost`; this
-    /// family has no fencing tokens, and its configuration epochs, a
-    /// counter that only grows and is only compared, are `Seq::Token`
-    /// with one Sentinel, drawn lock values with several ([`Node::epochs`]).
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Client(c) => {
-                visit(Seq::Ghost, &mut c.ghost);
-                visit(Seq::Value, &mut c.value);
-            }
-            State::Redis(r) => {
-                visit(self.epochs(), &mut r.epoch);
-                if let Some(k) = &mut r.key {
-                    visit(Seq::Value, &mut k.value);
-                }
-                for w in r.waiting.iter_mut() {
-                    visit(Seq::Value, &mut w.value);
-                }
-            }
-            State::Resource(r) => r.numbers(false, visit),
-            State::Sentinel(s) => {
-                visit(self.epochs(), &mut s.epoch);
-                visit(self.epochs(), &mut s.voted);
-                visit(self.epochs(), &mut s.config);
-            }
-        }
-    }
+    // Traces (issue 8 item 6): Redis commands and replies, the replication
+    // stream and Sentinel's commands, nodes by name.
+}
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Granted { ghost, value, .. } => {
-                visit(Seq::Ghost, ghost);
-                visit(Seq::Value, value);
-            }
-            Msg::SetNxPx { value }
-            | Msg::CompareAndDelete { value }
-            | Msg::Refused { value }
-            | Msg::WaitTimedOut { value }
-            | Msg::Released { value } => visit(Seq::Value, value),
-            Msg::Replicate { key: Some(k), .. } | Msg::FullSync { key: Some(k), .. } => visit(Seq::Value, &mut k.value),
-            Msg::Ping { epoch }
-            | Msg::Promote { epoch }
-            | Msg::Promoted { epoch }
-            | Msg::VoteRequest { epoch }
-            | Msg::Vote { epoch, .. }
-            | Msg::Config { epoch, .. } => visit(self.epochs(), epoch),
-            Msg::NoReplicas { value } => visit(Seq::Value, value),
-            Msg::Resource(m) => m.numbers(false, visit),
-            _ => {}
-        }
-    }
-
+impl Describe for Node {
     fn persistence(&self) -> &'static str {
         match self {
             Node::Redis(p) if p.auto_restart => "empty (a primary serves again, a replica resynchronises)",
@@ -1170,9 +1123,6 @@ impl Actor for Node {
             _ => "empty",
         }
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies, the replication
-    // stream and Sentinel's commands, nodes by name.
 
     fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
         let p = self.params();
@@ -1345,6 +1295,60 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(None),
         })
+    }
+}
+
+impl Renumber for Node {
+    /// Lock values are `Seq::Value`, ghost numbers `Seq::Ghost`; this
+    /// family has no fencing tokens, and its configuration epochs, a
+    /// counter that only grows and is only compared, are `Seq::Token`
+    /// with one Sentinel, drawn lock values with several ([`Node::epochs`]).
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Client(c) => {
+                visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Value, &mut c.value);
+            }
+            State::Redis(r) => {
+                visit(self.epochs(), &mut r.epoch);
+                if let Some(k) = &mut r.key {
+                    visit(Seq::Value, &mut k.value);
+                }
+                for w in r.waiting.iter_mut() {
+                    visit(Seq::Value, &mut w.value);
+                }
+            }
+            State::Resource(r) => r.numbers(false, visit),
+            State::Sentinel(s) => {
+                visit(self.epochs(), &mut s.epoch);
+                visit(self.epochs(), &mut s.voted);
+                visit(self.epochs(), &mut s.config);
+            }
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Granted { ghost, value, .. } => {
+                visit(Seq::Ghost, ghost);
+                visit(Seq::Value, value);
+            }
+            Msg::SetNxPx { value }
+            | Msg::CompareAndDelete { value }
+            | Msg::Refused { value }
+            | Msg::WaitTimedOut { value }
+            | Msg::Released { value } => visit(Seq::Value, value),
+            Msg::Replicate { key: Some(k), .. } | Msg::FullSync { key: Some(k), .. } => visit(Seq::Value, &mut k.value),
+            Msg::Ping { epoch }
+            | Msg::Promote { epoch }
+            | Msg::Promoted { epoch }
+            | Msg::VoteRequest { epoch }
+            | Msg::Vote { epoch, .. }
+            | Msg::Config { epoch, .. } => visit(self.epochs(), epoch),
+            Msg::NoReplicas { value } => visit(Seq::Value, value),
+            Msg::Resource(m) => m.numbers(false, visit),
+            _ => {}
+        }
     }
 }
 

@@ -40,7 +40,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// What survives a master's restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -459,21 +459,6 @@ impl Actor for Node {
         self.params().map_or(u8::MAX, |p| p.ttl)
     }
 
-    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
-        // Masks are over master ids (below 8); an id renamed out of that
-        // range (symmetry's erasure) lands on the top bit.
-        let remap = |mask: u8| {
-            (0..8)
-                .filter(|b| mask & (1 << b) != 0)
-                .fold(0u8, |m, b| m | 1 << ids(b).min(7))
-        };
-        // Keys hold values, not ids.
-        if let State::Client(c) = state {
-            c.answered = remap(c.answered);
-            c.yes = remap(c.yes);
-        }
-    }
-
     fn may_pause(&self, state: &State) -> bool {
         match (self, state) {
             (Node::Client(p), State::Client(c)) => p.pause_window.allows(&c.script),
@@ -481,51 +466,10 @@ impl Actor for Node {
         }
     }
 
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        match state {
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-                if let (Some(seq), Some(token)) = (token_seq(fencing), &mut c.token) {
-                    visit(seq, token);
-                }
-            }
-            State::Counter(n) => visit(Seq::Token, n),
-            State::Resource(r) => {
-                r.numbers(fencing == Fencing::Counter, visit);
-                if fencing == Fencing::LockValue {
-                    visit(Seq::Value, &mut r.max_token);
-                }
-            }
-            State::Master(m) => {
-                if let Some(v) = &mut m.key {
-                    visit(Seq::Value, v);
-                }
-            }
-        }
-    }
+    // Traces (issue 8 item 6): Redis commands and replies, masters by name.
+}
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        // The counter service has no params: its messages are counted.
-        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        match msg {
-            Msg::Lock { value } | Msg::Locked { value, .. } | Msg::Unlock { value } | Msg::Incr { value } => {
-                visit(Seq::Value, value)
-            }
-            Msg::Token { value, token } => {
-                visit(Seq::Value, value);
-                visit(Seq::Token, token);
-            }
-            Msg::Resource(m) => {
-                m.numbers(fencing == Fencing::Counter, visit);
-                if let (Fencing::LockValue, ResourceMsg::Write { token, .. }) = (fencing, m) {
-                    visit(Seq::Value, token);
-                }
-            }
-        }
-    }
-
+impl Describe for Node {
     fn persistence(&self) -> &'static str {
         match self {
             Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
@@ -533,8 +477,6 @@ impl Actor for Node {
             _ => "empty",
         }
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies, masters by name.
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         let v = |v: &u32| show::value(*v);
@@ -607,6 +549,68 @@ impl Actor for Node {
                 Fencing::Counter => r.show(Some(&show::token)),
             },
         })
+    }
+}
+
+impl Renumber for Node {
+    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
+        // Masks are over master ids (below 8); an id renamed out of that
+        // range (symmetry's erasure) lands on the top bit.
+        let remap = |mask: u8| {
+            (0..8)
+                .filter(|b| mask & (1 << b) != 0)
+                .fold(0u8, |m, b| m | 1 << ids(b).min(7))
+        };
+        // Keys hold values, not ids.
+        if let State::Client(c) = state {
+            c.answered = remap(c.answered);
+            c.yes = remap(c.yes);
+        }
+    }
+
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
+        match state {
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.value);
+                visit(Seq::Ghost, &mut c.ghost);
+                if let (Some(seq), Some(token)) = (token_seq(fencing), &mut c.token) {
+                    visit(seq, token);
+                }
+            }
+            State::Counter(n) => visit(Seq::Token, n),
+            State::Resource(r) => {
+                r.numbers(fencing == Fencing::Counter, visit);
+                if fencing == Fencing::LockValue {
+                    visit(Seq::Value, &mut r.max_token);
+                }
+            }
+            State::Master(m) => {
+                if let Some(v) = &mut m.key {
+                    visit(Seq::Value, v);
+                }
+            }
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        // The counter service has no params: its messages are counted.
+        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
+        match msg {
+            Msg::Lock { value } | Msg::Locked { value, .. } | Msg::Unlock { value } | Msg::Incr { value } => {
+                visit(Seq::Value, value)
+            }
+            Msg::Token { value, token } => {
+                visit(Seq::Value, value);
+                visit(Seq::Token, token);
+            }
+            Msg::Resource(m) => {
+                m.numbers(fencing == Fencing::Counter, visit);
+                if let (Fencing::LockValue, ResourceMsg::Write { token, .. }) = (fencing, m) {
+                    visit(Seq::Value, token);
+                }
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::show;
 use crate::properties::STALE_WRITE;
-use crate::world::{Actor, Out, Seq};
+use crate::world::{Out, Program, Seq};
 
 /// A write and its answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ impl Resource {
     /// Handles a write; returns the answer. Raises the stale-write flag
     /// when it accepts a write from an acquisition older than one it has
     /// already accepted a write from.
-    pub fn write<A: Actor>(&mut self, fencing: bool, token: u32, ghost: u32, out: &mut Out<A>) -> ResourceMsg {
+    pub fn write<A: Program>(&mut self, fencing: bool, token: u32, ghost: u32, out: &mut Out<A>) -> ResourceMsg {
         if fencing && token < self.max_token {
             return ResourceMsg::Rejected;
         }

@@ -115,7 +115,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How a node counts the replies to its request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -354,53 +354,11 @@ impl Actor for Node {
     fn restart(&self, _ctx: &Ctx<'_, Self>, durable: &State, _out: &mut Out<Self>) -> State {
         durable.clone()
     }
+}
 
+impl Describe for Node {
     fn persistence(&self) -> &'static str {
         "fsync"
-    }
-
-    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
-        let State::Peer(s) = state else {
-            return;
-        };
-        let mut d = 0;
-        for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
-            d |= 1 << ids(j);
-        }
-        s.deferred = d;
-        let mut r = 0;
-        for j in (0..64).filter(|&j| s.replied & (1 << j) != 0) {
-            r |= 1 << ids(j);
-        }
-        s.replied = r;
-        for (j, _) in s.tags.iter_mut() {
-            *j = ids(Id::from(*j)) as u8;
-        }
-        s.tags.sort_unstable();
-    }
-
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Peer(s) => {
-                visit(Seq::Clock, &mut s.highest);
-                if let Some(ts) = s.request.as_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                for (_, ts) in s.tags.iter_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                visit(Seq::Ghost, &mut s.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
-            Msg::Reply => {}
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
     }
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
@@ -470,6 +428,52 @@ impl Actor for Node {
             fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
         }
         Some(fields)
+    }
+}
+
+impl Renumber for Node {
+    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
+        let State::Peer(s) = state else {
+            return;
+        };
+        let mut d = 0;
+        for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
+            d |= 1 << ids(j);
+        }
+        s.deferred = d;
+        let mut r = 0;
+        for j in (0..64).filter(|&j| s.replied & (1 << j) != 0) {
+            r |= 1 << ids(j);
+        }
+        s.replied = r;
+        for (j, _) in s.tags.iter_mut() {
+            *j = ids(Id::from(*j)) as u8;
+        }
+        s.tags.sort_unstable();
+    }
+
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Peer(s) => {
+                visit(Seq::Clock, &mut s.highest);
+                if let Some(ts) = s.request.as_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                for (_, ts) in s.tags.iter_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                visit(Seq::Ghost, &mut s.ghost);
+            }
+            State::Resource(r) => r.numbers(false, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
+            Msg::Reply => {}
+            Msg::Resource(m) => m.numbers(false, visit),
+        }
     }
 }
 

@@ -34,7 +34,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -513,63 +513,16 @@ impl Actor for Node {
         self.params().ttl
     }
 
-    /// Lock values; ghost numbers; and tokens unless a restart can reset
-    /// the counter: without persistence, `INCR lock:fence` starts again
-    /// from 0.
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let tokens = self.params().rank_tokens;
-        match state {
-            State::Server(s) => {
-                if let Some(k) = &mut s.key {
-                    visit(Seq::Value, &mut k.value);
-                    visit(Seq::Ghost, &mut k.ghost);
-                }
-                if tokens {
-                    visit(Seq::Token, &mut s.fence);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-                if tokens {
-                    visit(Seq::Token, &mut c.token);
-                }
-            }
-            State::Resource(r) => r.numbers(tokens, visit),
-        }
-    }
+    // Traces (issue 8 item 6): Redis commands and replies.
+}
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let tokens = self.params().rank_tokens;
-        match msg {
-            Msg::Granted { value, token, ghost } => {
-                visit(Seq::Value, value);
-                visit(Seq::Ghost, ghost);
-                if tokens {
-                    visit(Seq::Token, token);
-                }
-            }
-            Msg::SetNx { value }
-            | Msg::SetNxPx { value }
-            | Msg::Expire { value }
-            | Msg::Del { value }
-            | Msg::CompareAndDelete { value }
-            | Msg::Renew { value }
-            | Msg::Refused { value }
-            | Msg::ExpireSet { value }
-            | Msg::Released { value } => visit(Seq::Value, value),
-            Msg::Resource(m) => m.numbers(tokens, visit),
-        }
-    }
-
+impl Describe for Node {
     fn persistence(&self) -> &'static str {
         match self {
             Node::Server(p) if p.restart == Restart::Fsync => "with its fsynced keys",
             _ => "empty",
         }
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies.
 
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         let p = self.params();
@@ -649,6 +602,57 @@ impl Actor for Node {
             }
             State::Resource(r) => r.show(p.fencing.then_some(&show::token as &dyn Fn(u32) -> String)),
         })
+    }
+}
+
+impl Renumber for Node {
+    /// Lock values; ghost numbers; and tokens unless a restart can reset
+    /// the counter: without persistence, `INCR lock:fence` starts again
+    /// from 0.
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let tokens = self.params().rank_tokens;
+        match state {
+            State::Server(s) => {
+                if let Some(k) = &mut s.key {
+                    visit(Seq::Value, &mut k.value);
+                    visit(Seq::Ghost, &mut k.ghost);
+                }
+                if tokens {
+                    visit(Seq::Token, &mut s.fence);
+                }
+            }
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.value);
+                visit(Seq::Ghost, &mut c.ghost);
+                if tokens {
+                    visit(Seq::Token, &mut c.token);
+                }
+            }
+            State::Resource(r) => r.numbers(tokens, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        let tokens = self.params().rank_tokens;
+        match msg {
+            Msg::Granted { value, token, ghost } => {
+                visit(Seq::Value, value);
+                visit(Seq::Ghost, ghost);
+                if tokens {
+                    visit(Seq::Token, token);
+                }
+            }
+            Msg::SetNx { value }
+            | Msg::SetNxPx { value }
+            | Msg::Expire { value }
+            | Msg::Del { value }
+            | Msg::CompareAndDelete { value }
+            | Msg::Renew { value }
+            | Msg::Refused { value }
+            | Msg::ExpireSet { value }
+            | Msg::Released { value } => visit(Seq::Value, value),
+            Msg::Resource(m) => m.numbers(tokens, visit),
+        }
     }
 }
 

@@ -54,7 +54,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// What a node does when it thinks the token is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -322,20 +322,9 @@ impl Actor for Node {
         }
         state
     }
+}
 
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Node(n) => visit(Seq::Ghost, &mut n.ghost),
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        if let Msg::Resource(m) = msg {
-            m.numbers(false, visit);
-        }
-    }
-
+impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::Token => "TOKEN".into(),
@@ -378,6 +367,21 @@ impl Actor for Node {
             ],
             State::Resource(r) => vec![("latest acquisition written".into(), plain(r.max_ghost))],
         })
+    }
+}
+
+impl Renumber for Node {
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Node(n) => visit(Seq::Ghost, &mut n.ghost),
+            State::Resource(r) => r.numbers(false, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        if let Msg::Resource(m) = msg {
+            m.numbers(false, visit);
+        }
     }
 }
 

@@ -90,7 +90,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 
 /// Which recipe the clients follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -769,84 +769,9 @@ impl Actor for Node {
     fn watch_cap(&self, w: NoWatch) -> u8 {
         match w {}
     }
+}
 
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Ensemble(e) => {
-                visit(Seq::Token, &mut e.zxid);
-                e.sessions.iter_mut().for_each(|s| visit(Seq::Value, s));
-                for z in e.children.iter_mut() {
-                    child_numbers(&mut z.child, visit);
-                    visit(Seq::Value, &mut z.session);
-                    visit(Seq::Ghost, &mut z.ghost);
-                }
-                for (node, session) in e.data_watches.iter_mut() {
-                    visit(Seq::Token, node);
-                    visit(Seq::Value, session);
-                }
-                e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
-                visit(Seq::Token, &mut e.pzxid);
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.session);
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Token, &mut c.node);
-                visit(Seq::Token, &mut c.target);
-                visit(Seq::Ghost, &mut c.ghost);
-                visit(Seq::Token, &mut c.zxid);
-            }
-            State::Resource(r) => r.numbers(true, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Connect { session }
-            | Msg::Ping { session }
-            | Msg::CloseSession { session }
-            | Msg::Pong { session }
-            | Msg::SessionExpired { session }
-            | Msg::NodeChildrenChanged { session } => visit(Seq::Value, session),
-            Msg::Create { session, value, .. } | Msg::GetChildren { session, value, .. } => {
-                visit(Seq::Value, session);
-                visit(Seq::Value, value);
-            }
-            Msg::Exists { session, value, node } | Msg::Delete { session, value, node } => {
-                visit(Seq::Value, session);
-                visit(Seq::Value, value);
-                visit(Seq::Token, node);
-            }
-            Msg::Created { value, node } => {
-                visit(Seq::Value, value);
-                visit(Seq::Token, node);
-            }
-            Msg::Children {
-                value,
-                children,
-                ghost,
-                zxid,
-            } => {
-                visit(Seq::Value, value);
-                children.iter_mut().for_each(|ch| child_numbers(ch, visit));
-                visit(Seq::Ghost, ghost);
-                visit(Seq::Token, zxid);
-            }
-            Msg::Reconnect {
-                session, zxid, node, ..
-            } => {
-                visit(Seq::Value, session);
-                visit(Seq::Token, zxid);
-                visit(Seq::Token, node);
-            }
-            Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
-            Msg::NodeDeleted { session, node } => {
-                visit(Seq::Value, session);
-                visit(Seq::Token, node);
-            }
-            Msg::Resource(m) => m.numbers(true, visit),
-        }
-    }
-
+impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         match msg {
             Msg::Connect { session } => format!("connect (new session {})", show_session(*session)),
@@ -1002,6 +927,85 @@ impl Actor for Node {
             ],
         };
         Some(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+}
+
+impl Renumber for Node {
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Ensemble(e) => {
+                visit(Seq::Token, &mut e.zxid);
+                e.sessions.iter_mut().for_each(|s| visit(Seq::Value, s));
+                for z in e.children.iter_mut() {
+                    child_numbers(&mut z.child, visit);
+                    visit(Seq::Value, &mut z.session);
+                    visit(Seq::Ghost, &mut z.ghost);
+                }
+                for (node, session) in e.data_watches.iter_mut() {
+                    visit(Seq::Token, node);
+                    visit(Seq::Value, session);
+                }
+                e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
+                visit(Seq::Token, &mut e.pzxid);
+            }
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.session);
+                visit(Seq::Value, &mut c.value);
+                visit(Seq::Token, &mut c.node);
+                visit(Seq::Token, &mut c.target);
+                visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Token, &mut c.zxid);
+            }
+            State::Resource(r) => r.numbers(true, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Connect { session }
+            | Msg::Ping { session }
+            | Msg::CloseSession { session }
+            | Msg::Pong { session }
+            | Msg::SessionExpired { session }
+            | Msg::NodeChildrenChanged { session } => visit(Seq::Value, session),
+            Msg::Create { session, value, .. } | Msg::GetChildren { session, value, .. } => {
+                visit(Seq::Value, session);
+                visit(Seq::Value, value);
+            }
+            Msg::Exists { session, value, node } | Msg::Delete { session, value, node } => {
+                visit(Seq::Value, session);
+                visit(Seq::Value, value);
+                visit(Seq::Token, node);
+            }
+            Msg::Created { value, node } => {
+                visit(Seq::Value, value);
+                visit(Seq::Token, node);
+            }
+            Msg::Children {
+                value,
+                children,
+                ghost,
+                zxid,
+            } => {
+                visit(Seq::Value, value);
+                children.iter_mut().for_each(|ch| child_numbers(ch, visit));
+                visit(Seq::Ghost, ghost);
+                visit(Seq::Token, zxid);
+            }
+            Msg::Reconnect {
+                session, zxid, node, ..
+            } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, zxid);
+                visit(Seq::Token, node);
+            }
+            Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
+            Msg::NodeDeleted { session, node } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, node);
+            }
+            Msg::Resource(m) => m.numbers(true, visit),
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::memory;
 use crate::progress::Progress;
 use crate::properties::{safe, view, Lock, Prop};
 use crate::scenario::Verdict;
-use crate::world::{Action, Actor, Role, World, WorldState, EVENT_KINDS};
+use crate::world::{Action, Program, Role, World, WorldState, EVENT_KINDS};
 
 /// How to search.
 #[derive(Clone, Debug, Default)]
@@ -46,12 +46,12 @@ pub struct Options {
 /// A counterexample as actions from the initial state. For liveness,
 /// `cycle` is the fair loop (empty: the run is stuck after `prefix`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Counterexample<A: Actor> {
+pub struct Counterexample<A: Program> {
     pub prefix: Vec<Action<A>>,
     pub cycle: Option<Vec<Action<A>>>,
 }
 
-impl<A: Actor> Counterexample<A> {
+impl<A: Program> Counterexample<A> {
     pub fn len(&self) -> usize {
         self.prefix.len() + self.cycle.as_ref().map_or(0, Vec::len)
     }
@@ -63,7 +63,7 @@ impl<A: Actor> Counterexample<A> {
 
 /// One property's result.
 #[derive(Clone, Debug)]
-pub struct PropOutcome<A: Actor> {
+pub struct PropOutcome<A: Program> {
     pub prop: Prop,
     pub verdict: Verdict,
     pub trace: Option<Counterexample<A>>,
@@ -71,7 +71,7 @@ pub struct PropOutcome<A: Actor> {
 
 /// The result of a check.
 #[derive(Clone, Debug)]
-pub struct Outcome<A: Actor> {
+pub struct Outcome<A: Program> {
     pub props: Vec<PropOutcome<A>>,
     pub unique_states: usize,
     /// Successor states computed, repeats included.
@@ -91,7 +91,7 @@ pub struct Outcome<A: Actor> {
     pub liveness_skipped: Option<String>,
 }
 
-impl<A: Actor> Outcome<A> {
+impl<A: Program> Outcome<A> {
     pub fn get(&self, prop: Prop) -> &PropOutcome<A> {
         self.props.iter().find(|p| p.prop == prop).unwrap_or(&self.props[0])
     }
@@ -99,7 +99,7 @@ impl<A: Actor> Outcome<A> {
 
 /// A successor as a worker computed it: everything the merge needs, and
 /// the state itself only when it may be new.
-struct Succ<A: Actor> {
+struct Succ<A: Program> {
     /// The action's position in the source state's enabled list.
     ordinal: u16,
     kind: Option<&'static str>,
@@ -494,7 +494,7 @@ fn lifted_lasso<A: Lock>(
 }
 
 /// The canonical state at the end of a path of action positions.
-fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
+fn replay_state<A: Program>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
     let (s, back) = start(world);
     walk(world, s, back, ords).1
 }
@@ -507,14 +507,14 @@ fn replay_state<A: Actor>(world: &World<A>, ords: &[u16]) -> WorldState<A> {
 /// with `max_delay = 0`) could repeat for ever in no time at all, starving
 /// a client whose timer needs one tick: a Zeno run, which no real system
 /// has.
-fn strongly_fair<A: Actor>(a: &Action<A>) -> bool {
+fn strongly_fair<A: Program>(a: &Action<A>) -> bool {
     matches!(a, Action::Tick)
 }
 
 /// Whether `a` is one outcome of a random choice ([`Actor::random`]):
 /// fair per state in the liveness pass (README, "Random choices are fair
 /// per state").
-fn random<A: Actor>(world: &World<A>, a: &Action<A>) -> bool {
+fn random<A: Program>(world: &World<A>, a: &Action<A>) -> bool {
     matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }
 
@@ -541,7 +541,7 @@ fn lasso<A: Lock>(world: &World<A>, g: &Graph, l: &liveness::Lasso) -> Counterex
 /// The graph's states are canonical (with symmetry on, each in its own
 /// naming), so each action is renamed back to the names of the run that
 /// started from the initial state.
-fn replay_ordinals<A: Actor>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
+fn replay_ordinals<A: Program>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
     let (s, back) = start(world);
     walk(world, s, back, ords).0
 }
@@ -549,7 +549,7 @@ fn replay_ordinals<A: Actor>(world: &World<A>, ords: &[u16]) -> Vec<Action<A>> {
 /// A lasso's prefix and loop, in the run's names. Under symmetry the loop
 /// returns to the same canonical state, possibly with nodes renamed: it is
 /// repeated until the run's own state returns too.
-fn replay_lasso<A: Actor>(world: &World<A>, prefix: &[u16], cycle: &[u16]) -> (Vec<Action<A>>, Vec<Action<A>>) {
+fn replay_lasso<A: Program>(world: &World<A>, prefix: &[u16], cycle: &[u16]) -> (Vec<Action<A>>, Vec<Action<A>>) {
     let (s, back) = start(world);
     let (prefix, s, back) = walk(world, s, back, prefix);
     let mut actions = Vec::new();
@@ -569,7 +569,7 @@ fn replay_lasso<A: Actor>(world: &World<A>, prefix: &[u16], cycle: &[u16]) -> (V
 }
 
 /// The canonical initial state and the map from its names to the run's.
-fn start<A: Actor>(world: &World<A>) -> (WorldState<A>, Vec<usize>) {
+fn start<A: Program>(world: &World<A>) -> (WorldState<A>, Vec<usize>) {
     let (s, perm) = world.canonical(world.init());
     (s, invert(&perm))
 }
@@ -585,7 +585,7 @@ fn invert(perm: &[usize]) -> Vec<usize> {
 /// Follows `ords` from canonical state `s`, whose names map to the run's
 /// through `back`; returns the actions in the run's names, the canonical
 /// state reached and its map.
-fn walk<A: Actor>(
+fn walk<A: Program>(
     world: &World<A>,
     mut s: WorldState<A>,
     mut back: Vec<usize>,

@@ -23,7 +23,7 @@ use super::story::Story;
 use crate::check::Counterexample;
 use crate::properties::{Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
 use crate::scenario::Scenario;
-use crate::world::{Action, Actor, Seq, Tla, World, WorldState};
+use crate::world::{Action, Program, Seq, Tla, World, WorldState};
 
 /// The history flags as the specs name them.
 pub const FLAGS: [(u32, &str); 2] = [(FOREIGN_RELEASE, "ForeignRelease"), (STALE_WRITE, "StaleWrite")];
@@ -51,7 +51,7 @@ pub fn spec_module(algorithm: &str) -> Option<&'static str> {
 /// [`Story::states`] before renumbering. `None` when a step cannot be
 /// followed (which would be a bug: every checker state is the
 /// renumbering of the spec's).
-pub fn behaviour<A: Actor>(world: &World<A>, story: &Story<A>) -> Option<Vec<WorldState<A>>> {
+pub fn behaviour<A: Program>(world: &World<A>, story: &Story<A>) -> Option<Vec<WorldState<A>>> {
     let mut lifted = vec![story.states[0].clone()];
     for (i, a) in story.actions.iter().enumerate() {
         let (ranked, cur) = (&story.states[i], &lifted[i]);
@@ -80,7 +80,7 @@ pub fn behaviour<A: Actor>(world: &World<A>, story: &Story<A>) -> Option<Vec<Wor
 }
 
 /// Every growing value of `s` in the renumbering's visiting order.
-fn values<A: Actor>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
+fn values<A: Program>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
     let mut s = s.clone();
     let mut out = Vec::new();
     let mut f = |seq: Seq, v: &mut u32| out.push((seq, *v));

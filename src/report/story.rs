@@ -23,13 +23,13 @@ use std::collections::HashMap;
 use super::diff::{self, changes, leaves};
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop, FOREIGN_RELEASE, STALE_WRITE};
-use crate::world::{Action, Actor, Envelope, Seq, Status, World, WorldState};
+use crate::world::{Action, Envelope, Program, Seq, Status, World, WorldState};
 
 /// Names of the values present in one state: `(sequence, value)` → name.
 type Names = HashMap<(Seq, u32), u32>;
 
 /// A counterexample replayed from the initial state.
-pub struct Story<A: Actor> {
+pub struct Story<A: Program> {
     /// The actions, prefix then loop, as the counterexample holds them.
     pub actions: Vec<Action<A>>,
     /// Index in `actions` where the fair loop begins (liveness only).
@@ -42,7 +42,7 @@ pub struct Story<A: Actor> {
     pub shown_actions: Vec<Action<A>>,
 }
 
-impl<A: Actor> Story<A> {
+impl<A: Program> Story<A> {
     pub fn new(world: &World<A>, cx: &Counterexample<A>) -> Story<A> {
         let actions: Vec<Action<A>> = cx.prefix.iter().chain(cx.cycle.iter().flatten()).cloned().collect();
         let loop_at = cx.cycle.as_ref().map(|_| cx.prefix.len());
@@ -77,7 +77,7 @@ impl<A: Actor> Story<A> {
 /// visiting order. Lamport clocks ([`Seq::Clock`]) are shifted, not ranked:
 /// their differences are what a reader compares, so they are shown as the
 /// state holds them.
-fn values<A: Actor>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
+fn values<A: Program>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
     let mut s = s.clone();
     let mut out = Vec::new();
     visit(world, &mut s, &mut |seq, v| {
@@ -90,7 +90,7 @@ fn values<A: Actor>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
 
 /// Visits the values of `s` as the world's renumbering does: each node's
 /// state, then each message in flight through its receiver's program.
-fn visit<A: Actor>(world: &World<A>, s: &mut WorldState<A>, f: &mut dyn FnMut(Seq, &mut u32)) {
+fn visit<A: Program>(world: &World<A>, s: &mut WorldState<A>, f: &mut dyn FnMut(Seq, &mut u32)) {
     for (id, n) in s.nodes.iter_mut().enumerate() {
         world.actors[id].numbers(&mut n.state, f);
     }
@@ -103,7 +103,7 @@ fn visit<A: Actor>(world: &World<A>, s: &mut WorldState<A>, f: &mut dyn FnMut(Se
 /// of `raw` named in `old` keeps its name, a new one gets the next name of
 /// its sequence (in the order drawn), and the names move to `ranked` by
 /// position. Zero means "none" and is never named.
-fn carry<A: Actor>(
+fn carry<A: Program>(
     world: &World<A>,
     raw: &WorldState<A>,
     ranked: &WorldState<A>,
@@ -143,13 +143,13 @@ fn rename(names: &Names) -> impl FnMut(Seq, &mut u32) + '_ {
     }
 }
 
-fn rename_state<A: Actor>(world: &World<A>, s: &WorldState<A>, names: &Names) -> WorldState<A> {
+fn rename_state<A: Program>(world: &World<A>, s: &WorldState<A>, names: &Names) -> WorldState<A> {
     let mut s = s.clone();
     visit(world, &mut s, &mut rename(names));
     s
 }
 
-fn rename_action<A: Actor>(world: &World<A>, a: &Action<A>, names: &Names) -> Action<A> {
+fn rename_action<A: Program>(world: &World<A>, a: &Action<A>, names: &Names) -> Action<A> {
     let mut a = a.clone();
     if let Action::Deliver { dst, msg, .. } | Action::Lose { dst, msg, .. } | Action::Duplicate { dst, msg, .. } =
         &mut a

@@ -4,7 +4,7 @@
 //! says how eagerly a run spends it.
 
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Action, Actor, Faults};
+use crate::world::{Action, Faults, Program};
 
 /// The fault kinds in the order the simulator considers them at a step,
 /// as the report names them (`faults_fired`).
@@ -126,7 +126,7 @@ pub const RATE_KEYS: [&str; 7] = [
 
 /// Which fault kind an action is, as an index into [`KINDS`]; `None` for
 /// everything else (steps, deliveries, time, restarts and heals).
-pub fn kind_of<A: Actor>(action: &Action<A>) -> Option<usize> {
+pub fn kind_of<A: Program>(action: &Action<A>) -> Option<usize> {
     Some(match action {
         Action::Crash { .. } => 0,
         Action::Pause { .. } => 1,

@@ -123,27 +123,6 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         u8::MAX
     }
 
-    /// Rewrites every node id held in `state` through `ids`. Symmetry
-    /// reduction renames interchangeable nodes, and ids inside states must
-    /// follow. Timers and steps must hold no ids. The default: none held.
-    fn rename(&self, _state: &mut Self::State, _ids: &dyn Fn(Id) -> Id) {}
-
-    /// Rewrites every node id held in a message (see [`Actor::rename`]).
-    fn rename_msg(&self, _msg: &mut Self::Msg, _ids: &dyn Fn(Id) -> Id) {}
-
-    /// Visits every value in `state` that only grows and is only compared
-    /// (ghost acquisition numbers, fencing counters and tokens, the
-    /// resource's maxima), with the sequence it belongs to. The world
-    /// renumbers each sequence by rank among the values present, so a
-    /// client that loops forever still has a finite state space (docs/design.md
-    /// §2). Zero stays zero: it means "none". Sound only where the next
-    /// value drawn exceeds every value present (see [`Seq::Token`]). The
-    /// default: none held.
-    fn numbers(&self, _state: &mut Self::State, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
-
-    /// Visits every growing value in a message (see [`Actor::numbers`]).
-    fn numbers_msg(&self, _msg: &mut Self::Msg, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
-
     /// Whether `timer` runs on the node's monotonic clock: a step of the
     /// wall clock (`ClockJump`) leaves it where it is, while a drift in the
     /// clock's rate still moves it (docs/design.md §2). Go's timers and
@@ -158,61 +137,6 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn may_pause(&self, _state: &Self::State) -> bool {
         true
     }
-
-    /// How this node comes back from a crash, in the words traces use
-    /// ("empty", "fsync", "delayed").
-    fn persistence(&self) -> &'static str {
-        "empty"
-    }
-
-    /// A message as the real system writes it, for traces and the
-    /// explorer: a Redis command and its arguments (`SET lock v3 NX PX 4`),
-    /// an answer (`OK`, `nil`), a ZooKeeper call. `names[id]` names nodes.
-    /// The default is the Rust `Debug` text, which no family should ship.
-    fn show_msg(&self, msg: &Self::Msg, _names: &[String]) -> String {
-        format!("{msg:?}")
-    }
-
-    /// A step in the words of the algorithm's description ("Acquire").
-    fn show_step(&self, step: &Self::Step) -> String {
-        format!("{step:?}")
-    }
-
-    /// A timer's name as traces print it ("key expiry").
-    fn show_timer(&self, timer: &Self::Timer) -> String {
-        format!("{timer:?}")
-    }
-
-    /// The node's state as `(field, value)` pairs in the system's words
-    /// (`key` = `v3 (PX 4)`, `phase` = `holding`), ids as names and sets
-    /// as sets; traces diff these pairs. `None`: fall back to the fields
-    /// of the `Debug` text.
-    fn show_state(&self, _state: &Self::State, _names: &[String]) -> Option<Vec<(String, String)>> {
-        None
-    }
-}
-
-/// A sequence of growing values whose order alone matters
-/// ([`Actor::numbers`]). Values of different sequences are never compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Seq {
-    /// The world's ghost counter (`Out::next_ghost`) and its copies.
-    Ghost,
-    /// A fencing counter and the tokens drawn from it. Only a counter
-    /// that never goes back may be renumbered: one that a restart resets
-    /// is then compared with older tokens by its distance to them (how
-    /// many tokens it draws before its tokens pass again), so an actor
-    /// visits no tokens where its counter can be reset.
-    Token,
-    /// Lock values drawn by `Out::fresh_value`: compared for equality, and
-    /// by draw order where a lock value is used as a fencing token.
-    Value,
-    /// Logical timestamps (Lamport clocks) that are compared and
-    /// incremented by one, so their distances matter, not only their
-    /// order: the world shifts them all down by the smallest present
-    /// (which becomes 0) instead of ranking them. Sound only where no
-    /// step compares one with a constant.
-    Clock,
 }
 
 /// What a handler may look at besides its own state: its id and its clock.

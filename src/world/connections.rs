@@ -8,9 +8,9 @@
 //! Both are urgent and weakly fair: a library does them at once, and a
 //! paused or crashed process does neither.
 
-use super::{Action, Actor, Broken, Id, Status, World, WorldState};
+use super::{Action, Broken, Id, Program, Status, World, WorldState};
 
-impl<A: Actor> World<A> {
+impl<A: Program> World<A> {
     /// The connection between `a` and `b`, if one of them keeps one to the
     /// other: `(connecting end, other end)`.
     pub fn connection(&self, a: Id, b: Id) -> Option<(Id, Id)> {
@@ -72,7 +72,7 @@ impl<A: Actor> World<A> {
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
+    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, World, WorldState};
 
     /// A client (node 1) that pings a server (node 0) over a connection,
     /// counting its disconnects and reconnects; node 2 is a peer with no
@@ -95,6 +95,10 @@ mod tests {
 
     /// (pongs received, disconnects noticed, reconnects).
     type St = (u8, u8, u8);
+
+    impl Describe for Probe {}
+
+    impl Renumber for Probe {}
 
     impl Actor for Probe {
         type State = St;

@@ -6,9 +6,9 @@
 //! follows the node's clock (drift moves it, a pause stops it, a crash
 //! forgets it) and is forgotten once no step with a deadline is enabled.
 
-use super::{Actor, Id, World, WorldState};
+use super::{Id, Program, World, WorldState};
 
-impl<A: Actor> World<A> {
+impl<A: Program> World<A> {
     /// Whether node `id` has an enabled step with a deadline.
     pub(super) fn has_deadline(&self, s: &WorldState<A>, id: Id) -> bool {
         self.node_steps(s, id)
@@ -45,7 +45,7 @@ impl<A: Actor> World<A> {
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Faults, Id, Out, Role, World, WorldState};
+    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, World, WorldState};
 
     /// A worker (node 0) that starts working at once and is done after its
     /// `Finish` step, which may wait up to `WORK` ticks; a timer of 2 ticks
@@ -62,6 +62,10 @@ mod tests {
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     enum Never {}
+
+    impl Describe for Worker {}
+
+    impl Renumber for Worker {}
 
     impl Actor for Worker {
         /// Whether the work is done.

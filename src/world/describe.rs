@@ -2,9 +2,46 @@
 //! the actors' `show_*` hooks: messages as the real system writes them
 //! ("redis receives SET lock v1 NX PX 4 from c1"), never Rust's `Debug`.
 
-use super::{Action, Actor, Id, World};
+use super::{Action, Actor, Id, Program, World};
 
-impl<A: Actor> World<A> {
+/// A node's program in the words of the real system, for traces and the
+/// explorer. Apart from [`Actor`], which is behaviour only; every method
+/// has a default (Rust's `Debug` text, which no family should ship).
+pub trait Describe: Actor {
+    /// How this node comes back from a crash, in the words traces use
+    /// ("empty", "fsync", "delayed").
+    fn persistence(&self) -> &'static str {
+        "empty"
+    }
+
+    /// A message as the real system writes it, for traces and the
+    /// explorer: a Redis command and its arguments (`SET lock v3 NX PX 4`),
+    /// an answer (`OK`, `nil`), a ZooKeeper call. `names[id]` names nodes.
+    /// The default is the Rust `Debug` text, which no family should ship.
+    fn show_msg(&self, msg: &Self::Msg, _names: &[String]) -> String {
+        format!("{msg:?}")
+    }
+
+    /// A step in the words of the algorithm's description ("Acquire").
+    fn show_step(&self, step: &Self::Step) -> String {
+        format!("{step:?}")
+    }
+
+    /// A timer's name as traces print it ("key expiry").
+    fn show_timer(&self, timer: &Self::Timer) -> String {
+        format!("{timer:?}")
+    }
+
+    /// The node's state as `(field, value)` pairs in the system's words
+    /// (`key` = `v3 (PX 4)`, `phase` = `holding`), ids as names and sets
+    /// as sets; traces diff these pairs. `None`: fall back to the fields
+    /// of the `Debug` text.
+    fn show_state(&self, _state: &Self::State, _names: &[String]) -> Option<Vec<(String, String)>> {
+        None
+    }
+}
+
+impl<A: Program> World<A> {
     pub fn name(&self, id: Id) -> &str {
         &self.names[id]
     }

@@ -11,16 +11,27 @@ mod deadlines;
 mod describe;
 mod faults;
 mod ranks;
+mod renumber;
 mod state;
 mod symmetry;
 mod tla;
 
 pub use action::{Action, EVENT_KINDS};
-pub use actor::{Actor, Cmd, Ctx, Id, Out, Seq};
+pub use actor::{Actor, Cmd, Ctx, Id, Out};
+pub use describe::Describe;
 pub use faults::{Faults, Recovery, Role, Targets};
+pub use renumber::{Renumber, Seq};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
 pub use symmetry::Renaming;
 pub use tla::{all_links, fault_vars, FlagNames, Tla, TlaMapping};
+
+/// What the world runs on a node: its behaviour ([`Actor`]), its words
+/// ([`Describe`], for traces and the explorer) and the renumbering of its
+/// state ([`Renumber`], for symmetry and growing values). Implemented for
+/// every type that has the three.
+pub trait Program: Actor + Describe + Renumber {}
+
+impl<A: Actor + Describe + Renumber> Program for A {}
 
 use std::hash::{BuildHasher, Hash};
 
@@ -36,7 +47,7 @@ pub fn fingerprint<T: Hash>(value: &T) -> u64 {
 
 /// A world of actors under a fault budget.
 #[derive(Clone)]
-pub struct World<A: Actor> {
+pub struct World<A: Program> {
     /// One program per node.
     pub actors: Vec<A>,
     /// Node names as traces print them ("s1", "c2", "r").
@@ -51,7 +62,7 @@ pub struct World<A: Actor> {
     pub symmetry: Vec<Vec<Id>>,
 }
 
-impl<A: Actor> World<A> {
+impl<A: Program> World<A> {
     /// The initial state: every node runs `init` at the same instant.
     pub fn init(&self) -> WorldState<A> {
         let mut s = WorldState {
@@ -666,7 +677,7 @@ struct Clock {
     waiting: bool,
 }
 
-impl<A: Actor> Model for World<A> {
+impl<A: Program> Model for World<A> {
     type State = WorldState<A>;
     type Action = Action<A>;
 

@@ -9,14 +9,14 @@
 
 use std::cell::RefCell;
 
-use super::{Actor, Seq, World, WorldState};
+use super::{Program, Seq, World, WorldState};
 
 thread_local! {
     /// The values of each sequence present in the state being renumbered.
     static PRESENT: RefCell<[Vec<u32>; 3]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
 }
 
-impl<A: Actor> World<A> {
+impl<A: Program> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {

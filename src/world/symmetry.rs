@@ -7,12 +7,12 @@
 //! renaming applied is returned, so traces can be mapped back to the names
 //! of the run they describe.
 
-use super::{fingerprint, Action, Actor, Envelope, Id, World, WorldState};
+use super::{fingerprint, Action, Envelope, Id, Program, World, WorldState};
 
 /// `perm[old] = new`.
 pub type Renaming = Vec<Id>;
 
-impl<A: Actor> World<A> {
+impl<A: Program> World<A> {
     /// Applies a renaming to every node id in the state.
     pub fn rename_state(&self, s: &WorldState<A>, perm: &[Id]) -> WorldState<A> {
         let ids = |i: Id| perm[i];

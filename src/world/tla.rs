@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value};
 
-use super::actor::{Actor, Id};
+use super::actor::Id;
 use super::state::{Status, WorldState};
-use super::World;
+use super::{Program, World};
 
 /// A TLA+ value. Sets are kept sorted and without duplicates, and records
 /// and functions sorted by key, so equal values are equal Rust values and
@@ -130,7 +130,7 @@ impl Tla {
 /// `trace.itf.json` and the trace views: the spec's own variables, and how
 /// it writes links, messages, timers and stopwatches where that differs
 /// from the defaults. Apart from [`Actor`], which is behaviour only.
-pub trait TlaMapping: Actor {
+pub trait TlaMapping: Program {
     /// The paired TLA+ spec's own VARIABLES (not World.tla's) in `state`,
     /// as `(name, value)`, each valued as the spec writes it (functions
     /// over node ids, records, the model value `None`), for
@@ -234,7 +234,7 @@ pub fn all_links(nodes: usize) -> Vec<(Id, Id)> {
 /// `status`, `pause`, `skew`, `cut`, `spent` and `history` (the flags
 /// raised). The trace view (src/observe) shares them with the clean-room
 /// specs.
-pub fn fault_vars<A: Actor>(s: &WorldState<A>, flags: FlagNames<'_>) -> Vec<(&'static str, Tla)> {
+pub fn fault_vars<A: Program>(s: &WorldState<A>, flags: FlagNames<'_>) -> Vec<(&'static str, Tla)> {
     let by_node = |f: &dyn Fn(Id) -> Tla| Tla::by_id((0..s.nodes.len()).map(|id| (id, f(id))));
     vec![
         (

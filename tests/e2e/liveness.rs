@@ -8,7 +8,7 @@ use locksmith::check::{check, Options};
 use locksmith::properties::{view, Lock, LockView, Prop};
 use locksmith::scenario::Verdict;
 use locksmith::trace::replay;
-use locksmith::world::{Action, Actor, Ctx, Faults, Id, Out, Role, TlaMapping, World, WorldState};
+use locksmith::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, TlaMapping, World, WorldState};
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Model, Property};
 
@@ -42,6 +42,10 @@ enum Timer {
 enum Step {
     Ask,
 }
+
+impl Describe for Spin {}
+
+impl Renumber for Spin {}
 
 impl Actor for Spin {
     type State = St;
@@ -197,6 +201,10 @@ enum Draw {
     Ask,
     Coin(bool),
 }
+
+impl Describe for Dice {}
+
+impl Renumber for Dice {}
 
 impl Actor for Dice {
     type State = DiceSt;

@@ -72,7 +72,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use locksmith::algorithms::{primary_replica as pr, single_redis as sr};
 use locksmith::catalog::parse;
 use locksmith::real::{self, Persistence, RedisServer};
-use locksmith::world::{Action, Actor, Envelope, Id, World, WorldState};
+use locksmith::world::{Action, Envelope, Id, Program, World, WorldState};
 
 /// The compare-and-delete script of the model's clients (and the Redis
 /// documentation's).
@@ -210,13 +210,13 @@ fn real_key(con: &mut redis::Connection, clock: &Clock) -> Result<Option<KeyStat
 /// sends requests, and everything else (server timers due, server steps
 /// such as replication, messages between servers) runs at once, due
 /// timers first.
-struct Model<A: Actor> {
+struct Model<A: Program> {
     world: World<A>,
     state: WorldState<A>,
     client: Id,
 }
 
-impl<A: Actor> Model<A> {
+impl<A: Program> Model<A> {
     fn new(world: World<A>, client: Id) -> Model<A> {
         let state = world.init();
         let mut m = Model { world, state, client };

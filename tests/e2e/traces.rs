@@ -15,7 +15,7 @@ use locksmith::algorithms::resource::ResourceMsg;
 use locksmith::algorithms::{lock_table, primary_replica, redlock, single_redis};
 use locksmith::check::Counterexample;
 use locksmith::report::story::Story;
-use locksmith::world::{Action, Actor};
+use locksmith::world::{Action, Describe};
 
 /// Rust `Debug` text that must never reach a trace.
 const RUST: [&str; 3] = ["{ ", "Some(", "None"];

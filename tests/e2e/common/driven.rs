@@ -3,16 +3,16 @@
 //! answers, and the server runs its own steps at once (its due timers
 //! first, then the messages to it), never a client's.
 
-use locksmith::world::{Action, Actor, Id, World, WorldState};
+use locksmith::world::{Action, Id, Program, World, WorldState};
 
-pub struct Driven<A: Actor> {
+pub struct Driven<A: Program> {
     pub world: World<A>,
     pub state: WorldState<A>,
     /// The node that runs by itself.
     server: Id,
 }
 
-impl<A: Actor> Driven<A> {
+impl<A: Program> Driven<A> {
     /// The world in its initial state, nothing run yet.
     pub fn start(world: World<A>, server: Id) -> Driven<A> {
         let state = world.init();

@@ -43,7 +43,7 @@ impl Job for Check {
     }
 }
 
-pub fn summarise<A: locksmith::world::Actor>(o: &Outcome<A>) -> Result {
+pub fn summarise<A: locksmith::world::Program>(o: &Outcome<A>) -> Result {
     Result {
         verdicts: o
             .props
