@@ -107,17 +107,7 @@ pub struct BenchArgs {
 }
 
 pub fn bench_cmd(args: BenchArgs) -> i32 {
-    if args.repeat == 0 {
-        eprintln!("locksmith: --repeat 0 is not allowed; allowed: a whole number of runs, at least 1");
-        return 2;
-    }
-    if !(1..=256).contains(&args.threads) {
-        eprintln!(
-            "locksmith: --threads {} is not allowed; allowed: a whole number of threads from 1 to 256",
-            args.threads
-        );
-        return 2;
-    }
+    // --repeat and --threads are in range (cli/args.rs).
     if let Some(label) = args.child {
         return child(&label, args.threads);
     }

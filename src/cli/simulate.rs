@@ -32,19 +32,10 @@ pub struct SimJob<'a> {
 }
 
 pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
-    let usage = if let Some(Err(e)) = job.seed_range.as_deref().map(parse_range) {
-        Some(e)
-    } else if job.runs == 0 {
-        Some("--runs 0 is not allowed; allowed: a whole number of runs, at least 1".to_string())
-    } else if job.max_steps == 0 {
-        Some("--max-steps 0 is not allowed; allowed: a whole number of actions, at least 1".to_string())
-    } else if !(1..=256).contains(&job.threads) {
-        Some(format!(
-            "--threads {} is not allowed; allowed: a whole number from 1 to 256",
-            job.threads
-        ))
-    } else {
-        None
+    // --runs, --max-steps and --threads are in range (cli/args.rs).
+    let usage = match job.seed_range.as_deref().map(parse_range) {
+        Some(Err(e)) => Some(e),
+        _ => None,
     };
     let usage = usage.or_else(|| progress::interval().err());
     if let Some(e) = usage {

@@ -1,0 +1,334 @@
+//! `check`: loads scenarios, checks them side by side on `--jobs`
+//! threads, prints each one's verdicts in order and writes its reports.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use crate::algorithms::{dispatch, Job};
+use crate::catalog;
+use crate::check::{check, Options};
+use crate::progress::Progress;
+use crate::properties::Lock;
+use crate::report::{self, Summary};
+use crate::scenario::{self, Scenario, ScenarioError};
+use crate::sim::messages::messages_per_acquisition;
+use crate::world::World;
+
+use super::Format;
+
+/// `check`: the named scenarios, or every bundled one with `--all`.
+pub(super) fn check_cmd(
+    names: &[String],
+    all: bool,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    no_symmetry: bool,
+    jobs: Option<usize>,
+) -> i32 {
+    let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
+        (true, true) => Ok(scenario::all()),
+        (false, false) => names.iter().map(|n| scenario::find(n)).collect(),
+        (true, false) => Err(ScenarioError("give scenario names or --all, not both".into())),
+        (false, true) => Err(ScenarioError(
+            "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
+        )),
+    };
+    check_paths(paths, opts, format, reports, no_symmetry, jobs, all).1
+}
+
+/// What `check` and `matrix` share: loads every scenario first (bad input
+/// exits 2 with nothing written), checks them side by side, prints each
+/// one's text in order, writes the index reports/README.md when `index`
+/// (every bundled scenario was checked), and returns the scenarios with
+/// their summaries and the exit code (docs/design.md §9).
+pub(super) fn check_paths(
+    paths: Result<Vec<PathBuf>, ScenarioError>,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    no_symmetry: bool,
+    jobs: Option<usize>,
+    index: bool,
+) -> (Vec<(Scenario, Summary)>, i32) {
+    // Load and validate everything before checking anything, so bad input
+    // exits 2 with nothing written.
+    let loaded: Result<Vec<Scenario>, ScenarioError> =
+        paths.and_then(|ps| ps.iter().map(|p| catalog::load(p)).collect());
+    let loaded = loaded.map(|mut all: Vec<Scenario>| {
+        for sc in all.iter_mut().filter(|_| no_symmetry) {
+            sc.symmetry = false;
+        }
+        all
+    });
+    let scenarios = match loaded {
+        Ok(s) if s.is_empty() => {
+            eprintln!("locksmith: no scenarios to check");
+            return (Vec::new(), 2);
+        }
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("locksmith: {e}");
+            return (Vec::new(), 2);
+        }
+    };
+    check_loaded(scenarios, opts, format, reports, jobs, index)
+}
+
+/// [`check_paths`] on scenarios already loaded.
+pub(super) fn check_loaded(
+    scenarios: Vec<Scenario>,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    jobs: Option<usize>,
+    index: bool,
+) -> (Vec<(Scenario, Summary)>, i32) {
+    let (mut differ, mut unknown, mut agree) = (0, 0, 0);
+    let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut failed = false;
+    let mut summaries = Vec::new();
+    in_order(&scenarios, jobs, opts, format, reports, |text, result| {
+        let _ = std::io::stdout().write_all(text.as_bytes());
+        match result {
+            // A definite verdict against the expectation outweighs any
+            // verdict a bound left open (docs/design.md §9).
+            Ok(summary) => {
+                if summary.differs() {
+                    differ += 1;
+                } else if summary.has_unknown() {
+                    unknown += 1;
+                } else {
+                    agree += 1;
+                }
+                summaries.push(summary);
+            }
+            Err(e) => {
+                eprintln!("locksmith: {e}");
+                failed = true;
+            }
+        }
+        !failed
+    });
+    if failed {
+        return (Vec::new(), 2);
+    }
+    // Every bundled scenario was checked: index them beside their reports.
+    if let (true, Some(root)) = (index, reports) {
+        if let Err(e) = report::index::write(root, &summaries) {
+            eprintln!(
+                "locksmith: cannot write {} under {}: {e}",
+                report::index::FILE,
+                root.display()
+            );
+            return (Vec::new(), 2);
+        }
+    }
+    if format == Format::Text && scenarios.len() > 1 {
+        say!(
+            "{} scenarios: {agree} as expected, {differ} differ, {unknown} stopped early",
+            scenarios.len()
+        );
+    }
+    let code = if differ > 0 {
+        1
+    } else if unknown > 0 {
+        3
+    } else {
+        0
+    };
+    (scenarios.into_iter().zip(summaries).collect(), code)
+}
+
+/// Checks `scenarios` on up to `jobs` threads and hands `emit` each one's
+/// printed text and summary in the scenarios' order, as soon as it and
+/// every scenario before it are done, so the output is the same bytes
+/// whatever the number of jobs. Scenarios are independent checks: this is
+/// where a second core pays off first (`check --all`). `emit` returns
+/// false to stop: scenarios not yet started are skipped. With more than one
+/// job, the per-check progress gives way to one display counting the
+/// scenarios done and naming those still running.
+fn in_order(
+    scenarios: &[Scenario],
+    jobs: usize,
+    opts: &Options,
+    format: Format,
+    reports: Option<&Path>,
+    mut emit: impl FnMut(String, Result<Summary, String>) -> bool,
+) {
+    let jobs = jobs.clamp(1, scenarios.len().max(1));
+    let mut quiet = opts.clone();
+    quiet.progress = opts.progress.clone().filter(|_| jobs == 1);
+    let overall =
+        (opts.progress.is_some() && jobs > 1).then(|| Progress::count("check", scenarios.len() as u64, "scenarios"));
+    // Whichever display is on, hidden while a result is printed.
+    let display = overall.clone().or_else(|| quiet.progress.clone());
+    let quiet = &quiet;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let running = Mutex::new(BTreeSet::new());
+    let (tx, rx) = mpsc::channel::<(usize, String, Result<Summary, String>)>();
+    thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop, running) = (&next, &stop, &running);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= scenarios.len() || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                lock(running).insert(i);
+                let mut text = String::new();
+                let job = CheckJob {
+                    opts: quiet,
+                    format,
+                    reports,
+                    text: &mut text,
+                };
+                let result = dispatch(&scenarios[i], job).unwrap_or_else(|ScenarioError(e)| Err(e));
+                lock(running).remove(&i);
+                if tx.send((i, text, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = BTreeMap::new();
+        let mut emitted = 0;
+        loop {
+            if let Some((text, result)) = done.remove(&emitted) {
+                emitted += 1;
+                let go_on = match &display {
+                    Some(p) => p.suspend(|| emit(text, result)),
+                    None => emit(text, result),
+                };
+                if !go_on {
+                    stop.store(true, Ordering::SeqCst);
+                    return;
+                }
+                continue;
+            }
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok((i, text, result)) => {
+                    done.insert(i, (text, result));
+                    if let Some(p) = &overall {
+                        p.add(1, 0);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(p) = &overall {
+                        let now: Vec<&str> = lock(&running).iter().map(|&i| scenarios[i].name.as_str()).collect();
+                        p.note(&format!("checking {}", now.join(", ")));
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    });
+}
+
+/// A poisoned lock only means another worker panicked; its set is still
+/// usable for a progress line.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+struct CheckJob<'a> {
+    opts: &'a Options,
+    format: Format,
+    reports: Option<&'a Path>,
+    /// What the check prints, kept until the scenarios before it are out.
+    text: &'a mut String,
+}
+
+impl Job for CheckJob<'_> {
+    type Output = Result<Summary, String>;
+
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
+        if let Some(p) = &self.opts.progress {
+            p.restart(&sc.name);
+        }
+        let outcome = check(&world, self.opts);
+        if let Some(p) = &self.opts.progress {
+            p.finish();
+        }
+        let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
+        summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);
+        if self.reports.is_none() {
+            // No file to name: the trace was never written.
+            summary.properties.iter_mut().for_each(|p| p.trace = None);
+        }
+        let dir = match self.reports {
+            Some(root) => Some(
+                report::write(root, sc, &world, &outcome, &summary)
+                    .map_err(|e| format!("cannot write the report for {} under {}: {e}", sc.name, root.display()))?,
+            ),
+            None => None,
+        };
+        match self.format {
+            Format::Json => {
+                let _ = writeln!(
+                    self.text,
+                    "{}",
+                    serde_json::to_string(&summary).map_err(|e| e.to_string())?
+                );
+            }
+            Format::Text => print_text(self.text, &summary, dir.as_deref()),
+        }
+        Ok(summary)
+    }
+}
+
+fn print_text(out: &mut String, s: &Summary, dir: Option<&Path>) {
+    let _ = writeln!(
+        out,
+        "{}  ({})  {} states ({} generated), depth {}, {:.2} s, fingerprint collision probability {}",
+        s.scenario,
+        s.algorithm,
+        s.unique_states,
+        s.states,
+        s.max_depth,
+        s.seconds.unwrap_or(0.0),
+        probability(s.fingerprint_collision_probability)
+    );
+    if let Some(m) = s.messages_per_acquisition {
+        let _ = writeln!(out, "  {m:.2} messages per acquisition in fault-free runs");
+    }
+    for note in &s.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    for p in &s.properties {
+        let expectation = match &p.expected {
+            Some(e) if *e == p.verdict => "as expected".to_string(),
+            Some(e) => format!("expected {e}"),
+            None if p.verdict == "violated" => "unexpected".to_string(),
+            None => String::new(),
+        };
+        let trace = match (&p.trace, dir) {
+            (Some(t), Some(d)) => format!(
+                "{} steps  {}",
+                p.trace_steps.unwrap_or(0),
+                d.join(t.replace(".json", ".md")).display()
+            ),
+            (Some(_), None) => format!("{} steps", p.trace_steps.unwrap_or(0)),
+            _ => String::new(),
+        };
+        let line = format!("  {:20} {:9} {:14} {}", p.name, p.verdict, expectation, trace);
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+/// A probability in short scientific notation (`3.2e-11`), and 0 as `0`.
+fn probability(p: f64) -> String {
+    if p == 0.0 {
+        "0".into()
+    } else {
+        format!("{p:.1e}")
+    }
+}

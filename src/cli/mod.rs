@@ -1,0 +1,183 @@
+//! The command line (docs/design.md §9): [`args`] is its grammar, one
+//! module per command does the work, and [`main`] maps each command to its
+//! module and every outcome to an exit code. Exit codes: 0 every verdict
+//! as expected, 1 a verdict differs from the expectation, 2 bad input or
+//! usage, 3 a bound or timeout stopped a check before a verdict. A definite
+//! verdict that differs from the expectation is 1 even when another
+//! property is still unknown.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::check::Options;
+use crate::memory;
+use crate::progress::{self, Progress};
+use crate::trace::replay_file;
+
+/// Prints a line on stdout. A closed stdout (`locksmith ... | head`) is not
+/// an error worth a panic: the check goes on, its reports are written and
+/// its exit code still tells the verdict.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+mod args;
+mod bench;
+mod check;
+mod explore;
+mod list;
+mod matrix;
+mod simulate;
+
+use args::{usage_sentence, Cli, Command, Format, DEFAULT_MEMORY};
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // One sentence with locksmith's own prefix, like every other
+            // error (clap's adds a usage block and its own `error:`).
+            eprintln!("locksmith: {}; see `locksmith --help`", usage_sentence(&e));
+            return 2;
+        }
+        Err(e) => {
+            let _ = e.print();
+            return 0;
+        }
+    };
+    match cli.command {
+        Command::List { format } => list::list(format),
+        Command::Check {
+            scenarios,
+            all,
+            dfs,
+            format,
+            max_states,
+            timeout,
+            max_memory,
+            reports,
+            no_reports,
+            no_symmetry,
+            jobs,
+            threads,
+        } => {
+            if let Err(e) = progress::interval() {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
+            let max_memory = max_memory.unwrap_or_else(default_memory);
+            let opts = Options {
+                dfs,
+                max_states,
+                timeout,
+                max_memory: Some(max_memory),
+                progress: Some(Progress::search("check")),
+                threads,
+            };
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
+            let out = (!no_reports).then_some(reports.as_path());
+            check::check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
+        }
+        Command::Matrix {
+            scenarios,
+            full,
+            max_states,
+            reports,
+            jobs,
+        } => {
+            if let Err(e) = progress::interval() {
+                eprintln!("locksmith: {e}");
+                return 2;
+            }
+            let opts = Options {
+                dfs: false,
+                max_states: None,
+                timeout: None,
+                max_memory: Some(default_memory()),
+                progress: Some(Progress::search("matrix")),
+                threads: 1,
+            };
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
+            matrix::matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states))
+        }
+        Command::Simulate {
+            scenario,
+            seed,
+            seed_range,
+            runs,
+            max_steps,
+            threads,
+            rate,
+            check_determinism,
+            format,
+            reports,
+            no_reports,
+        } => {
+            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
+            let job = simulate::SimJob {
+                seed,
+                seed_range,
+                runs,
+                max_steps,
+                threads,
+                rates: rate,
+                check_determinism,
+                json: format == Format::Json,
+                reports: (!no_reports).then_some(reports.as_path()),
+            };
+            simulate::simulate_cmd(&scenario, job)
+        }
+        Command::Bench {
+            repeat,
+            only,
+            threads,
+            no_tlc,
+            child,
+        } => bench::bench_cmd(bench::BenchArgs {
+            repeat,
+            only,
+            threads,
+            no_tlc,
+            child,
+        }),
+        Command::Merge { dirs } => simulate::merge_cmd(&dirs),
+        Command::Explore {
+            scenario,
+            addr,
+            no_symmetry,
+        } => explore::explore_cmd(&scenario, &addr, no_symmetry),
+        Command::Reenact {
+            trace,
+            tick_ms,
+            scenario,
+        } => {
+            let r = crate::real::reenact::reenact_file(&trace, &crate::real::reenact::Options { tick_ms, scenario });
+            if r.exit_code() == 0 {
+                say!("{r}");
+            } else {
+                eprintln!("locksmith: {r}");
+            }
+            r.exit_code()
+        }
+        Command::Replay { trace, scenario } => {
+            let r =
+                crate::observe::replay::replay_path(&trace, scenario.as_deref()).unwrap_or_else(|| replay_file(&trace));
+            if r.exit_code() == 0 {
+                say!("{r}");
+            } else {
+                eprintln!("locksmith: {r}");
+            }
+            r.exit_code()
+        }
+    }
+}
+
+/// The memory bound when `--max-memory` is not given: 3/4 of the machine's
+/// memory, or [`DEFAULT_MEMORY`] where that cannot be read.
+fn default_memory() -> u64 {
+    memory::total().map_or(DEFAULT_MEMORY, |t| t / 4 * 3)
+}
