@@ -1,11 +1,12 @@
 //! One module per algorithm family, each a set of actors written against
-//! the world's actor trait, its parameters and its lock view. Adding a
-//! family touches its module, its spec, its scenarios and one line in
-//! [`dispatch`].
+//! the world's actor trait, its parameters and its lock view, registered
+//! once in [`family`]. Adding a family touches its module, its spec, its
+//! scenarios and one line in the registry (`families!`).
 
 pub mod client;
 pub mod coordinator;
 pub mod etcd_lease;
+pub mod family;
 pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
@@ -15,22 +16,11 @@ pub mod single_redis;
 pub mod token_ring;
 pub mod zookeeper;
 
+pub use family::{spec_module, with_family, Family, FamilyJob, Row, NAMES};
+
 use crate::properties::{stateright_properties, Lock, Prop};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Id, Role, World};
-
-/// The `algorithm` values scenario files may name.
-pub const NAMES: &[&str] = &[
-    "coordinator",
-    "etcd-lease",
-    "lock-table",
-    "primary-replica",
-    "redlock",
-    "ricart-agrawala",
-    "single-redis",
-    "token-ring",
-    "zookeeper",
-];
 
 /// Work to do on a scenario's world, whatever its algorithm.
 pub trait Job {
@@ -40,23 +30,20 @@ pub trait Job {
 
 /// Builds the scenario's world and runs `job` on it.
 pub fn dispatch<J: Job>(scenario: &Scenario, job: J) -> Result<J::Output, ScenarioError> {
-    Ok(match scenario.algorithm.as_str() {
-        "coordinator" => job.run(scenario, coordinator::world(scenario)?),
-        "etcd-lease" => job.run(scenario, etcd_lease::world(scenario)?),
-        "lock-table" => job.run(scenario, lock_table::world(scenario)?),
-        "primary-replica" => job.run(scenario, primary_replica::world(scenario)?),
-        "redlock" => job.run(scenario, redlock::world(scenario)?),
-        "ricart-agrawala" => job.run(scenario, ricart_agrawala::world(scenario)?),
-        "single-redis" => job.run(scenario, single_redis::world(scenario)?),
-        "token-ring" => job.run(scenario, token_ring::world(scenario)?),
-        "zookeeper" => job.run(scenario, zookeeper::world(scenario)?),
-        other => {
-            return Err(ScenarioError(format!(
-                "{}: algorithm = \"{other}\" is unknown; allowed: {}",
-                scenario.path.display(),
-                NAMES.join(", ")
-            )))
+    struct Build<'a, J>(&'a Scenario, J);
+    impl<J: Job> FamilyJob for Build<'_, J> {
+        type Output = Result<J::Output, ScenarioError>;
+        fn run<F: Family>(self) -> Self::Output {
+            Ok(self.1.run(self.0, F::world(self.0)?))
         }
+    }
+    with_family(&scenario.algorithm, Build(scenario, job)).unwrap_or_else(|| {
+        Err(ScenarioError(format!(
+            "{}: algorithm = \"{}\" is unknown; allowed: {}",
+            scenario.path.display(),
+            scenario.algorithm,
+            NAMES.join(", ")
+        )))
     })
 }
 

@@ -1,15 +1,13 @@
 //! The matrix's rows: an algorithm variant's name, derived from the
 //! scenario's `algorithm` and its family's parsed `[system]` parameters
 //! (defaults applied), so two files that spell the same configuration
-//! differently land in the same row. One function per family names the
-//! switches that change the algorithm (the command, the release, fencing,
+//! differently land in the same row. Each family names the switches that
+//! change the algorithm (`Family::row`: the command, the release, fencing,
 //! the recipe...); sizes and durations (clients, TTL, timeouts) do not make
 //! a new row, since a row is read across the fault columns.
 
-use crate::algorithms::{
-    client::PauseWindow, coordinator, etcd_lease, lock_table, primary_replica, redlock, ricart_agrawala, single_redis,
-    token_ring, zookeeper,
-};
+use crate::algorithms::client::PauseWindow;
+use crate::algorithms::{with_family, Family, FamilyJob, Row};
 use crate::scenario::{Scenario, ScenarioError};
 
 /// A scenario's row, and what its family's switches say about its column.
@@ -30,184 +28,29 @@ pub struct Variant {
 /// The row of `sc`. Errors only where the family's own parameters do not
 /// load, which `catalog::load` has already ruled out.
 pub fn variant(sc: &Scenario) -> Result<Variant, ScenarioError> {
-    let (name, restarts_empty, window) = match sc.algorithm.as_str() {
-        "single-redis" => single_redis_variant(&single_redis::Params::read(sc)?),
-        "redlock" => redlock_variant(&redlock::Params::read(sc)?),
-        "lock-table" => lock_table_variant(&lock_table::Params::read(sc)?),
-        "primary-replica" => primary_replica_variant(&primary_replica::Params::read(sc)?),
-        "zookeeper" => zookeeper_variant(&zookeeper::Params::read(sc)?),
-        "etcd-lease" => etcd_variant(&etcd_lease::Params::read(sc)?),
-        "coordinator" => coordinator_variant(&coordinator::Params::read(sc)?),
-        "ricart-agrawala" => {
-            let p = ricart_agrawala::Params::read(sc)?;
-            let name = join(&[on(p.replies == ricart_agrawala::Replies::Tagged, "tagged replies")]);
-            (name, false, PauseWindow::Any)
+    struct RowOf<'a>(&'a Scenario);
+    impl FamilyJob for RowOf<'_> {
+        type Output = Result<Row, ScenarioError>;
+        fn run<F: Family>(self) -> Self::Output {
+            Ok(F::row(&F::params(self.0)?))
         }
-        "token-ring" => token_ring_variant(&token_ring::Params::read(sc)?),
-        other => {
-            return Err(ScenarioError(format!(
-                "{}: algorithm = \"{other}\" has no variant names for the matrix",
-                sc.path.display()
-            )))
-        }
-    };
+    }
+    let row = with_family(&sc.algorithm, RowOf(sc)).unwrap_or_else(|| {
+        Err(ScenarioError(format!(
+            "{}: algorithm = \"{}\" has no variant names for the matrix",
+            sc.path.display(),
+            sc.algorithm
+        )))
+    })?;
     Ok(Variant {
         family: sc.algorithm.clone(),
-        name,
-        restarts_empty,
-        pause_window: match window {
+        name: row.name,
+        restarts_empty: row.restarts_empty,
+        pause_window: match row.pause_window {
             PauseWindow::Any => None,
             PauseWindow::Acquiring => Some("while acquiring"),
         },
     })
-}
-
-/// The switches that are on, in order, joined by commas.
-fn join(parts: &[Option<String>]) -> String {
-    parts.iter().flatten().cloned().collect::<Vec<_>>().join(", ")
-}
-
-fn on(flag: bool, words: &str) -> Option<String> {
-    flag.then(|| words.to_string())
-}
-
-type Named = (String, bool, PauseWindow);
-
-fn single_redis_variant(p: &single_redis::Params) -> Named {
-    use single_redis::{ClientKind, Command, Release, Restart};
-    let command = match p.command {
-        Command::Setnx => "SETNX",
-        Command::SetnxExpire => "SETNX then EXPIRE",
-        Command::SetNxPx => "SET NX PX",
-    };
-    let release = match p.release {
-        Release::Del => "DEL",
-        Release::CompareAndDelete => "compare-and-delete",
-    };
-    let name = join(&[
-        Some(format!("{command} + {release}")),
-        on(p.client == ClientKind::Validity, "validity check"),
-        on(p.watchdog, "watchdog"),
-        on(p.fencing, "fencing token"),
-        on(p.restart == Restart::Fsync, "fsync"),
-    ]);
-    (name, p.restart == Restart::Empty, PauseWindow::Any)
-}
-
-fn redlock_variant(p: &redlock::Params) -> Named {
-    use redlock::{Fencing, Restart};
-    let name = join(&[
-        Some(format!("{} master{}", p.masters, if p.masters == 1 { "" } else { "s" })),
-        match p.restart {
-            Restart::Empty => None,
-            Restart::Fsync => Some("fsync".into()),
-            Restart::Delayed => Some("delayed restart".into()),
-        },
-        match p.fencing {
-            Fencing::None => None,
-            Fencing::LockValue => Some("lock value as fencing token".into()),
-            Fencing::Counter => Some("fencing counter".into()),
-        },
-        on(p.retry_max == p.retry, "fixed back-off"),
-    ]);
-    // A delayed restart comes back empty too; it answers nothing until the
-    // keys it forgot have expired.
-    (name, p.restart != Restart::Fsync, p.pause_window)
-}
-
-fn lock_table_variant(p: &lock_table::Params) -> Named {
-    let name = join(&[
-        Some(if p.expiry { "expiry column" } else { "no expiry" }.into()),
-        on(p.client == lock_table::ClientKind::Validity, "validity check"),
-    ]);
-    // The database is durable: its rows survive its crashes.
-    (name, false, p.pause_window)
-}
-
-fn primary_replica_variant(p: &primary_replica::Params) -> Named {
-    use primary_replica::{ClientKind, Replication};
-    let replication = match p.replication {
-        Replication::Async => "async replication".to_string(),
-        Replication::Wait => format!("SET + WAIT {} {}", p.wait_replicas, p.wait_timeout),
-    };
-    let name = join(&[
-        Some(replication),
-        on(p.replicas != 1, &format!("{} replicas", p.replicas)),
-        on(p.client == ClientKind::Validity, "validity check"),
-        on(
-            p.sentinels != 1,
-            &format!("{} Sentinels, quorum {}", p.sentinels, p.quorum),
-        ),
-        on(p.min_replicas > 0, &format!("min-replicas-to-write {}", p.min_replicas)),
-    ]);
-    // A crashed Redis restarts empty but serves nothing until Sentinel has
-    // made it a replica: what a crash costs here is the failover.
-    (name, false, PauseWindow::Any)
-}
-
-fn zookeeper_variant(p: &zookeeper::Params) -> Named {
-    use zookeeper::{ClientKind, Recipe, Watch};
-    let name = join(&[
-        Some(
-            match p.recipe {
-                Recipe::Lock => "lock recipe",
-                Recipe::RwLock => "read-write recipe",
-            }
-            .into(),
-        ),
-        Some(
-            match p.watch {
-                Watch::Predecessor => "watch predecessor",
-                Watch::All => "watch all children",
-            }
-            .into(),
-        ),
-        on(p.client == ClientKind::Curator, "Curator SUSPENDED check"),
-        on(p.fencing, "zxid fencing"),
-        on(!p.protection, "no protection prefix"),
-    ]);
-    (name, false, PauseWindow::Any)
-}
-
-fn etcd_variant(p: &etcd_lease::Params) -> Named {
-    let name = join(&[
-        Some("lease lock".into()),
-        on(p.client == etcd_lease::ClientKind::Validity, "validity check"),
-        on(p.fencing, "revision fencing"),
-        on(!p.key_check, "Lock without its own-key check"),
-        on(p.unlock == etcd_lease::Unlock::Delete, "plain Delete unlock"),
-    ]);
-    (name, false, PauseWindow::Any)
-}
-
-fn coordinator_variant(p: &coordinator::Params) -> Named {
-    let standby = match p.standby {
-        coordinator::Standby::None => "no standby",
-        coordinator::Standby::NoState => "standby without state",
-        coordinator::Standby::Replicated => "standby with replicated state",
-    };
-    let name = join(&[
-        Some(standby.into()),
-        on(
-            p.standby != coordinator::Standby::None && p.detector == coordinator::Detector::Restart,
-            "restart notice only",
-        ),
-        on(
-            p.client_restart == coordinator::ClientRestart::Notice,
-            "client restart notice",
-        ),
-    ]);
-    // The coordinator's queue is in memory, but what its crash costs is
-    // decided by the standby: the row says which.
-    (name, false, PauseWindow::Any)
-}
-
-fn token_ring_variant(p: &token_ring::Params) -> Named {
-    let name = join(&[
-        Some(if p.rings > 1 { "ring of rings" } else { "single ring" }.into()),
-        on(p.regenerate == token_ring::Regenerate::Naive, "naive regeneration"),
-    ]);
-    (name, false, PauseWindow::Any)
 }
 
 #[cfg(test)]

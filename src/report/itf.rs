@@ -31,22 +31,6 @@ pub const FLAGS: [(u32, &str); 2] = [(FOREIGN_RELEASE, "ForeignRelease"), (STALE
 /// The URL of the format's definition, as Apalache writes it in `#meta`.
 pub const FORMAT_DESCRIPTION: &str = "https://apalache-mc.org/docs/adr/015adr-trace.html";
 
-/// The spec module each algorithm family follows.
-pub fn spec_module(algorithm: &str) -> Option<&'static str> {
-    Some(match algorithm {
-        "coordinator" => "Coordinator",
-        "etcd-lease" => "EtcdLease",
-        "lock-table" => "LockTable",
-        "primary-replica" => "PrimaryReplica",
-        "redlock" => "Redlock",
-        "ricart-agrawala" => "RicartAgrawala",
-        "single-redis" => "SingleRedis",
-        "token-ring" => "TokenRing",
-        "zookeeper" => "ZooKeeperLock",
-        _ => return None,
-    })
-}
-
 /// The counterexample's behaviour as the spec has it: the states of
 /// [`Story::states`] before renumbering. `None` when a step cannot be
 /// followed (which would be a bug: every checker state is the
@@ -112,7 +96,7 @@ pub fn value(v: &Tla) -> Value {
 /// `trace.itf.json` for counterexample `cx` of `prop`, or `None` when the
 /// family has no mapping to its spec's variables.
 pub fn trace_itf<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>) -> Option<String> {
-    let module = spec_module(&sc.algorithm)?;
+    let module = crate::algorithms::spec_module(&sc.algorithm)?;
     let story = Story::new(world, cx);
     let states = behaviour(world, &story)?;
     let mut rows = Vec::with_capacity(states.len());

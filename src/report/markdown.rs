@@ -42,7 +42,9 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     let _ = writeln!(md, "Replay it: `locksmith replay {}`\n", json.display());
     let svg = super::svg::file_name(json);
     let _ = writeln!(md, "Timeline: [{svg}]({svg})\n");
-    if let Some(module) = super::itf::spec_module(&sc.algorithm).filter(|_| A::tla_vars(world, &states[0]).is_some()) {
+    if let Some(module) =
+        crate::algorithms::spec_module(&sc.algorithm).filter(|_| A::tla_vars(world, &states[0]).is_some())
+    {
         let itf = json.with_extension("itf.json");
         let _ = writeln!(
             md,
