@@ -1,6 +1,6 @@
 ------------------------------- MODULE World --------------------------------
 (***************************************************************************)
-(* The world every lock runs in (DESIGN.md section 2), written once: nodes *)
+(* The world every lock runs in (docs/design.md §2), written once: nodes *)
 (* that run, pause or are down; their clocks (timers that count down,      *)
 (* stopwatches that count up and saturate), which may drift or jump; the   *)
 (* network, one FIFO queue of aged messages per link, which may lose,      *)
@@ -38,7 +38,7 @@
 (*     timers'[n] and may send);                                           *)
 (*   - its Next lists these world actions with its own (SingleRedis.tla    *)
 (*     is the pattern), and Fairness, FaultsStop and its liveness          *)
-(*     properties take the shape written below (DESIGN.md section 5).      *)
+(*     properties take the shape written below (docs/design.md §5).      *)
 (* The world's constants below are the scenario's [faults] keys; every     *)
 (* .cfg sets them all. Node ids are the Rust ids (numbers), so that a      *)
 (* state here is a state of the Rust checker; Nodes is DOMAIN status and   *)
@@ -351,7 +351,7 @@ WorldClockJump(n, by, Role(_), Cap(_, _)) ==
     /\ UNCHANGED <<status, pause, skew, net, cut, ghost, drawn, history>>
 
 -----------------------------------------------------------------------------
-(* Fairness (DESIGN.md section 5): strong fairness for Tick (a run that   *)
+(* Fairness (docs/design.md §5): strong fairness for Tick (a run that   *)
 (* comes back for ever to states where time may pass lets it pass: under  *)
 (* weak fairness a lock cycle over instant links could repeat for ever in *)
 (* no time, a Zeno run no real system has; README, "Time is strongly      *)

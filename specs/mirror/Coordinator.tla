@@ -379,7 +379,7 @@ Next ==
     \/ \E n \in AllNodes : Restart(n)
     \/ \E n \in AllNodes : Crash(n)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* docs/design.md §5, in World.tla's shape: weak fairness for Tick, each
 \* client's steps, each link's delivery, and Restart when outages end
 \* (Recoveries). Faults never. No timers, no Heal: nothing is timed or cut.
 Fairness ==

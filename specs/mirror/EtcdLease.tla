@@ -153,7 +153,7 @@ Min(S) == CHOOSE x \in S : \A y \in S : x <= y
 \* A naive client believes it holds the lock from the moment it is first
 \* until its write is answered; a validity client, while Holding, only
 \* while its validity timer is above zero or once it has checked it, and it
-\* still wants the lock until it has checked (DESIGN.md section 5).
+\* still wants the lock until it has checked (docs/design.md §5).
 Holds(c) ==
     \/ /\ phase[c] = "Holding"
        /\ \/ ~Validity \/ checked[c]
@@ -661,7 +661,7 @@ Next ==
     \/ \E n \in AllNodes : Crash(n)
     \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for each link's delivery, each
+\* docs/design.md §5, in World.tla's shape: weak fairness for each link's delivery, each
 \* client's steps, each timer, Tick and Restart. Faults are never fair.
 Fairness ==
     /\ SF_vars(Tick)

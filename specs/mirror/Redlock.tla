@@ -582,7 +582,7 @@ Next ==
     \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
     \/ DriftTick
 
-\* DESIGN.md section 5, in World.tla's shape (only masters have master
+\* docs/design.md §5, in World.tla's shape (only masters have master
 \* timers, only clients client timers).
 Fairness ==
     /\ SF_vars(Tick)
@@ -609,7 +609,7 @@ NoFault ==
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
 
-\* DESIGN.md section 5: liveness is about the runs in which faults stop.
+\* docs/design.md §5: liveness is about the runs in which faults stop.
 \* Loss, duplication and drift have no budget, so a run may lose every
 \* message for ever; such runs are not counterexamples.
 FaultsStop == <>[][NoFault]_vars

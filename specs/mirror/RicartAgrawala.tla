@@ -37,7 +37,7 @@
 (* src/algorithms/ricart_agrawala.rs follows it (the node's script is      *)
 (* src/algorithms/client.rs's). Same configuration, same states: TLC must  *)
 (* find as many distinct states as the Rust checker finds unique states    *)
-(* (DESIGN.md section 10). Of World.tla's variables status, net            *)
+(* (docs/design.md §10). Of World.tla's variables status, net            *)
 (* (envelopes [msg, age, copied], ages staying 0: the network is           *)
 (* asynchronous), spent, ghost and history change here; the node's         *)
 (* variables are the fields of the Rust Peer:                              *)
@@ -282,7 +282,7 @@ Fault ==
     \/ \E l \in Links : \E i \in 1..Len(net[l]) : Lose(l[1], l[2], i) \/ Duplicate(l[1], l[2], i)
     \/ ~Recoveries /\ \E n \in AllNodes : Restart(n)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for each
+\* docs/design.md §5, in World.tla's shape: weak fairness for each
 \* link's delivery (with FIFO links the same as each message's) and each
 \* node's own steps; for Restart only when outages end (Recoveries). No
 \* Tick, no timers, no Heal: nothing here is timed or cut.

@@ -42,7 +42,7 @@
 (* follows this spec, action for action (with src/algorithms/client.rs for *)
 (* the client's script and resource.rs for the protected resource): for    *)
 (* the constants of a scenario TLC must find exactly as many distinct      *)
-(* states as the Rust checker finds unique states (DESIGN.md section 10;   *)
+(* states as the Rust checker finds unique states (docs/design.md §10;   *)
 (* specs/README.md records both). The variables below are the fields of   *)
 (* the Rust Server and Client states:                                      *)
 (*   key, fence      Server                                                *)
@@ -132,7 +132,7 @@ ScriptHolds(c) == phase[c] \in {"Holding", "Writing"}
 \* The lock view: a naive client believes it holds the lock from the grant
 \* until its write is answered; a validity client, while Holding, only
 \* while its validity timer is above zero or once it has checked it, and
-\* it still wants the lock until it has checked (DESIGN.md section 5).
+\* it still wants the lock until it has checked (docs/design.md §5).
 Holds(c) ==
     \/ /\ phase[c] = "Holding"
        /\ \/ ~Validity \/ checked[c]
@@ -575,7 +575,7 @@ Next ==
     \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
     \/ DriftTick
 
-\* DESIGN.md section 5, in World.tla's shape.
+\* docs/design.md §5, in World.tla's shape.
 Fairness ==
     /\ SF_vars(Tick)
     /\ \A n \in ClientIds, s \in StepNames : WF_vars(Step(n, s))
@@ -597,7 +597,7 @@ NoFault ==
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ Recoveries /\ (Heal \/ \E n \in AllNodes : Restart(n))
 
-\* DESIGN.md section 5: liveness is about the runs in which faults stop.
+\* docs/design.md §5: liveness is about the runs in which faults stop.
 \* Loss, duplication and drift have no budget, so a run may lose every
 \* message for ever; such runs are not counterexamples.
 FaultsStop == <>[][NoFault]_vars

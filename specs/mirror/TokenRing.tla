@@ -268,7 +268,7 @@ Next ==
     \/ \E n \in AllNodes : Restart(n)
     \/ \E n \in AllNodes : Crash(n)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* docs/design.md §5, in World.tla's shape: weak fairness for Tick, each
 \* node's own steps and timers, each link's delivery, and Restart when
 \* outages end (Recoveries). Faults are never fair. No Heal: nothing is
 \* cut.

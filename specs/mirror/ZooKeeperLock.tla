@@ -38,7 +38,7 @@
 (* for action: Acquire, Check, Write, Read; the ensemble's handlers and    *)
 (* SessionExpiry; the client's handlers and timers; the resource; then the *)
 (* world: Tick, Crash, Restart, Pause. For the constants of a scenario,    *)
-(* TLC must find as many distinct states as the Rust checker (DESIGN.md    *)
+(* TLC must find as many distinct states as the Rust checker (docs/design.md *)
 (* section 10; specs/README.md records both). Variables and Rust fields:   *)
 (*   the world's variables (World.tla): status, pause, timers, net,        *)
 (*     spent, ghost, history; drawn is WorldState::value (the last fresh   *)
@@ -669,7 +669,7 @@ Next ==
     \/ \E c \in ClientIds : Crash(c)
     \/ \E c \in ClientIds, k \in MinPause..MaxPause : Pause(c, k)
 
-\* DESIGN.md section 5, in World.tla's shape: weak fairness for Tick, each
+\* docs/design.md §5, in World.tla's shape: weak fairness for Tick, each
 \* client step, each timer, each link's delivery and Restart; never for a
 \* fault.
 Fairness ==

@@ -3,19 +3,19 @@
 //! once in [`family`]. Adding a family touches its module, its spec, its
 //! scenarios and one line in the registry (`families!`).
 
-pub mod client;
+pub mod common;
 pub mod coordinator;
 pub mod etcd_lease;
 pub mod family;
 pub mod lock_table;
 pub mod primary_replica;
 pub mod redlock;
-pub mod resource;
 pub mod ricart_agrawala;
 pub mod single_redis;
 pub mod token_ring;
 pub mod zookeeper;
 
+pub use common::{client, resource};
 pub use family::{spec_module, with_family, Family, FamilyJob, Row, NAMES};
 
 use crate::properties::{stateright_properties, Lock, Prop};
