@@ -1,4 +1,4 @@
-//! Liveness under symmetry reduction, exactly (issue 13).
+//! Liveness under symmetry reduction, exactly.
 //!
 //! The quotient graph cannot be checked as it stands: fairness names
 //! actions, and the quotient renames nodes from state to state, so "the

@@ -1,4 +1,4 @@
-//! `locksmith bench`: the exhaustive checker's benchmark (issue 13). It
+//! `locksmith bench`: the exhaustive checker's benchmark. It
 //! checks a fixed set of configurations, each in a child process of its
 //! own (so that the peak resident memory, Linux's `VmHWM`, is that
 //! configuration's alone), and prints per configuration: unique states,

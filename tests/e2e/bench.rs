@@ -1,4 +1,4 @@
-//! `locksmith bench` (issue 13): each configuration runs in a child
+//! `locksmith bench`: each configuration runs in a child
 //! process and its row carries the checker's own counts.
 
 use crate::common::locksmith;

@@ -124,7 +124,7 @@ fn property<'a>(summary: &'a Value, name: &str) -> &'a Value {
 }
 
 /// docs/design.md §9: a definite verdict that differs from the expectation is
-/// exit 1 even when a bound left another property unknown (issue 6: it was
+/// exit 1 even when a bound left another property unknown (it was
 /// exit 3, and `check --all` counted the scenario as stopped early).
 #[test]
 fn a_definite_wrong_verdict_exits_1_even_when_another_is_unknown() {

@@ -1,4 +1,4 @@
-//! The central coordinator (issue 10): verdicts that survive harmless
+//! The central coordinator: verdicts that survive harmless
 //! parameter changes, three messages per entry measured on fault-free
 //! runs, adversarial scenarios of its own in `tests/coordinator/`, and
 //! replayable traces, the deadlock lasso included.
@@ -163,7 +163,7 @@ fn the_deadlock_lasso_and_the_double_grant_replay() {
     replays("coordinator-standby-no-state");
 }
 
-/// Issue 21 item 3: a crash-stop coordinator is detected by the standby's
+/// a crash-stop coordinator is detected by the standby's
 /// heartbeat timeout (before, the standby acted only on a restart notice,
 /// and deadlock freedom was violated in three steps); a pause makes the
 /// suspicion false, and the replicated pair splits: both serve.
@@ -182,7 +182,7 @@ fn the_heartbeat_detector_takes_over_a_crash_stop_coordinator() {
     assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
 }
 
-/// Issue 21 item 4: by default the coordinator does not learn that a client
+/// by default the coordinator does not learn that a client
 /// restarted, so a crashed holder blocks everyone (before, the restarted
 /// client's new REQUEST released its old hold); with a restart notice the
 /// hold is freed and the old write can land late.

@@ -1,4 +1,4 @@
-//! The etcd lease lock (issue 9): the pause boundary, revision fencing,
+//! The etcd lease lock: the pause boundary, revision fencing,
 //! the validity client, a crashed holder's lease expiring, request
 //! timeouts, and verdicts that harmless parameter changes must not flip.
 //! The small adversarial scenarios are in `tests/etcd_lease/`.
@@ -253,7 +253,7 @@ fn a_pause_between_the_check_and_the_write_gives_two_holders() {
 /// the shortest way a validity client loses the lock (etcd-validity-pause's
 /// trace): a pause of the TTL right after etcd granted the lease.
 #[test]
-#[ignore = "issue 21: the first keep-alive now leaves with the lock transaction, and this drive delivers it before the overdue expiry fires; to be redriven with the expiry first"]
+#[ignore = "the first keep-alive now leaves with the lock transaction, and this drive delivers it before the overdue expiry fires; to be redriven with the expiry first"]
 fn a_grant_answer_read_late_overstates_the_lease() {
     let sc = scenario("etcd-validity-pause");
     let world = etcd_lease::world(&sc).expect("builds");
@@ -299,7 +299,7 @@ fn a_grant_answer_read_late_overstates_the_lease() {
     assert!(!safe(Prop::MutualExclusion, &world, &s), "both hold: {s:?}");
 }
 
-/// Issue 21 item 6: loss and partitions are accepted and modelled as the
+/// loss and partitions are accepted and modelled as the
 /// gRPC connection they break (before, both were refused). A loss breaks
 /// the connection; the client notices, and on reconnect sends its
 /// keep-alive again and resumes its watch, so the fault-free outcome is
@@ -365,7 +365,7 @@ fn loss_and_partitions_break_the_connection_and_the_client_resumes() {
     assert!(client(&s, C2).rev > 0, "c2 holds by its own key");
 }
 
-/// Issue 21 item 2: a jump of etcd's wall clock moves no lease expiry (Go's
+/// a jump of etcd's wall clock moves no lease expiry (Go's
 /// monotonic clock), while before it did.
 #[test]
 fn a_server_clock_jump_moves_no_lease() {

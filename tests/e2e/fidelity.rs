@@ -78,7 +78,7 @@ const SMALL_REPLICA: [&str; 2] = ["specs/replica-small.toml", "specs/replica-val
 /// masters' votes round after round (found once liveness was checked under
 /// symmetry). Redlock's description asks for a random delay for exactly
 /// this, and the model draws one of `retry..=retry_max`, each outcome
-/// strongly fair (issue 21, item 5): then that loop is no fair run (it has
+/// strongly fair: then that loop is no fair run (it has
 /// probability zero), and every verdict is the same at `retry = 1` as at
 /// 10. The fixed delay (`retry_max = retry`) keeps the livelock: every
 /// Redlock scenario with a crash or a pause has it at `retry = 1`
@@ -152,7 +152,7 @@ fn lockstep(name: &str, steps: usize) {
     }
 }
 
-/// Item 5 of issue 21: the deterministic back-off keeps the livelock that
+/// the deterministic back-off keeps the livelock that
 /// the random one rules out (the light scenarios; the heavy ones in the
 /// ignored test below).
 #[test]

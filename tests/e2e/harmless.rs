@@ -1,4 +1,4 @@
-//! Harmless parameter changes (issue 21, "How to keep it true"): one more
+//! Harmless parameter changes (a verdict that flips on one is a modelling bug): one more
 //! client, one more acquisition, every duration doubled (`max_delay` scaled
 //! with the timeouts), or another back-off (tests/e2e/fidelity.rs) must not flip a
 //! verdict without a reason of the algorithm. A safety violation found

@@ -1,4 +1,4 @@
-//! `trace.itf.json` (issue 12 item 3): every committed counterexample in
+//! `trace.itf.json`: every committed counterexample in
 //! the Informal Trace Format (Apalache ADR-015) with its spec's variables.
 //! - every ITF file keeps ADR-015's rules (`#meta`, `vars` the keys of every
 //!   state, `states` non-empty, integers as `{"#bigint": ..}`, well-formed

@@ -169,7 +169,7 @@ fn an_unfair_loop_does_not_replay_as_a_violation() {
     assert!(matches!(r, Ok(Some(_))), "{r:?}");
 }
 
-/// Strong fairness of random outcomes (issue 21, item 5): a client that is
+/// Strong fairness of random outcomes: a client that is
 /// refused draws a coin before it asks again, and the server grants only
 /// an ask made on heads. When the coin is random (`random`), each outcome
 /// is strongly fair, and a run that draws tails for ever is not fair; when

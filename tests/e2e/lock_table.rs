@@ -1,4 +1,4 @@
-//! The SQL lock table's clients (issue 7): the statement timeout, fresh
+//! The SQL lock table's clients: the statement timeout, fresh
 //! lock values, and the naive and validity clients' pause boundaries.
 //! Scenarios of their own are in `tests/lock_table/`.
 

@@ -1,7 +1,7 @@
 //! locksmith's end-to-end tests, one module per subject, in one test
 //! binary: each `tests/*.rs` binary instantiated the checker for every
 //! algorithm again and linked on its own, which made a clean CI build spend
-//! more time compiling tests than the library (issue 13's CI budget).
+//! more time compiling tests than the library (CI's time budget).
 //! Run one subject with `cargo test --release --test e2e MODULE::`.
 
 mod common;

@@ -28,7 +28,7 @@ fn params(system: &str, faults: &str) -> Result<locksmith::algorithms::primary_r
     locksmith::algorithms::primary_replica::Params::read(&sc).map_err(|e| e.0)
 }
 
-/// Issue 21 item 7: partitions were refused ("a healed replication link
+/// partitions were refused ("a healed replication link
 /// resynchronises, and Sentinel demotes a partitioned primary"), which hid
 /// the split brain; they are accepted now, with three Sentinels and a
 /// majority quorum by default.
@@ -62,7 +62,7 @@ fn sentinel_and_min_replicas_keys_are_checked() {
     }
 }
 
-/// Issue 21 item 8: a one-way cut from the primary to its Sentinel gives
+/// a one-way cut from the primary to its Sentinel gives
 /// two holders (the scenario's description says how). The check, within a
 /// state bound (the shortest violation is 15 steps deep, the whole space
 /// about 900,000 states), finds it with a both-ways cut first (`Partition`

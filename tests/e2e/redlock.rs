@@ -1,4 +1,4 @@
-//! Redlock's clients draw a fresh random value per attempt (issue 7 item 3):
+//! Redlock's clients draw a fresh random value per attempt:
 //! the keys hold it, the unlock compares it, and answers carry it, so an
 //! answer to an earlier attempt is no vote and a restarted client cannot
 //! delete the keys of its previous life. Scenarios in `tests/redlock/`.
@@ -243,7 +243,7 @@ fn first_draw(world: &World<redlock::Node>) -> Vec<Step> {
     Vec::new()
 }
 
-/// Issue 21, item 5: a client that gives up draws its back-off from
+/// a client that gives up draws its back-off from
 /// `retry..=retry_max`, each outcome a random (strongly fair) step; with
 /// `retry_max = retry` there is one outcome, an ordinary step.
 #[test]

@@ -1,5 +1,5 @@
-//! `locksmith reenact` on real redis-server processes (issue 14 items 2
-//! and 3): three counterexamples the model found happen on real Redis, and
+//! `locksmith reenact` on real redis-server processes: three
+//! counterexamples the model found happen on real Redis, and
 //! the same Redlock steps against the fsync configuration do not break it.
 //!
 //! Each test starts its own servers on free loopback ports (the harness in

@@ -1,4 +1,4 @@
-//! Ricart–Agrawala (issue 10): the bundled scenarios' verdicts, the
+//! Ricart–Agrawala: the bundled scenarios' verdicts, the
 //! regression scenarios in `tests/ricart_agrawala/`, and the modelling
 //! choices the verdicts rest on: the timestamp shift changes no outcome,
 //! timestamps stay small when nodes loop forever, the paper's deferral rule
@@ -457,7 +457,7 @@ fn bad_parameters_are_one_sentence_errors() {
     }
 }
 
-/// Issue 21 item 10: the paper's counter needs exactly-once delivery (a
+/// the paper's counter needs exactly-once delivery (a
 /// duplicated REPLY lets two nodes in); a reply tagged with the request it
 /// answers, counted once per peer, needs only at-least-once.
 #[test]

@@ -1,4 +1,4 @@
-//! Property tests of `simulate` (issue 11 item 5) and the pinned "found
+//! Property tests of `simulate` and the pinned "found
 //! within 10 000 runs of seed 1" of the done criterion.
 //!
 //! (a) the same seed gives the same trace bytes; (b) every shrunk trace
@@ -267,7 +267,7 @@ fn found_within(names: &[&str]) {
             },
         )
         .expect("builds");
-        // The table of the closing note of issue 11: first violating run.
+        // The table of first violating runs, as measured when simulate was written.
         let shown: Vec<String> = firsts
             .iter()
             .map(|(p, f)| format!("{} {}", p.name(), f.map_or("-".to_string(), |r| r.to_string())))

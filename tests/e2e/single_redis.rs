@@ -1,4 +1,4 @@
-//! single-redis clients as real clients (issue 7): request timeouts, a
+//! single-redis clients as real clients: request timeouts, a
 //! fresh lock value per attempt, and the validity client. The small
 //! adversarial scenarios are in `tests/single_redis/`.
 

@@ -1,4 +1,4 @@
-//! The token ring (issue 10): verdicts that survive harmless parameter
+//! The token ring: verdicts that survive harmless parameter
 //! changes, the naive regeneration's timeout boundary without any fault,
 //! one to N messages per entry measured on fault-free runs, adversarial
 //! scenarios of its own in `tests/token_ring/`, and replayable traces.
@@ -160,7 +160,7 @@ fn the_lost_token_and_the_second_token_replay() {
     replays("token-ring-regenerate");
 }
 
-/// Issue 21 item 11: a node that receives a second token while it holds one
+/// a node that receives a second token while it holds one
 /// counts two (before, it merged them into one), and passes both on, one
 /// TOKEN each: two TOKENs from one node in flight at once.
 #[test]

@@ -1,4 +1,4 @@
-//! Traces speak the system's language, not Rust (issue 8 item 6): no
+//! Traces speak the system's language, not Rust: no
 //! committed trace shows `Debug` syntax, each family writes its messages as
 //! the real system's commands and answers, and a value renumbered by rank
 //! keeps its name.

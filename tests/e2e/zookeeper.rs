@@ -1,4 +1,4 @@
-//! The ZooKeeper lock recipes (issue 9): sessions, ephemeral nodes and
+//! The ZooKeeper lock recipes: sessions, ephemeral nodes and
 //! watches, the Curator client, czxid fencing, the read-write recipe.
 //! The small adversarial scenarios are in `tests/zookeeper/`.
 
@@ -356,7 +356,7 @@ fn ensemble(s: &WorldState<zookeeper::Node>) -> &zookeeper::Ensemble {
     }
 }
 
-/// Issue 21 item 9: Curator's InterProcessMutex does nothing with its node
+/// Curator's InterProcessMutex does nothing with its node
 /// on SUSPENDED (LockInternals has no connection-state listener); the
 /// application stops using the lock until RECONNECTED or LOST. A Curator
 /// holder cut off from the ensemble for `suspend_after` ticks is
@@ -426,7 +426,7 @@ fn a_curator_client_suspended_for_a_session_timeout_is_lost() {
     assert_eq!((c.script.phase, c.session), (Phase::Want, 0), "{c:?}");
 }
 
-/// Issue 21 item 9: without Curator's protection prefix a `create` whose
+/// without Curator's protection prefix a `create` whose
 /// answer was lost leaves an orphan ephemeral node of the client's own
 /// session; the client creates again, waits for the orphan below it, and
 /// keeps the session (and so the orphan) alive with its pings. With the

@@ -117,7 +117,7 @@ pub fn scripts_view<A: Program>(state: &WorldState<A>, script: impl Fn(&A::State
     v
 }
 
-// Traces (issue 8 item 6): how every family shows what its clients hold.
+// Traces: how every family shows what its clients hold.
 
 impl Phase {
     /// The phase in plain words, as traces print it.

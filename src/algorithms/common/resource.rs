@@ -73,7 +73,7 @@ impl ResourceMsg {
     }
 }
 
-// Traces (issue 8 item 6).
+// Traces.
 
 impl ResourceMsg {
     /// A write and its answer in words: `write (token 5, acquisition #2)`,
