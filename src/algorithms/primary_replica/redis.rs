@@ -1,0 +1,381 @@
+//! The Redis nodes, primary and replicas alike: their state, the
+//! primary's step (Replicate), their command handlers and their timers.
+
+use super::{Key, Msg, Node, Params, Replication, Timer, MAX_REPLICAS, PRIMARY};
+use crate::world::{Ctx, Id, Out};
+
+/// What a Redis node is to the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Standing {
+    /// Serves clients, and streams its writes to the replicas attached
+    /// (`Redis::replicas`).
+    Primary,
+    /// A former primary restarted with `auto_restart = false`: waits for
+    /// the Sentinel to name the primary to follow.
+    Detached,
+    /// Has asked `primary` for a full resynchronisation.
+    Syncing { primary: Id },
+    /// Applies `primary`'s replication stream.
+    Streaming { primary: Id },
+}
+
+/// The most shipments a `wait` primary has out unacknowledged, per replica.
+pub const MAX_UNACKED: u8 = 2;
+
+/// A replica attached to a primary, as the primary sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Attached {
+    pub id: Id,
+    /// The key changed since the last shipment to this replica (its part
+    /// of the replication backlog, by its net effect).
+    pub unshipped: bool,
+    /// `wait` only: shipments to it not yet acknowledged.
+    pub unacked: u8,
+}
+
+/// A granted `SET` whose `WAIT` is still blocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Waiting {
+    pub client: Id,
+    /// The value the `SET` wrote, which the answer carries.
+    pub value: u32,
+    /// Per Redis node (by id): which of the shipments not yet acknowledged
+    /// by that replica holds the write, oldest first from 1; 0 while it is
+    /// not shipped to it yet (or once acknowledged).
+    pub shipment: [u8; MAX_REPLICAS as usize + 1],
+    /// The replicas (a bit per id) that have acknowledged the write.
+    pub acked: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Redis {
+    pub standing: Standing,
+    /// Primary: the Sentinel's configuration epoch it was promoted in (0
+    /// for the initial primary, and for every other node).
+    pub epoch: u32,
+    pub key: Option<Key>,
+    /// Primary: its attached replicas, by id.
+    pub replicas: Vec<Attached>,
+    /// Primary, `wait` only: granted `SET`s whose `WAIT` is blocked, by
+    /// client.
+    pub waiting: Vec<Waiting>,
+}
+
+impl Redis {
+    pub(super) fn new(standing: Standing) -> Redis {
+        Redis {
+            standing,
+            epoch: 0,
+            key: None,
+            replicas: Vec::new(),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// The key changed: it is to be shipped to every attached replica (one
+    /// that attaches later gets the whole dataset).
+    fn wrote(&mut self) {
+        for a in self.replicas.iter_mut() {
+            a.unshipped = true;
+        }
+    }
+
+    /// The replica the next `Replicate` ships to: the first with a change
+    /// to ship and room for another unacknowledged shipment.
+    pub(super) fn next_shipment(&self) -> Option<usize> {
+        self.replicas
+            .iter()
+            .position(|a| a.unshipped && a.unacked < MAX_UNACKED)
+    }
+}
+
+impl Waiting {
+    fn acks(&self) -> u8 {
+        self.acked.count_ones() as u8
+    }
+}
+
+/// Init: the initial primary, with every replica attached, or a replica
+/// streaming from it.
+pub(super) fn redis_init(p: &Params, id: Id, out: &mut Out<Node>) -> Redis {
+    if id == PRIMARY {
+        out.set_timer(Timer::Ping, p.ping);
+        let mut r = Redis::new(Standing::Primary);
+        r.replicas = (1..=p.replicas as Id)
+            .map(|id| Attached {
+                id,
+                unshipped: false,
+                unacked: 0,
+            })
+            .collect();
+        if p.min_replicas > 0 {
+            for replica in 1..=p.replicas as Id {
+                out.set_timer(Timer::Lag { replica }, p.max_lag);
+            }
+        }
+        r
+    } else {
+        if p.min_replicas > 0 {
+            out.set_timer(Timer::Heartbeat, p.ping);
+        }
+        Redis::new(Standing::Streaming { primary: PRIMARY })
+    }
+}
+
+/// Replicate: ship the key as it is now to the next replica.
+pub(super) fn replicate(node: &Node, ctx: &Ctx<'_, Node>, r: &mut Redis, out: &mut Out<Node>) {
+    let Some(at) = r.next_shipment() else { return };
+    let (key, px) = dataset(ctx, r);
+    let a = &mut r.replicas[at];
+    out.send(a.id, Msg::Replicate { key, px });
+    a.unshipped = false;
+    if node.wait() {
+        a.unacked += 1;
+        let (to, n) = (a.id, a.unacked);
+        for w in r.waiting.iter_mut() {
+            if w.shipment[to] == 0 && w.acked & (1 << to) == 0 {
+                w.shipment[to] = n;
+            }
+        }
+    }
+}
+
+/// The primary's dataset for its replicas: the key, with the TTL left on
+/// the primary's clock (a key whose timer is due is already gone).
+fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
+    match (r.key, ctx.timer(Timer::KeyExpiry)) {
+        (Some(k), Some(left)) if left > 0 => (Some(k), left),
+        _ => (None, 0),
+    }
+}
+
+/// A Redis node executes one command atomically. Only a primary serves
+/// clients; only a replica applies a replication stream.
+pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
+    let wait = p.replication == Replication::Wait;
+    match (r.standing, msg) {
+        (Standing::Primary, Msg::SetNxPx { value }) => {
+            // A client that sends a new command has given up a WAIT still
+            // blocked for it (it timed out or restarted, and closed that
+            // connection): Redis drops the blocked client.
+            if let Some(at) = r.waiting.iter().position(|w| w.client == src) {
+                r.waiting.remove(at);
+                out.cancel_timer(Timer::WaitTimeout { client: src });
+            }
+            if r.key.is_some() {
+                out.send(src, Msg::Refused { value });
+                return;
+            }
+            if !good_replicas(p, ctx, r) {
+                out.send(src, Msg::NoReplicas { value });
+                return;
+            }
+            r.key = Some(Key { value });
+            out.set_timer(Timer::KeyExpiry, p.ttl);
+            r.wrote();
+            if wait {
+                if p.wait_timeout > 0 {
+                    out.set_timer(Timer::WaitTimeout { client: src }, p.wait_timeout);
+                }
+                let w = Waiting {
+                    client: src,
+                    value,
+                    shipment: [0; MAX_REPLICAS as usize + 1],
+                    acked: 0,
+                };
+                let at = r.waiting.partition_point(|x| x.client < src);
+                r.waiting.insert(at, w);
+            } else {
+                let ghost = out.next_ghost();
+                out.send(src, Msg::Granted { token: 0, ghost, value });
+            }
+        }
+        (Standing::Primary, Msg::CompareAndDelete { value }) => {
+            if r.key.is_some_and(|k| k.value == value) && !good_replicas(p, ctx, r) {
+                out.send(src, Msg::NoReplicas { value });
+                return;
+            }
+            if r.key.is_some_and(|k| k.value == value) {
+                r.key = None;
+                out.cancel_timer(Timer::KeyExpiry);
+                r.wrote();
+            }
+            out.send(src, Msg::Released { value });
+        }
+        // A replica attaches (or attaches again): the dataset replaces its
+        // backlog, and its acknowledgement covers every write so far.
+        (Standing::Primary, Msg::Sync) => {
+            let a = Attached {
+                id: src,
+                unshipped: false,
+                unacked: u8::from(wait),
+            };
+            match r.replicas.binary_search_by_key(&src, |a| a.id) {
+                Ok(at) => r.replicas[at] = a,
+                Err(at) => r.replicas.insert(at, a),
+            }
+            for w in r.waiting.iter_mut() {
+                w.shipment[src] = 1;
+                w.acked &= !(1 << src);
+            }
+            let (key, px) = dataset(ctx, r);
+            out.send(src, Msg::FullSync { key, px });
+        }
+        // A replica's oldest shipment is acknowledged: WAIT returns for the
+        // writes that now have k acknowledgements.
+        (Standing::Primary, Msg::Ack) => {
+            let Some(a) = r.replicas.iter_mut().find(|a| a.id == src) else {
+                return;
+            };
+            a.unacked = a.unacked.saturating_sub(1);
+            for w in r.waiting.iter_mut() {
+                match w.shipment[src] {
+                    0 => {}
+                    1 => {
+                        w.shipment[src] = 0;
+                        w.acked |= 1 << src;
+                    }
+                    _ => w.shipment[src] -= 1,
+                }
+            }
+            for w in r.waiting.iter().filter(|w| w.acks() >= p.wait_replicas) {
+                out.cancel_timer(Timer::WaitTimeout { client: w.client });
+                let ghost = out.next_ghost();
+                let value = w.value;
+                out.send(w.client, Msg::Granted { token: 0, ghost, value });
+            }
+            r.waiting.retain(|w| w.acks() < p.wait_replicas);
+        }
+        (Standing::Streaming { primary }, Msg::Replicate { key, px }) if primary == src => {
+            apply(ctx, r, key, px, out);
+            if wait {
+                out.send(src, Msg::Ack);
+            }
+        }
+        // REPLCONF ACK from an attached replica: it is good for max_lag.
+        (Standing::Primary, Msg::Heartbeat) if r.replicas.iter().any(|a| a.id == src) => {
+            out.set_timer(Timer::Lag { replica: src }, p.max_lag);
+        }
+        (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
+            apply(ctx, r, key, px, out);
+            r.standing = Standing::Streaming { primary };
+            if p.min_replicas > 0 {
+                out.set_timer(Timer::Heartbeat, p.ping);
+            }
+            if wait {
+                out.send(src, Msg::Ack);
+            }
+        }
+        // REPLICAOF NO ONE: take over as primary in the failover's epoch,
+        // with no replica of its own until one attaches, and report to the
+        // Sentinel from now on.
+        (_, Msg::Promote { epoch }) => {
+            if r.standing != Standing::Primary {
+                r.replicas.clear();
+                out.cancel_timer(Timer::Heartbeat);
+                if p.monitors(epoch) {
+                    out.set_timer(Timer::Ping, p.ping);
+                } else {
+                    out.cancel_timer(Timer::Ping);
+                }
+            }
+            r.standing = Standing::Primary;
+            r.epoch = epoch;
+            out.send(src, Msg::Promoted { epoch });
+        }
+        // REPLICAOF the primary it already follows: "already connected".
+        (Standing::Syncing { primary: now } | Standing::Streaming { primary: now }, Msg::ReplicaOf { primary })
+            if now == primary => {}
+        // REPLICAOF another primary: drop the dataset (and any blocked
+        // WAIT), and resynchronise.
+        (_, Msg::ReplicaOf { primary }) => {
+            for w in &r.waiting {
+                out.cancel_timer(Timer::WaitTimeout { client: w.client });
+            }
+            *r = Redis::new(Standing::Syncing { primary });
+            out.cancel_timer(Timer::KeyExpiry);
+            out.cancel_timer(Timer::Ping);
+            for replica in p.redis_nodes() {
+                out.cancel_timer(Timer::Lag { replica });
+            }
+            out.send(primary, Msg::Sync);
+        }
+        _ => {}
+    }
+}
+
+/// `min-replicas-to-write`: enough replicas acknowledged within
+/// `max_lag` (server.c's `checkGoodReplicasStatus`; a replica is good
+/// while its `Lag` timer runs).
+fn good_replicas(p: &Params, ctx: &Ctx<'_, Node>, r: &Redis) -> bool {
+    let good = r
+        .replicas
+        .iter()
+        .filter(|a| ctx.timer(Timer::Lag { replica: a.id }).is_some())
+        .count();
+    good >= usize::from(p.min_replicas)
+}
+
+/// A replica takes the primary's key, with its own expiry timer. Redis 7
+/// replicates `SET ... PX` as `PXAT`, an absolute time on the primary's
+/// clock, and the replica's key expires when its own clock reaches it. In
+/// relative time that is the TTL left when the primary sent it (`px`)
+/// less the shipment's time in flight ([`Ctx::age`]): the replica's key
+/// expires at the real moment the primary's does, when their clocks
+/// agree. A key whose time is already up arrives as no key.
+fn apply(ctx: &Ctx<'_, Node>, r: &mut Redis, key: Option<Key>, px: u8, out: &mut Out<Node>) {
+    let left = px.saturating_sub(ctx.age());
+    r.key = key.filter(|_| left > 0);
+    match r.key {
+        Some(_) => out.set_timer(Timer::KeyExpiry, left),
+        None => out.cancel_timer(Timer::KeyExpiry),
+    }
+}
+
+/// Fire: a Redis node's timers.
+pub(super) fn redis_fire(p: &Params, r: &mut Redis, timer: Timer, out: &mut Out<Node>) {
+    match timer {
+        // The key's TTL ran out on this node's clock; a primary streams
+        // the deletion, a replica treats the key as gone (module doc).
+        Timer::KeyExpiry => {
+            r.key = None;
+            r.wrote();
+        }
+        Timer::Ping if r.standing == Standing::Primary => {
+            for sentinel in p.sentinels() {
+                out.send(sentinel, Msg::Ping { epoch: r.epoch });
+            }
+            out.set_timer(Timer::Ping, p.ping);
+        }
+        // REPLCONF ACK, every `ping` ticks while streaming.
+        Timer::Heartbeat => {
+            if let Standing::Streaming { primary } = r.standing {
+                out.send(primary, Msg::Heartbeat);
+                out.set_timer(Timer::Heartbeat, p.ping);
+            }
+        }
+        // WAIT returns fewer than k: too few replicas acknowledged.
+        Timer::WaitTimeout { client } => {
+            if let Some(at) = r.waiting.iter().position(|w| w.client == client) {
+                let w = r.waiting.remove(at);
+                out.send(client, Msg::WaitTimedOut { value: w.value });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Restart: a replica resynchronises from the primary its configuration
+/// names; a former primary reports to the Sentinel and waits to be told
+/// whom to follow.
+pub(super) fn redis_restart(p: &Params, r: &Redis, out: &mut Out<Node>) -> Redis {
+    match r.standing {
+        Standing::Syncing { primary } => out.send(primary, Msg::Sync),
+        _ => {
+            for sentinel in p.sentinels() {
+                out.send(sentinel, Msg::Restarted);
+            }
+        }
+    }
+    r.clone()
+}
