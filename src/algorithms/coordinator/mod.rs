@@ -103,16 +103,25 @@
 //! come back as coordinator, and a crashed client restarts believing the
 //! first coordinator serves.
 
-use std::fmt::Write as _;
+mod client;
+mod describe;
+mod itf;
+mod server;
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, tla, Phase, Script};
+use super::client::{scripts_view, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+pub use client::Client;
+use client::{client_receive, client_step};
+pub use describe::{show_phase, show_resource};
+use server::{server_receive, server_timer};
+pub use server::{Mode, Server};
 
 /// Whether a standby exists, and what it knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -256,47 +265,6 @@ pub struct Request {
     pub id: u32,
 }
 
-/// What a server does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mode {
-    /// Serves requests.
-    Coordinator,
-    /// Keeps the copy the coordinator replicates, and waits.
-    Standby,
-    /// A coordinator that restarted after its standby took over (or will):
-    /// it answers nothing.
-    Retired,
-}
-
-/// A server's state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Server {
-    pub mode: Mode,
-    /// Requests waiting, oldest first.
-    pub queue: Vec<Request>,
-    /// The request granted, and its ghost acquisition number.
-    pub holder: Option<(Request, u32)>,
-    /// `replicated`: the holder's `GRANT` waits for the standby's `ACK`.
-    pub replicating: bool,
-    /// The coordinator has given its standby up for failed, and serves
-    /// without replicating.
-    pub alone: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Client {
-    pub script: Script,
-    /// The current request id; 0: none.
-    pub id: u32,
-    /// With a standby: the id of the last request released (0: none),
-    /// repeated to a new coordinator.
-    pub released: u32,
-    /// Ghost: the acquisition number of the grant held.
-    pub ghost: u32,
-    /// The server the client believes is the coordinator.
-    pub coordinator: Id,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum State {
     Server(Server),
@@ -361,28 +329,6 @@ pub enum Step {
     Acquire,
     /// The critical section's write to the resource.
     Write,
-}
-
-/// A waiting request as the spec writes it: `[client, id]`.
-fn tla_queue(queue: &[Request]) -> Tla {
-    Tla::Seq(
-        queue
-            .iter()
-            .map(|r| Tla::rec([("client", Tla::int(r.client as i64)), ("id", Tla::int(r.id))]))
-            .collect(),
-    )
-}
-
-/// The granted request as the spec writes it: `[client, id, ghost]`, or
-/// `None`.
-fn tla_holder(holder: Option<(Request, u32)>) -> Tla {
-    Tla::or_none(holder, |(r, g)| {
-        Tla::rec([
-            ("client", Tla::int(r.client as i64)),
-            ("id", Tla::int(r.id)),
-            ("ghost", Tla::int(g)),
-        ])
-    })
 }
 
 impl Actor for Node {
@@ -451,23 +397,7 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match step {
-            // Acquire: REQUEST with a fresh request id.
-            Step::Acquire => {
-                c.id = out.fresh_value();
-                out.send(c.coordinator, Msg::Request { id: c.id });
-                c.script.phase = Phase::Acquiring;
-            }
-            // Write: the critical section's write (no fencing token: 0).
-            Step::Write => {
-                let write = ResourceMsg::Write {
-                    token: 0,
-                    ghost: c.ghost,
-                };
-                out.send(p.resource(), Msg::Resource(write));
-                c.script.phase = Phase::Writing;
-            }
-        }
+        client_step(p, c, step, out);
     }
 
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
@@ -490,23 +420,7 @@ impl Actor for Node {
         let (Node::Server(p), State::Server(s)) = (self, state) else {
             return;
         };
-        match (timer, s.mode) {
-            (Timer::Heartbeat, Mode::Coordinator) if ctx.id == COORDINATOR => {
-                out.send(STANDBY, Msg::Heartbeat);
-                out.set_timer(Timer::AckTimeout, p.suspect_after);
-            }
-            // The standby is suspected: serve alone, and grant what waited
-            // for its ACK.
-            (Timer::AckTimeout, Mode::Coordinator) if ctx.id == COORDINATOR => {
-                s.alone = true;
-                if let Some((h, g)) = s.holder.filter(|_| s.replicating) {
-                    s.replicating = false;
-                    out.send(h.client, Msg::Grant { id: h.id, ghost: g });
-                }
-            }
-            (Timer::Suspect, Mode::Standby) => take_over(p, s, out),
-            _ => {}
-        }
+        server_timer(p, ctx.id, s, timer, out);
     }
 
     /// Restart: a server's queue is in memory. The coordinator comes back
@@ -539,64 +453,6 @@ impl Actor for Node {
             _ => {}
         }
         state
-    }
-}
-
-impl Describe for Node {
-    fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
-        match msg {
-            Msg::Request { id } => format!("REQUEST(r{id})"),
-            Msg::Grant { id, ghost } => format!("GRANT(r{id}, acquisition {ghost})"),
-            Msg::Release { id } => format!("RELEASE(r{id})"),
-            Msg::Replicate { holder, queue } => format!(
-                "REPLICATE(holder {}, queue {})",
-                show_holder(holder, names),
-                show_queue(queue, names)
-            ),
-            Msg::Ack { id } => format!("ACK(r{id})"),
-            Msg::Restarted => "RESTARTED".into(),
-            Msg::Coordinator => "COORDINATOR".into(),
-            Msg::Heartbeat => "HEARTBEAT".into(),
-            Msg::HeartbeatAck => "HEARTBEAT_ACK".into(),
-            Msg::ClientRestarted => "CLIENT_RESTARTED".into(),
-            Msg::Resource(m) => show_resource(m),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Acquire => "Acquire (sends REQUEST)".into(),
-            Step::Write => "Write".into(),
-        }
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::Heartbeat => "heartbeat interval".into(),
-            Timer::Suspect => "no heartbeat (suspect the coordinator)".into(),
-            Timer::AckTimeout => "no heartbeat ack (suspect the standby)".into(),
-        }
-    }
-
-    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
-        Some(match state {
-            State::Server(s) => vec![
-                ("mode".into(), format!("{:?}", s.mode).to_lowercase()),
-                ("holder".into(), show_holder(&s.holder, names)),
-                ("queue".into(), show_queue(&s.queue, names)),
-                ("replicating".into(), s.replicating.to_string()),
-                ("alone".into(), s.alone.to_string()),
-            ],
-            State::Client(c) => vec![
-                ("phase".into(), show_phase(c.script.phase)),
-                ("left".into(), c.script.left.to_string()),
-                ("request".into(), show_id(c.id)),
-                ("last released".into(), show_id(c.released)),
-                ("acquisition".into(), show_id_plain(c.ghost)),
-                ("coordinator".into(), names[c.coordinator].clone()),
-            ],
-            State::Resource(r) => vec![("latest acquisition written".into(), show_id_plain(r.max_ghost))],
-        })
     }
 }
 
@@ -662,301 +518,6 @@ impl Renumber for Node {
             Msg::Restarted | Msg::Coordinator | Msg::Heartbeat | Msg::HeartbeatAck | Msg::ClientRestarted => {}
             Msg::Resource(m) => m.numbers(false, visit),
         }
-    }
-}
-
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/Coordinator.tla's variables: each server's mode, queue,
-    /// holder and replication flag, the clients' requests, the resource's
-    /// maximum.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let server = |f: &dyn Fn(&Server) -> Tla| {
-            tla::per_node(s, |st| match st {
-                State::Server(sv) => Some(f(sv)),
-                _ => None,
-            })
-        };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
-        Some(vec![
-            ("mode", server(&|sv| Tla::str(format!("{:?}", sv.mode)))),
-            ("queue", server(&|sv| tla_queue(&sv.queue))),
-            ("holder", server(&|sv| tla_holder(sv.holder))),
-            ("replicating", server(&|sv| Tla::Bool(sv.replicating))),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("request", client(|c| Tla::int(c.id))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("coord", client(|c| Tla::int(c.coordinator as i64))),
-            ("max_ghost", Tla::int(max_ghost)),
-        ])
-    }
-
-    /// As the spec writes messages: a replicated holder is a record or
-    /// `None`, the queue a sequence of records.
-    fn tla_msg(&self, msg: &Msg) -> Tla {
-        match msg {
-            // The spec's write carries no token: this family has none.
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
-            Msg::Replicate { holder, queue } => Tla::rec([
-                ("type", Tla::str("Replicate")),
-                ("holder", tla_holder(*holder)),
-                ("queue", tla_queue(queue)),
-            ]),
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
-        }
-    }
-}
-
-fn show_id(id: u32) -> String {
-    if id == 0 {
-        "none".into()
-    } else {
-        format!("r{id}")
-    }
-}
-
-fn show_id_plain(n: u32) -> String {
-    if n == 0 {
-        "none".into()
-    } else {
-        n.to_string()
-    }
-}
-
-fn show_holder(holder: &Option<(Request, u32)>, names: &[String]) -> String {
-    match holder {
-        None => "none".into(),
-        Some((r, _)) => format!("{} r{}", names[r.client], r.id),
-    }
-}
-
-fn show_queue(queue: &[Request], names: &[String]) -> String {
-    let mut s = String::from("[");
-    for (i, r) in queue.iter().enumerate() {
-        let sep = if i == 0 { "" } else { ", " };
-        let _ = write!(s, "{sep}{} r{}", names[r.client], r.id);
-    }
-    s.push(']');
-    s
-}
-
-/// A client phase in words.
-pub fn show_phase(phase: Phase) -> String {
-    match phase {
-        Phase::Want => "wants",
-        Phase::Acquiring => "requested",
-        Phase::Holding => "holding",
-        Phase::Writing => "writing",
-        Phase::Releasing => "releasing",
-        Phase::Done => "done",
-    }
-    .into()
-}
-
-/// The resource's messages in words.
-pub fn show_resource(m: &ResourceMsg) -> String {
-    match m {
-        ResourceMsg::Write { ghost, .. } => format!("write (acquisition {ghost})"),
-        ResourceMsg::Accepted => "accepted".into(),
-        ResourceMsg::Rejected => "rejected".into(),
-    }
-}
-
-/// The server's handlers. Only a serving coordinator answers clients; only
-/// a standby takes `REPLICATE` and takes over.
-fn server_receive(p: &Params, me: Id, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
-    // The first coordinator replicates to a standby; a standby that took
-    // over has none.
-    let replicate = p.standby == Standby::Replicated && me == COORDINATOR && !s.alone;
-    match (s.mode, msg) {
-        // ReceiveRequest: queue the request; grant it if the lock is free.
-        (Mode::Coordinator, Msg::Request { id }) => {
-            let r = Request { client: src, id };
-            match s.holder {
-                // The holder asks again for the same request (it learned of
-                // a new coordinator before its grant arrived): grant again.
-                Some((h, g)) if h == r => {
-                    if !s.replicating {
-                        out.send(src, Msg::Grant { id, ghost: g });
-                    }
-                    return;
-                }
-                // The holder asks with a new request: a request like any
-                // other (a client asks again only after its RELEASE, which
-                // FIFO links deliver first; a client that restarted
-                // without notice has not released).
-                _ => {}
-            }
-            if !s.queue.contains(&r) {
-                s.queue.retain(|q| q.client != src);
-                s.queue.push(r);
-            }
-            grant_next(replicate, s, out);
-        }
-        // ReceiveRelease: the holder's release frees the lock for the head
-        // of the queue; any other release is ignored.
-        (Mode::Coordinator, Msg::Release { id })
-            if s.holder.is_some_and(|(h, _)| h == Request { client: src, id }) && !s.replicating =>
-        {
-            s.holder = None;
-            grant_next(replicate, s, out);
-        }
-        // ReceiveAck: the standby has the state; grant.
-        (Mode::Coordinator, Msg::Ack { id }) => {
-            if let Some((h, g)) = s.holder.filter(|(h, _)| s.replicating && h.id == id) {
-                s.replicating = false;
-                out.send(h.client, Msg::Grant { id, ghost: g });
-            }
-        }
-        // The standby restarted empty: send it the state again, and start
-        // the heartbeats again (the one in flight may have been dropped).
-        (Mode::Coordinator, Msg::Restarted) if me == COORDINATOR && p.has_standby() => {
-            s.alone = false;
-            if p.standby == Standby::Replicated {
-                out.send(
-                    STANDBY,
-                    Msg::Replicate {
-                        holder: s.holder,
-                        queue: s.queue.clone(),
-                    },
-                );
-            }
-            if p.heartbeats() {
-                out.cancel_timer(Timer::Heartbeat);
-                out.send(STANDBY, Msg::Heartbeat);
-                out.set_timer(Timer::AckTimeout, p.suspect_after);
-            }
-        }
-        // The standby got the heartbeat: the next one is due in
-        // `heartbeat` ticks.
-        (Mode::Coordinator, Msg::HeartbeatAck) if me == COORDINATOR && !s.alone => {
-            out.cancel_timer(Timer::AckTimeout);
-            out.set_timer(Timer::Heartbeat, p.heartbeat);
-        }
-        // The old coordinator still heartbeats or replicates: it was
-        // suspected falsely; tell it who serves now.
-        (Mode::Coordinator, Msg::Heartbeat | Msg::Replicate { .. }) if me == STANDBY => {
-            out.send(src, Msg::Coordinator);
-        }
-        // Deposed: the standby serves now. Stop serving.
-        (Mode::Coordinator, Msg::Coordinator) if me == COORDINATOR => {
-            s.mode = Mode::Retired;
-            out.cancel_timer(Timer::Heartbeat);
-            out.cancel_timer(Timer::AckTimeout);
-        }
-        // A client restarted and says so: drop its hold and its request.
-        (Mode::Coordinator, Msg::ClientRestarted) => {
-            s.queue.retain(|q| q.client != src);
-            if s.holder.is_some_and(|(h, _)| h.client == src) {
-                s.holder = None;
-                s.replicating = false;
-            }
-            grant_next(replicate, s, out);
-        }
-        // ReceiveHeartbeat: the coordinator is alive.
-        (Mode::Standby, Msg::Heartbeat) => {
-            out.set_timer(Timer::Suspect, p.suspect_after);
-            out.send(src, Msg::HeartbeatAck);
-        }
-        // ReceiveReplicate: keep the copy, acknowledge it.
-        (Mode::Standby, Msg::Replicate { holder, queue }) => {
-            let id = holder.map_or(0, |(h, _)| h.id);
-            s.holder = holder;
-            s.queue = queue;
-            out.send(src, Msg::Ack { id });
-        }
-        // Takeover: the coordinator restarted without its memory.
-        (Mode::Standby, Msg::Restarted) => take_over(p, s, out),
-        _ => {}
-    }
-}
-
-/// Takeover (on `RESTARTED` or a suspicion): serve from the copy (none
-/// without replication), and tell every client.
-fn take_over(p: &Params, s: &mut Server, out: &mut Out<Node>) {
-    s.mode = Mode::Coordinator;
-    out.cancel_timer(Timer::Suspect);
-    for c in p.clients() {
-        out.send(c, Msg::Coordinator);
-    }
-    grant_next(false, s, out);
-}
-
-/// Grants the head of the queue if the lock is free: replicated first
-/// when there is a standby to replicate to.
-fn grant_next(replicate: bool, s: &mut Server, out: &mut Out<Node>) {
-    if s.holder.is_some() || s.queue.is_empty() {
-        return;
-    }
-    let r = s.queue.remove(0);
-    let ghost = out.next_ghost();
-    s.holder = Some((r, ghost));
-    if replicate {
-        s.replicating = true;
-        out.send(
-            STANDBY,
-            Msg::Replicate {
-                holder: s.holder,
-                queue: s.queue.clone(),
-            },
-        );
-    } else {
-        out.send(r.client, Msg::Grant { id: r.id, ghost });
-    }
-}
-
-/// The client's handlers: a grant counts only for the current request.
-fn client_receive(p: &Params, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
-    match (c.script.phase, msg) {
-        // ReceiveGrant: the lock is ours.
-        (Phase::Acquiring, Msg::Grant { id, ghost }) if id == c.id => {
-            c.ghost = ghost;
-            c.script.phase = Phase::Holding;
-        }
-        // A grant of a request already released (a new coordinator that
-        // had it queued): give it back.
-        (_, Msg::Grant { id, .. }) if id != 0 && id == c.released => out.send(src, Msg::Release { id }),
-        // ReceiveWritten: the critical section is over; RELEASE (no answer
-        // expected).
-        (Phase::Writing, Msg::Resource(_)) => {
-            out.send(c.coordinator, Msg::Release { id: c.id });
-            c.ghost = 0;
-            if p.has_standby() {
-                // Only a client that may meet a new coordinator needs its
-                // last request id.
-                c.released = c.id;
-            }
-            c.id = 0;
-            c.script.released(p.acquisitions);
-        }
-        // ReceiveCoordinator: repeat the last release, and ask the new
-        // coordinator again.
-        (phase, Msg::Coordinator) => {
-            c.coordinator = src;
-            if c.released != 0 {
-                out.send(src, Msg::Release { id: c.released });
-            }
-            if phase == Phase::Acquiring {
-                out.send(src, Msg::Request { id: c.id });
-            }
-        }
-        _ => {}
     }
 }
 

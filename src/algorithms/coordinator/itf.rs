@@ -1,0 +1,87 @@
+//! The coordinator family's TLA+ mapping: specs/mirror/Coordinator.tla's
+//! variables and messages in `trace.itf.json`.
+
+use super::{Client, Msg, Node, Request, Server, State};
+use crate::algorithms::client::tla;
+use crate::algorithms::resource::ResourceMsg;
+use crate::world::{Tla, TlaMapping, World, WorldState};
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/Coordinator.tla's variables: each server's mode, queue,
+    /// holder and replication flag, the clients' requests, the resource's
+    /// maximum.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let server = |f: &dyn Fn(&Server) -> Tla| {
+            tla::per_node(s, |st| match st {
+                State::Server(sv) => Some(f(sv)),
+                _ => None,
+            })
+        };
+        let client = |f: fn(&Client) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Client(c) => Some(f(c)),
+                _ => None,
+            })
+        };
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Some(vec![
+            ("mode", server(&|sv| Tla::str(format!("{:?}", sv.mode)))),
+            ("queue", server(&|sv| tla_queue(&sv.queue))),
+            ("holder", server(&|sv| tla_holder(sv.holder))),
+            ("replicating", server(&|sv| Tla::Bool(sv.replicating))),
+            ("phase", client(|c| tla::phase(c.script.phase))),
+            ("left", client(|c| Tla::int(c.script.left))),
+            ("request", client(|c| Tla::int(c.id))),
+            ("acquired", client(|c| Tla::int(c.ghost))),
+            ("coord", client(|c| Tla::int(c.coordinator as i64))),
+            ("max_ghost", Tla::int(max_ghost)),
+        ])
+    }
+
+    /// As the spec writes messages: a replicated holder is a record or
+    /// `None`, the queue a sequence of records.
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            // The spec's write carries no token: this family has none.
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            Msg::Replicate { holder, queue } => Tla::rec([
+                ("type", Tla::str("Replicate")),
+                ("holder", tla_holder(*holder)),
+                ("queue", tla_queue(queue)),
+            ]),
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
+    }
+}
+
+/// A waiting request as the spec writes it: `[client, id]`.
+fn tla_queue(queue: &[Request]) -> Tla {
+    Tla::Seq(
+        queue
+            .iter()
+            .map(|r| Tla::rec([("client", Tla::int(r.client as i64)), ("id", Tla::int(r.id))]))
+            .collect(),
+    )
+}
+
+/// The granted request as the spec writes it: `[client, id, ghost]`, or
+/// `None`.
+fn tla_holder(holder: Option<(Request, u32)>) -> Tla {
+    Tla::or_none(holder, |(r, g)| {
+        Tla::rec([
+            ("client", Tla::int(r.client as i64)),
+            ("id", Tla::int(r.id)),
+            ("ghost", Tla::int(g)),
+        ])
+    })
+}

@@ -1,0 +1,121 @@
+//! The etcd family's words: its messages, steps, timers and states as
+//! traces and reports show them.
+
+use super::{Msg, Node, Stage, State, Step, Timer, Unlock};
+use crate::algorithms::client::Phase;
+use crate::algorithms::resource::ResourceMsg;
+use crate::world::Describe;
+
+impl Describe for Node {
+    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
+        match msg {
+            Msg::LeaseGrant { id } => format!("LeaseGrant TTL {} ID {id}", self.params().ttl),
+            Msg::LeaseKeepAlive { id } => format!("LeaseKeepAlive {id}"),
+            Msg::LeaseRevoke { id } => format!("LeaseRevoke {id}"),
+            Msg::Lock { id } => {
+                format!("Txn if create_revision(/lock/{id}) = 0 then put /lock/{id} lease {id}, get newest /lock/")
+            }
+            Msg::Watch { id, key } => format!("Watch /lock/{key} for DELETE (for lease {id})"),
+            Msg::Range { id, rev } => {
+                format!("Txn get last /lock/ below revision {rev}, get /lock/{id}")
+            }
+            Msg::Unlock { id, .. } if self.params().unlock == Unlock::Delete => format!("Delete /lock/{id}"),
+            Msg::Unlock { id, rev } => {
+                format!("Txn if create_revision(/lock/{id}) = {rev} then delete /lock/{id}")
+            }
+            Msg::LeaseGranted { id } => format!("lease {id} granted, TTL {}", self.params().ttl),
+            Msg::KeepAliveAnswer { id, alive } => {
+                let ttl = if *alive { self.params().ttl } else { 0 };
+                format!("lease {id} TTL {ttl}")
+            }
+            Msg::Locked { id, rev, pred, .. } if *pred == 0 => {
+                format!("/lock/{id} created at revision {rev}, no key before it")
+            }
+            Msg::Locked { id, rev, pred, .. } => {
+                format!("/lock/{id} created at revision {rev}, predecessor /lock/{pred}")
+            }
+            Msg::LeaseNotFound { id } => format!("lease {id} not found"),
+            Msg::Deleted { key, .. } => format!("DELETE /lock/{key}"),
+            Msg::RangeAnswer { id, pred, mine } => {
+                let pred = if *pred == 0 {
+                    "none".to_string()
+                } else {
+                    format!("/lock/{pred}")
+                };
+                let mine = if *mine { "exists" } else { "gone" };
+                format!("predecessor {pred}, /lock/{id} {mine}")
+            }
+            Msg::Unlocked { id } => format!("unlock of /lock/{id} done"),
+            Msg::Resource(ResourceMsg::Write { token, .. }) if *token > 0 => format!("write (revision {token})"),
+            Msg::Resource(ResourceMsg::Write { .. }) => "write".to_string(),
+            Msg::Resource(ResourceMsg::Accepted) => "accepted".to_string(),
+            Msg::Resource(ResourceMsg::Rejected) => "rejected".to_string(),
+        }
+    }
+
+    fn show_step(&self, step: &Step) -> String {
+        match step {
+            Step::Acquire => "Acquire (LeaseGrant)",
+            Step::Check => "Check (validity above the margin?)",
+            Step::Write => "Write",
+        }
+        .to_string()
+    }
+
+    fn show_timer(&self, timer: &Timer) -> String {
+        match timer {
+            Timer::LeaseExpiry { slot } => format!("lease expiry (slot {slot})"),
+            Timer::Timeout => "request timeout".to_string(),
+            Timer::KeepAlive => "keep-alive".to_string(),
+            Timer::Validity => "validity".to_string(),
+            Timer::Retry => "retry".to_string(),
+        }
+    }
+
+    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        fn set(items: impl Iterator<Item = String>) -> String {
+            format!("{{{}}}", items.collect::<Vec<_>>().join(", "))
+        }
+        let num = |v: u32| if v == 0 { "none".to_string() } else { v.to_string() };
+        Some(match state {
+            State::Server(s) => vec![
+                ("revision".into(), s.revision.to_string()),
+                ("leases".into(), set(s.leases.iter().map(|l| l.id.to_string()))),
+                (
+                    "keys".into(),
+                    set(s.keys.iter().map(|k| format!("/lock/{} at {}", k.lease, k.create))),
+                ),
+                (
+                    "watches".into(),
+                    set(s
+                        .watches
+                        .iter()
+                        .map(|w| format!("{} on /lock/{}", names[w.watcher], w.key))),
+                ),
+            ],
+            State::Client(c) => {
+                let phase = match (c.script.phase, c.stage) {
+                    (Phase::Want, _) => "wants the lock",
+                    (Phase::Acquiring, Stage::Grant) => "granting a lease",
+                    (Phase::Acquiring, Stage::Put) => "putting its key",
+                    (Phase::Acquiring, Stage::Watch) => "watching its predecessor",
+                    (Phase::Acquiring, Stage::Range) => "looking for a predecessor",
+                    (Phase::Holding, _) => "holding",
+                    (Phase::Writing, _) => "writing",
+                    (Phase::Releasing, _) => "unlocking",
+                    (Phase::Done, _) => "done",
+                };
+                let mut v = vec![
+                    ("phase".into(), phase.to_string()),
+                    ("lease".into(), num(c.lease)),
+                    ("revision".into(), num(c.rev)),
+                ];
+                if self.params().validity() {
+                    v.push(("checked".into(), c.checked.to_string()));
+                }
+                v
+            }
+            State::Resource(r) => vec![("highest revision".into(), num(r.max_token))],
+        })
+    }
+}
