@@ -109,13 +109,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, show, tla, Phase, Script};
-use super::coordinator::show_resource;
+use super::client::{scripts_view, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+mod describe;
+mod itf;
 
 /// How a node counts the replies to its request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -356,166 +358,6 @@ impl Actor for Node {
     }
 }
 
-impl Describe for Node {
-    fn persistence(&self) -> &'static str {
-        "fsync"
-    }
-
-    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
-        match msg {
-            Msg::Request { ts } => format!("REQUEST(ts {ts})"),
-            Msg::Reply => "REPLY".to_string(),
-            Msg::TaggedReply { ts } => format!("REPLY(to ts {ts})"),
-            Msg::Resource(m) => show_resource(m),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Request => "Request",
-            Step::Enter => "Enter (all replies counted)",
-            Step::Write => "Write",
-        }
-        .to_string()
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match *timer {}
-    }
-
-    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
-        let (p, s) = match (self, state) {
-            (Node::Peer(p), State::Peer(s)) => (p, s),
-            (_, State::Resource(r)) => {
-                return Some(vec![show::field(
-                    "latest acquisition written",
-                    show::ghost(r.max_ghost),
-                )])
-            }
-            (Node::Resource, State::Peer(_)) => return None,
-        };
-        let phase = match s.script.phase {
-            Phase::Want => "wants",
-            Phase::Acquiring => "requesting",
-            Phase::Holding => "in critical section",
-            Phase::Writing => "writing",
-            Phase::Done => "done",
-            Phase::Releasing => "releasing",
-        };
-        let deferred: Vec<&str> = (0..names.len())
-            .filter(|&j| s.deferred & (1 << j) != 0)
-            .map(|j| names[j].as_str())
-            .collect();
-        let mut fields = vec![
-            ("phase".to_string(), phase.to_string()),
-            ("highest sequence number".to_string(), s.highest.to_string()),
-            (
-                "our sequence number".to_string(),
-                s.request.map_or("none".to_string(), |ts| ts.to_string()),
-            ),
-            ("outstanding replies".to_string(), s.outstanding.to_string()),
-            ("deferred".to_string(), format!("{{{}}}", deferred.join(", "))),
-        ];
-        if p.replies == Replies::Tagged {
-            let replied: Vec<&str> = (0..names.len())
-                .filter(|&j| s.replied & (1 << j) != 0)
-                .map(|j| names[j].as_str())
-                .collect();
-            fields.push(("replied".to_string(), format!("{{{}}}", replied.join(", "))));
-        }
-        fields.push(show::field("acquisition", show::ghost(s.ghost)));
-        if p.acquisitions > 0 {
-            fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
-        }
-        Some(fields)
-    }
-}
-
-impl Renumber for Node {
-    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
-        let State::Peer(s) = state else {
-            return;
-        };
-        let mut d = 0;
-        for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
-            d |= 1 << ids(j);
-        }
-        s.deferred = d;
-        let mut r = 0;
-        for j in (0..64).filter(|&j| s.replied & (1 << j) != 0) {
-            r |= 1 << ids(j);
-        }
-        s.replied = r;
-        for (j, _) in s.tags.iter_mut() {
-            *j = ids(Id::from(*j)) as u8;
-        }
-        s.tags.sort_unstable();
-    }
-
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Peer(s) => {
-                visit(Seq::Clock, &mut s.highest);
-                if let Some(ts) = s.request.as_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                for (_, ts) in s.tags.iter_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                visit(Seq::Ghost, &mut s.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
-            Msg::Reply => {}
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
-    }
-}
-
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/RicartAgrawala.tla's variables: each node's script, the
-    /// paper's variables (the deferred replies as a set of node ids) and
-    /// its acquisition's ghost number, the resource's maximum.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let node = |f: fn(&Peer) -> Tla| tla::per_node(s, move |st| st.peer().map(f));
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                State::Peer(_) => None,
-            })
-            .unwrap_or(0);
-        Some(vec![
-            ("phase", node(|n| tla::phase(n.script.phase))),
-            ("left", node(|n| Tla::int(n.script.left))),
-            ("highest", node(|n| Tla::int(n.highest))),
-            ("request", node(|n| Tla::or_none(n.request, Tla::int))),
-            ("outstanding", node(|n| Tla::int(n.outstanding))),
-            ("deferred", node(|n| Tla::mask(n.deferred))),
-            ("acquired", node(|n| Tla::int(n.ghost))),
-            ("max_ghost", Tla::int(max_ghost)),
-        ])
-    }
-
-    /// As the spec writes messages: a write carries no token (this family
-    /// has none).
-    fn tla_msg(&self, msg: &Msg) -> Tla {
-        match msg {
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
-        }
-    }
-}
-
 /// A node's handlers.
 fn peer_receive(p: &Params, me: Id, s: &mut Peer, src: Id, msg: Msg, out: &mut Out<Node>) {
     match msg {
@@ -586,6 +428,52 @@ fn reply(p: &Params, s: &Peer, j: Id) -> Msg {
         Replies::Tagged => Msg::TaggedReply {
             ts: s.tags.iter().find(|(k, _)| Id::from(*k) == j).map_or(0, |(_, t)| *t),
         },
+    }
+}
+
+impl Renumber for Node {
+    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
+        let State::Peer(s) = state else {
+            return;
+        };
+        let mut d = 0;
+        for j in (0..64).filter(|&j| s.deferred & (1 << j) != 0) {
+            d |= 1 << ids(j);
+        }
+        s.deferred = d;
+        let mut r = 0;
+        for j in (0..64).filter(|&j| s.replied & (1 << j) != 0) {
+            r |= 1 << ids(j);
+        }
+        s.replied = r;
+        for (j, _) in s.tags.iter_mut() {
+            *j = ids(Id::from(*j)) as u8;
+        }
+        s.tags.sort_unstable();
+    }
+
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Peer(s) => {
+                visit(Seq::Clock, &mut s.highest);
+                if let Some(ts) = s.request.as_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                for (_, ts) in s.tags.iter_mut() {
+                    visit(Seq::Clock, ts);
+                }
+                visit(Seq::Ghost, &mut s.ghost);
+            }
+            State::Resource(r) => r.numbers(false, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
+            Msg::Reply => {}
+            Msg::Resource(m) => m.numbers(false, visit),
+        }
     }
 }
 

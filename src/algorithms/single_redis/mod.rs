@@ -29,12 +29,23 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{show, tla, validity_left, Phase, Script};
+use super::client::{Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
-use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
+use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+mod client;
+mod describe;
+mod itf;
+mod server;
+
+pub use client::{Client, Expire};
+pub use server::{Key, Server};
+
+use client::{client_receive, client_step, give_up, timed_out};
+use server::server_receive;
 
 /// How a client takes the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,53 +217,6 @@ pub enum Node {
     Resource(Params),
 }
 
-/// The lock key `lock`: the value of the attempt that set it; `ghost`
-/// numbers the acquisition in grant order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Key {
-    pub value: u32,
-    pub ghost: u32,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Server {
-    pub key: Option<Key>,
-    /// The fencing counter (`INCR lock:fence`).
-    pub fence: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Client {
-    pub script: Script,
-    /// The current attempt's lock value (0 between attempts).
-    pub value: u32,
-    /// `EXPIRE` still to send (`setnx-expire` only) or awaiting its answer.
-    pub expire: Expire,
-    /// Validity client: checked its validity timer and found time left.
-    pub checked: bool,
-    pub token: u32,
-    pub ghost: u32,
-}
-
-impl Client {
-    /// Drops what only mattered to the attempt or the hold that just ended,
-    /// so equal situations are equal states.
-    fn forget(&mut self) {
-        self.value = 0;
-        self.expire = Expire::Done;
-        self.checked = false;
-        self.token = 0;
-        self.ghost = 0;
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Expire {
-    Done,
-    ToSend,
-    Sent,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum State {
     Server(Server),
@@ -402,51 +366,7 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match step {
-            // Acquire: a fresh value, then SETNX or SET NX PX, with a timeout
-            // (a validity client also starts its stopwatch).
-            Step::Acquire => {
-                c.value = out.fresh_value();
-                let value = c.value;
-                let cmd = if p.command == Command::SetNxPx {
-                    Msg::SetNxPx { value }
-                } else {
-                    Msg::SetNx { value }
-                };
-                out.send(SERVER, cmd);
-                out.set_timer(Timer::Timeout, p.timeout);
-                if p.validity() {
-                    out.start_watch(Elapsed);
-                }
-                c.script.phase = Phase::Acquiring;
-            }
-            // Expire: the second command of the two-step form.
-            Step::Expire => {
-                out.send(SERVER, Msg::Expire { value: c.value });
-                out.set_timer(Timer::Timeout, p.timeout);
-                c.expire = Expire::Sent;
-            }
-            // Check: is there more than the margin left? Only then write.
-            Step::Check => {
-                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-                    c.checked = true;
-                    out.cancel_timer(Timer::Validity);
-                } else {
-                    give_up(p, c, out);
-                }
-            }
-            // Write: the critical section's write, with the token if fenced.
-            Step::Write => {
-                out.send(
-                    self.resource(),
-                    Msg::Resource(ResourceMsg::Write {
-                        token: c.token,
-                        ghost: c.ghost,
-                    }),
-                );
-                c.script.phase = Phase::Writing;
-            }
-        }
+        client_step(p, c, ctx, step, self.resource(), out);
     }
 
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
@@ -516,95 +436,6 @@ impl Actor for Node {
     // Traces (issue 8 item 6): Redis commands and replies.
 }
 
-impl Describe for Node {
-    fn persistence(&self) -> &'static str {
-        match self {
-            Node::Server(p) if p.restart == Restart::Fsync => "with its fsynced keys",
-            _ => "empty",
-        }
-    }
-
-    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
-        let p = self.params();
-        let v = |v: &u32| show::value(*v);
-        match msg {
-            Msg::SetNx { value } => format!("SETNX lock {}", v(value)),
-            Msg::SetNxPx { value } => format!("SET lock {} NX PX {}", v(value), p.ttl),
-            Msg::Expire { .. } => format!("EXPIRE lock {}", p.ttl),
-            Msg::Del { .. } => "DEL lock".into(),
-            Msg::CompareAndDelete { value } => format!("EVAL compare-and-delete lock {}", v(value)),
-            Msg::Renew { value } => format!("EVAL renew lock {} PX {}", v(value), p.ttl),
-            Msg::Granted { value, token: 0, .. } => format!("OK ({})", v(value)),
-            Msg::Granted { value, token, .. } => format!("OK, INCR fence: (integer) {token} ({})", v(value)),
-            Msg::Refused { value } => format!("nil ({})", v(value)),
-            Msg::ExpireSet { value } => format!("EXPIRE done ({})", v(value)),
-            Msg::Released { value } => match p.release {
-                Release::Del => format!("DEL done ({})", v(value)),
-                Release::CompareAndDelete => format!("EVAL done ({})", v(value)),
-            },
-            Msg::Resource(m) => m.show(&show::token),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Acquire => "asks for the lock",
-            Step::Expire => "sets the key's expiry",
-            Step::Check => "checks its validity",
-            Step::Write => "writes to the resource",
-        }
-        .into()
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::KeyExpiry => "key TTL",
-            Timer::Retry => "back-off",
-            Timer::Renew => "watchdog",
-            Timer::Timeout => "request timeout",
-            Timer::Validity => "validity timer",
-        }
-        .into()
-    }
-
-    fn show_state(&self, state: &State, _names: &[String]) -> Option<Vec<(String, String)>> {
-        let p = self.params();
-        Some(match state {
-            State::Server(s) => {
-                let mut out = vec![show::field(
-                    "lock",
-                    s.key.map_or("none".into(), |k| show::value(k.value)),
-                )];
-                if p.fencing {
-                    out.push(show::field("fence", s.fence));
-                }
-                out
-            }
-            State::Client(c) => {
-                let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
-                if p.command == Command::SetnxExpire {
-                    let expire = match c.expire {
-                        Expire::Done => "done",
-                        Expire::ToSend => "to send",
-                        Expire::Sent => "sent",
-                    };
-                    out.push(show::field("EXPIRE", expire));
-                }
-                if p.validity() {
-                    out.push(show::field("validity checked", show::yes(c.checked)));
-                }
-                if p.fencing {
-                    out.push(show::field("token", show::token(c.token)));
-                }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
-                out
-            }
-            State::Resource(r) => r.show(p.fencing.then_some(&show::token as &dyn Fn(u32) -> String)),
-        })
-    }
-}
-
 impl Renumber for Node {
     /// Lock values; ghost numbers; and tokens unless a restart can reset
     /// the counter: without persistence, `INCR lock:fence` starts again
@@ -654,193 +485,6 @@ impl Renumber for Node {
             Msg::Resource(m) => m.numbers(tokens, visit),
         }
     }
-}
-
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/SingleRedis.tla's variables: the server's `key` and `fence`,
-    /// the clients' script and attempt, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let server = |st: &State| match st {
-            State::Server(sv) => Some(*sv),
-            _ => None,
-        };
-        let resource = |st: &State| match st {
-            State::Resource(r) => Some(*r),
-            _ => None,
-        };
-        let sv = s.nodes.iter().find_map(|n| server(&n.state)).unwrap_or_default();
-        let r = s.nodes.iter().find_map(|n| resource(&n.state)).unwrap_or_default();
-        Some(vec![
-            (
-                "key",
-                Tla::or_none(sv.key, |k| {
-                    Tla::rec([("value", Tla::int(k.value)), ("ghost", Tla::int(k.ghost))])
-                }),
-            ),
-            ("fence", Tla::int(sv.fence)),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("expire", client(|c| Tla::str(format!("{:?}", c.expire)))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("token", client(|c| Tla::int(c.token))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-}
-
-/// The server executes one command atomically, as Redis does.
-fn server_receive(p: &Params, s: &mut Server, src: Id, msg: Msg, out: &mut Out<Node>) {
-    match msg {
-        Msg::SetNx { value } | Msg::SetNxPx { value } => {
-            if s.key.is_some() {
-                out.send(src, Msg::Refused { value });
-                return;
-            }
-            let ghost = out.next_ghost();
-            s.key = Some(Key { value, ghost });
-            if matches!(msg, Msg::SetNxPx { .. }) {
-                out.set_timer(Timer::KeyExpiry, p.ttl);
-            }
-            if p.fencing {
-                s.fence += 1;
-            }
-            out.send(
-                src,
-                Msg::Granted {
-                    value,
-                    token: s.fence,
-                    ghost,
-                },
-            );
-        }
-        Msg::Expire { value } => {
-            if s.key.is_some() {
-                out.set_timer(Timer::KeyExpiry, p.ttl);
-            }
-            out.send(src, Msg::ExpireSet { value });
-        }
-        // DEL deletes whatever key is there: a foreign release when it is
-        // not the lock this release was for.
-        Msg::Del { value } => {
-            if let Some(k) = s.key.take() {
-                if k.value != value {
-                    out.raise(FOREIGN_RELEASE);
-                }
-                out.cancel_timer(Timer::KeyExpiry);
-            }
-            out.send(src, Msg::Released { value });
-        }
-        Msg::CompareAndDelete { value } => {
-            if s.key.is_some_and(|k| k.value == value) {
-                s.key = None;
-                out.cancel_timer(Timer::KeyExpiry);
-            }
-            out.send(src, Msg::Released { value });
-        }
-        Msg::Renew { value } if s.key.is_some_and(|k| k.value == value) => out.set_timer(Timer::KeyExpiry, p.ttl),
-        _ => {}
-    }
-}
-
-/// The client's answer handler: an answer whose value is not the current
-/// attempt's is an answer to an earlier request, and is ignored.
-fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, msg: Msg, out: &mut Out<Node>) {
-    match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Granted { value, token, ghost }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            c.script.phase = Phase::Holding;
-            c.token = token;
-            c.ghost = ghost;
-            if p.command == Command::SetnxExpire {
-                c.expire = Expire::ToSend;
-            }
-            if p.watchdog {
-                out.set_timer(Timer::Renew, p.renew_every());
-            }
-            if p.validity() {
-                // T2: validity = ttl − (T2 − T1) − drift.
-                out.stop_watch(Elapsed);
-                match validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) {
-                    Some(validity) => out.set_timer(Timer::Validity, validity),
-                    None => give_up(p, c, out),
-                }
-            }
-        }
-        (Phase::Acquiring, Msg::Refused { value }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            retry_later(p, c, out);
-        }
-        (Phase::Holding, Msg::ExpireSet { value }) if value == c.value && c.expire == Expire::Sent => {
-            out.cancel_timer(Timer::Timeout);
-            c.expire = Expire::Done;
-        }
-        // Release: the write is answered, so the critical section is over.
-        (Phase::Writing, Msg::Resource(ResourceMsg::Accepted | ResourceMsg::Rejected)) => {
-            out.send(SERVER, release(p, c.value));
-            out.set_timer(Timer::Timeout, p.timeout);
-            out.cancel_timer(Timer::Renew);
-            c.script.phase = Phase::Releasing;
-        }
-        (Phase::Releasing, Msg::Released { value }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            released(p, c);
-        }
-        _ => {}
-    }
-}
-
-/// The release command for the lock of `value`.
-fn release(p: &Params, value: u32) -> Msg {
-    match p.release {
-        Release::Del => Msg::Del { value },
-        Release::CompareAndDelete => Msg::CompareAndDelete { value },
-    }
-}
-
-/// A request's timeout fired: the attempt failed, the `EXPIRE` or the
-/// release counts as done.
-fn timed_out(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    match c.script.phase {
-        Phase::Acquiring => retry_later(p, c, out),
-        Phase::Holding if c.expire == Expire::Sent => c.expire = Expire::Done,
-        Phase::Releasing => released(p, c),
-        _ => {}
-    }
-}
-
-/// The attempt failed: want the lock again after the back-off (a validity
-/// client's stopwatch stops, if it still runs).
-fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.stop_watch(Elapsed);
-    c.script.phase = Phase::Want;
-    c.forget();
-    out.set_timer(Timer::Retry, p.retry);
-}
-
-/// A validity client's lock is no use (no validity left at the grant, or
-/// not more than the margin at its check): release it without waiting for
-/// the answer, and retry later.
-fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.send(SERVER, release(p, c.value));
-    out.cancel_timer(Timer::Validity);
-    out.cancel_timer(Timer::Timeout);
-    retry_later(p, c, out);
-}
-
-/// The release is over (answered, or timed out).
-fn released(p: &Params, c: &mut Client) {
-    c.script.released(p.acquisitions);
-    c.forget();
 }
 
 impl Lock for Node {

@@ -23,12 +23,23 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{show, tla, validity_left, PauseWindow, Phase, Script};
+use super::client::{PauseWindow, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
-use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
+use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Seq, World, WorldState};
+
+mod client;
+mod database;
+mod describe;
+mod itf;
+
+pub use client::Client;
+pub use database::{Database, Row};
+
+use client::{client_receive, client_step, give_up, refused};
+use database::database_receive;
 
 /// How a client decides it may use the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,44 +122,6 @@ pub enum Node {
     Database(Params),
     Client(Params),
     Resource,
-}
-
-/// The lock's row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Row {
-    /// The `owner` column: the inserting attempt's random value.
-    pub owner: u32,
-    /// `expires_at < now()` on the database's clock.
-    pub expired: bool,
-    /// Ghost: the client that inserted it (for `no_foreign_release`).
-    pub holder: Id,
-    /// Ghost: numbers the acquisition in insert order.
-    pub ghost: u32,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Database {
-    pub row: Option<Row>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Client {
-    pub script: Script,
-    /// The current attempt's random value (0: none).
-    pub value: u32,
-    /// Validity client: checked its validity timer and found time left.
-    pub checked: bool,
-    pub ghost: u32,
-}
-
-impl Client {
-    /// Drops what only mattered to the attempt or the hold that just
-    /// ended, so equal situations are equal states.
-    fn forget(&mut self) {
-        self.value = 0;
-        self.checked = false;
-        self.ghost = 0;
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -267,37 +240,7 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match step {
-            // Acquire: INSERT the row with a fresh value, with a timeout
-            // (and, for a validity client, the stopwatch started).
-            Step::Acquire => {
-                c.value = out.fresh_value();
-                if p.validity() {
-                    out.start_watch(Elapsed);
-                }
-                out.send(DB, Msg::Insert { value: c.value });
-                out.set_timer(Timer::Timeout, p.timeout);
-                c.script.phase = Phase::Acquiring;
-            }
-            // Check: is there validity left for the work? Only then write.
-            Step::Check => {
-                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-                    c.checked = true;
-                    out.cancel_timer(Timer::Validity);
-                } else {
-                    give_up(p, c, out);
-                }
-            }
-            // Write: the critical section's write (no fencing token: 0).
-            Step::Write => {
-                let write = ResourceMsg::Write {
-                    token: 0,
-                    ghost: c.ghost,
-                };
-                out.send(p.resource(), Msg::Resource(write));
-                c.script.phase = Phase::Writing;
-            }
-        }
+        client_step(p, c, ctx, step, out);
     }
 
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
@@ -376,72 +319,6 @@ impl Actor for Node {
     // Traces (issue 8 item 6): SQL statements and their results.
 }
 
-impl Describe for Node {
-    fn persistence(&self) -> &'static str {
-        match self {
-            Node::Database(_) => "with its committed rows",
-            _ => "empty",
-        }
-    }
-
-    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
-        let v = |v: &u32| show::value(*v);
-        match msg {
-            Msg::Insert { value } => match self.params().filter(|p| p.expiry) {
-                Some(p) => format!("INSERT INTO locks VALUES ('lock', '{}', now() + {})", v(value), p.ttl),
-                None => format!("INSERT INTO locks VALUES ('lock', '{}')", v(value)),
-            },
-            Msg::Delete { value } => format!("DELETE FROM locks WHERE owner = '{}'", v(value)),
-            Msg::Inserted { value, .. } => format!("INSERT 0 1 ('{}')", v(value)),
-            Msg::Duplicate { value } => format!("ERROR: duplicate key ('{}')", v(value)),
-            Msg::Deleted { value } => format!("DELETE done ('{}')", v(value)),
-            Msg::Resource(m) => m.show(&show::token),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Acquire => "asks for the lock",
-            Step::Check => "checks its validity",
-            Step::Write => "writes to the resource",
-        }
-        .into()
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::RowExpiry => "row's expires_at",
-            Timer::Timeout => "statement timeout",
-            Timer::Validity => "validity timer",
-            Timer::Retry => "back-off",
-        }
-        .into()
-    }
-
-    fn show_state(&self, state: &State, _names: &[String]) -> Option<Vec<(String, String)>> {
-        Some(match state {
-            State::Database(d) => {
-                let row = match d.row {
-                    None => "none".to_string(),
-                    Some(r) if r.expired => format!("('lock', '{}'), expired", show::value(r.owner)),
-                    Some(r) => format!("('lock', '{}')", show::value(r.owner)),
-                };
-                vec![show::field("row", row)]
-            }
-            State::Client(c) => {
-                let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
-                if self.params().is_some_and(|p| p.validity()) {
-                    out.push(show::field("validity checked", show::yes(c.checked)));
-                }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
-                out
-            }
-            State::Resource(r) => r.show(None),
-        })
-    }
-}
-
 impl Renumber for Node {
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match state {
@@ -470,140 +347,6 @@ impl Renumber for Node {
             }
             Msg::Resource(m) => m.numbers(false, visit),
         }
-    }
-}
-
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/LockTable.tla's variables: the lock's row, the clients'
-    /// attempts, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let row = tla::the(s, |st| match st {
-            State::Database(d) => Some(Tla::or_none(d.row, |r| {
-                Tla::rec([
-                    ("owner", Tla::int(r.owner)),
-                    ("expired", Tla::Bool(r.expired)),
-                    ("holder", Tla::int(r.holder as i64)),
-                    ("ghost", Tla::int(r.ghost)),
-                ])
-            })),
-            _ => None,
-        });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
-        Some(vec![
-            ("row", row),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-}
-
-/// The client's answer handler: an answer counts only in the phase that
-/// waits for it and with the current attempt's value.
-fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, msg: Msg, out: &mut Out<Node>) {
-    match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Inserted { value, ghost }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            c.ghost = ghost;
-            c.script.phase = Phase::Holding;
-            if p.validity() {
-                // T2: validity = ttl − (T2 − T1) − drift.
-                out.stop_watch(Elapsed);
-                match validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) {
-                    Some(validity) => out.set_timer(Timer::Validity, validity),
-                    None => give_up(p, c, out),
-                }
-            }
-        }
-        (Phase::Acquiring, Msg::Duplicate { value }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            refused(p, c, out);
-        }
-        // Release: the write is answered, so the critical section is over.
-        (Phase::Writing, Msg::Resource(_)) => {
-            out.send(DB, Msg::Delete { value: c.value });
-            out.set_timer(Timer::Timeout, p.timeout);
-            c.script.phase = Phase::Releasing;
-        }
-        (Phase::Releasing, Msg::Deleted { value }) if value == c.value => {
-            out.cancel_timer(Timer::Timeout);
-            c.forget();
-            c.script.released(p.acquisitions);
-        }
-        _ => {}
-    }
-}
-
-/// The insert failed or timed out: want the lock again after the back-off.
-fn refused(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    if p.validity() {
-        out.stop_watch(Elapsed);
-    }
-    c.forget();
-    c.script.phase = Phase::Want;
-    out.set_timer(Timer::Retry, p.retry);
-}
-
-/// Validity client: the row was won with too little validity, or the
-/// validity ran out before the check. Delete the row without waiting for
-/// the answer (as Redlock's clients unlock), and retry later.
-fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    out.send(DB, Msg::Delete { value: c.value });
-    out.cancel_timer(Timer::Validity);
-    c.forget();
-    c.script.phase = Phase::Want;
-    out.set_timer(Timer::Retry, p.retry);
-}
-
-/// The database runs each statement as one transaction.
-fn database_receive(p: &Params, d: &mut Database, src: Id, msg: Msg, out: &mut Out<Node>) {
-    match msg {
-        Msg::Insert { value } => {
-            if d.row.is_some_and(|r| !(p.expiry && r.expired)) {
-                out.send(src, Msg::Duplicate { value });
-                return;
-            }
-            let ghost = out.next_ghost();
-            d.row = Some(Row {
-                owner: value,
-                expired: false,
-                holder: src,
-                ghost,
-            });
-            if p.expiry {
-                out.set_timer(Timer::RowExpiry, p.ttl);
-            }
-            out.send(src, Msg::Inserted { value, ghost });
-        }
-        Msg::Delete { value } => {
-            if let Some(row) = d.row.filter(|r| r.owner == value) {
-                if row.holder != src {
-                    out.raise(FOREIGN_RELEASE);
-                }
-                d.row = None;
-                out.cancel_timer(Timer::RowExpiry);
-            }
-            out.send(src, Msg::Deleted { value });
-        }
-        _ => {}
     }
 }
 

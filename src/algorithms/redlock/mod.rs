@@ -35,12 +35,23 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{show, tla, validity_left, PauseWindow, Phase, Script};
+use super::client::{PauseWindow, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+mod client;
+mod describe;
+mod itf;
+mod server;
+
+pub use client::Client;
+pub use server::Master;
+
+use client::{acquire, client_receive, client_step, decide, give_up};
+use server::master_receive;
 
 /// What survives a master's restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,46 +184,6 @@ pub enum Node {
     Client(Params),
     Counter,
     Resource(Params),
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Master {
-    /// The value the key `lock` holds.
-    pub key: Option<u32>,
-    /// `delayed` restart: answering nothing until the TTL has passed.
-    pub recovering: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Client {
-    pub script: Script,
-    /// This attempt's random value (0: none), from `Out::fresh_value`: the
-    /// key's value, and what answers carry, so that an answer to an earlier
-    /// attempt is not counted.
-    pub value: u32,
-    /// Masters that answered this attempt, and those that said yes (masks).
-    pub answered: u8,
-    pub yes: u8,
-    /// Checked the validity timer and found time left: about to write.
-    pub checked: bool,
-    /// The fencing token, once known (0 without fencing).
-    pub token: Option<u32>,
-    pub ghost: u32,
-    /// Gave up an attempt: draws its back-off delay next.
-    pub drawing: bool,
-}
-
-impl Client {
-    /// Drops what only mattered to the attempt or the hold that just ended,
-    /// so equal situations are equal states.
-    fn forget(&mut self) {
-        self.value = 0;
-        self.answered = 0;
-        self.yes = 0;
-        self.checked = false;
-        self.token = None;
-        self.ghost = 0;
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -350,33 +321,7 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match step {
-            // Acquire: a fresh random value, T1, then SET NX PX on every
-            // master, with a timeout.
-            Step::Acquire => acquire(p, c, out),
-            Step::Backoff(ticks) => {
-                c.drawing = false;
-                out.set_timer(Timer::Retry, ticks);
-            }
-            // Check: is there validity left for the work? Only then use the resource.
-            Step::Check => {
-                if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-                    c.checked = true;
-                    out.cancel_timer(Timer::Validity);
-                } else {
-                    give_up(p, c, out);
-                }
-            }
-            // Write: the critical section's write, with the token if fenced.
-            Step::Write => {
-                let write = ResourceMsg::Write {
-                    token: c.token.unwrap_or(0),
-                    ghost: c.ghost,
-                };
-                out.send(p.resource(), Msg::Resource(write));
-                c.script.phase = Phase::Writing;
-            }
-        }
+        client_step(p, c, ctx, step, out);
     }
 
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
@@ -469,89 +414,6 @@ impl Actor for Node {
     // Traces (issue 8 item 6): Redis commands and replies, masters by name.
 }
 
-impl Describe for Node {
-    fn persistence(&self) -> &'static str {
-        match self {
-            Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
-            Node::Master(p) if p.restart == Restart::Delayed => "empty, silent for one TTL",
-            _ => "empty",
-        }
-    }
-
-    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
-        let v = |v: &u32| show::value(*v);
-        match msg {
-            Msg::Lock { value } => match self.params() {
-                Some(p) => format!("SET lock {} NX PX {}", v(value), p.ttl),
-                None => format!("SET lock {} NX PX ttl", v(value)),
-            },
-            Msg::Locked { value, ok: true } => format!("OK ({})", v(value)),
-            Msg::Locked { value, ok: false } => format!("nil ({})", v(value)),
-            Msg::Unlock { value } => format!("EVAL compare-and-delete lock {}", v(value)),
-            Msg::Incr { value } => format!("INCR fence ({})", v(value)),
-            Msg::Token { value, token } => format!("(integer) {token} ({})", v(value)),
-            Msg::Resource(m) => match self.params().map(|p| p.fencing) {
-                Some(Fencing::LockValue) => m.show(&show::value),
-                _ => m.show(&show::token),
-            },
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Acquire => "asks every master for the lock".into(),
-            Step::Backoff(ticks) => format!("draws a back-off of {ticks} ticks"),
-            Step::Check => "checks its validity".into(),
-            Step::Write => "writes to the resource".into(),
-        }
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::KeyExpiry => "key TTL",
-            Timer::Recovered => "restart delay",
-            Timer::Timeout => "request timeout",
-            Timer::Validity => "validity timer",
-            Timer::Retry => "back-off",
-        }
-        .into()
-    }
-
-    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
-        let fencing = self.params().map_or(Fencing::None, |p| p.fencing);
-        Some(match state {
-            State::Master(m) => {
-                let mut out = vec![show::field("lock", m.key.map_or("none".into(), show::value))];
-                if self.params().is_some_and(|p| p.restart == Restart::Delayed) {
-                    out.push(show::field("silent", show::yes(m.recovering)));
-                }
-                out
-            }
-            State::Client(c) => {
-                let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
-                out.push(show::field("answered", show::mask(c.answered.into(), names)));
-                out.push(show::field("OK from", show::mask(c.yes.into(), names)));
-                out.push(show::field("validity checked", show::yes(c.checked)));
-                match fencing {
-                    Fencing::None => {}
-                    Fencing::LockValue => out.push(show::field("token", c.token.map_or("none".into(), show::value))),
-                    Fencing::Counter => out.push(show::field("token", c.token.map_or("none".into(), show::token))),
-                }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
-                out.push(show::field("drawing a back-off", show::yes(c.drawing)));
-                out
-            }
-            State::Counter(n) => vec![show::field("fence", n)],
-            State::Resource(r) => match fencing {
-                Fencing::None => r.show(None),
-                Fencing::LockValue => r.show(Some(&show::value)),
-                Fencing::Counter => r.show(Some(&show::token)),
-            },
-        })
-    }
-}
-
 impl Renumber for Node {
     fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
         // Masks are over master ids (below 8); an id renamed out of that
@@ -614,73 +476,6 @@ impl Renumber for Node {
     }
 }
 
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/Redlock.tla's variables: each master's key, the counter
-    /// service's value, the clients' attempts, the resource's maxima.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let master = |f: fn(&Master) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Master(m) => Some(f(m)),
-                _ => None,
-            })
-        };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let issued = s.nodes.iter().find_map(|n| match n.state {
-            State::Counter(v) => Some(v),
-            _ => None,
-        });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
-        Some(vec![
-            ("key", master(|m| Tla::or_none(m.key, Tla::int))),
-            ("recovering", master(|m| Tla::Bool(m.recovering))),
-            ("issued", Tla::int(issued.unwrap_or(0))),
-            ("phase", client(|c| tla::phase(c.script.phase))),
-            ("left", client(|c| Tla::int(c.script.left))),
-            ("value", client(|c| Tla::int(c.value))),
-            ("answered", client(|c| Tla::mask(u64::from(c.answered)))),
-            ("yes", client(|c| Tla::mask(u64::from(c.yes)))),
-            ("checked", client(|c| Tla::Bool(c.checked))),
-            ("token", client(|c| Tla::or_none(c.token, Tla::int))),
-            ("acquired", client(|c| Tla::int(c.ghost))),
-            ("drawing", client(|c| Tla::Bool(c.drawing))),
-            ("max_token", Tla::int(r.max_token)),
-            ("max_ghost", Tla::int(r.max_ghost)),
-        ])
-    }
-
-    /// Masters and clients both ways, clients and the resource both ways,
-    /// clients and the counter service both ways (the spec's `Links`).
-    fn tla_links(world: &World<Self>) -> Vec<(Id, Id)> {
-        let ids =
-            |f: fn(&Node) -> bool| -> Vec<Id> { (0..world.actors.len()).filter(|&i| f(&world.actors[i])).collect() };
-        let masters = ids(|n| matches!(n, Node::Master(_)));
-        let clients = ids(|n| matches!(n, Node::Client(_)));
-        let others = ids(|n| matches!(n, Node::Counter | Node::Resource(_)));
-        let mut links = Vec::new();
-        for &c in &clients {
-            for &o in masters.iter().chain(&others) {
-                links.push((c, o));
-                links.push((o, c));
-            }
-        }
-        links.sort();
-        links
-    }
-}
-
 /// The sequence a fencing token belongs to, if it is renumbered: a counter's
 /// tokens are, and lock values are values. (Without fencing it is 0.)
 fn token_seq(fencing: Fencing) -> Option<Seq> {
@@ -688,107 +483,6 @@ fn token_seq(fencing: Fencing) -> Option<Seq> {
         Fencing::None => None,
         Fencing::LockValue => Some(Seq::Value),
         Fencing::Counter => Some(Seq::Token),
-    }
-}
-
-/// The client's answer handler. Answers carry the value of the attempt
-/// they answer; any other is an answer to an earlier attempt, ignored.
-fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg: Msg, out: &mut Out<Node>) {
-    match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Locked { value, ok }) if value == c.value => {
-            c.answered |= 1 << src;
-            if ok {
-                c.yes |= 1 << src;
-            }
-            if c.answered == p.all_masters() {
-                decide(p, c, ctx, out);
-            }
-        }
-        (Phase::Holding, Msg::Token { value, token }) if value == c.value && c.token.is_none() => c.token = Some(token),
-        // The write is answered: release on every master, without waiting.
-        (Phase::Writing, Msg::Resource(_)) => {
-            unlock_all(p, c.value, out);
-            c.forget();
-            c.script.released(p.acquisitions);
-        }
-        _ => {}
-    }
-}
-
-/// T2: every master answered or the timeout fired. Hold the lock only with
-/// a majority and validity left.
-fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
-    out.cancel_timer(Timer::Timeout);
-    out.stop_watch(Elapsed);
-    let validity = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift);
-    let Some(validity) = validity.filter(|_| c.yes.count_ones() >= p.quorum()) else {
-        give_up(p, c, out);
-        return;
-    };
-    c.script.phase = Phase::Holding;
-    c.answered = 0;
-    c.yes = 0;
-    c.ghost = out.next_ghost();
-    out.set_timer(Timer::Validity, validity);
-    c.token = match p.fencing {
-        Fencing::None => Some(0),
-        Fencing::LockValue => Some(c.value),
-        Fencing::Counter => {
-            out.send(p.counter(), Msg::Incr { value: c.value });
-            None
-        }
-    };
-}
-
-/// Acquire: a fresh random value, T1, then SET NX PX on every master, with
-/// a timeout.
-fn acquire(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    c.value = out.fresh_value();
-    c.answered = 0;
-    c.yes = 0;
-    out.start_watch(Elapsed);
-    for m in 0..p.masters as Id {
-        out.send(m, Msg::Lock { value: c.value });
-    }
-    out.set_timer(Timer::Timeout, p.timeout);
-    c.script.phase = Phase::Acquiring;
-}
-
-/// The attempt failed or the lock was lost: unlock every master, and draw
-/// a back-off (the next step) before trying again.
-fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
-    unlock_all(p, c.value, out);
-    out.cancel_timer(Timer::Validity);
-    c.script.phase = Phase::Want;
-    c.forget();
-    c.drawing = true;
-}
-
-fn unlock_all(p: &Params, value: u32, out: &mut Out<Node>) {
-    for m in 0..p.masters as Id {
-        out.send(m, Msg::Unlock { value });
-    }
-}
-
-/// A master runs each command atomically; a recovering one answers nothing.
-fn master_receive(p: &Params, m: &mut Master, src: Id, msg: Msg, out: &mut Out<Node>) {
-    if m.recovering {
-        return;
-    }
-    match msg {
-        Msg::Lock { value } => {
-            let ok = m.key.is_none();
-            if ok {
-                m.key = Some(value);
-                out.set_timer(Timer::KeyExpiry, p.ttl);
-            }
-            out.send(src, Msg::Locked { value, ok });
-        }
-        Msg::Unlock { value } if m.key == Some(value) => {
-            m.key = None;
-            out.cancel_timer(Timer::KeyExpiry);
-        }
-        _ => {}
     }
 }
 

@@ -1,0 +1,149 @@
+//! The client: its attempt and hold, its steps (Acquire, Backoff, Check,
+//! Write), its answer handlers (with Decide and Release) and its helpers.
+
+use super::{Elapsed, Fencing, Msg, Node, Params, Step, Timer};
+use crate::algorithms::client::{validity_left, Phase, Script};
+use crate::algorithms::resource::ResourceMsg;
+use crate::world::{Ctx, Id, Out};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    pub script: Script,
+    /// This attempt's random value (0: none), from `Out::fresh_value`: the
+    /// key's value, and what answers carry, so that an answer to an earlier
+    /// attempt is not counted.
+    pub value: u32,
+    /// Masters that answered this attempt, and those that said yes (masks).
+    pub answered: u8,
+    pub yes: u8,
+    /// Checked the validity timer and found time left: about to write.
+    pub checked: bool,
+    /// The fencing token, once known (0 without fencing).
+    pub token: Option<u32>,
+    pub ghost: u32,
+    /// Gave up an attempt: draws its back-off delay next.
+    pub drawing: bool,
+}
+
+impl Client {
+    /// Drops what only mattered to the attempt or the hold that just ended,
+    /// so equal situations are equal states.
+    fn forget(&mut self) {
+        self.value = 0;
+        self.answered = 0;
+        self.yes = 0;
+        self.checked = false;
+        self.token = None;
+        self.ghost = 0;
+    }
+}
+
+/// The client's steps, in the spec's order: Acquire, Backoff, Check, Write.
+pub(super) fn client_step(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, step: Step, out: &mut Out<Node>) {
+    match step {
+        // Acquire: a fresh random value, T1, then SET NX PX on every
+        // master, with a timeout.
+        Step::Acquire => acquire(p, c, out),
+        Step::Backoff(ticks) => {
+            c.drawing = false;
+            out.set_timer(Timer::Retry, ticks);
+        }
+        // Check: is there validity left for the work? Only then use the resource.
+        Step::Check => {
+            if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
+                c.checked = true;
+                out.cancel_timer(Timer::Validity);
+            } else {
+                give_up(p, c, out);
+            }
+        }
+        // Write: the critical section's write, with the token if fenced.
+        Step::Write => {
+            let write = ResourceMsg::Write {
+                token: c.token.unwrap_or(0),
+                ghost: c.ghost,
+            };
+            out.send(p.resource(), Msg::Resource(write));
+            c.script.phase = Phase::Writing;
+        }
+    }
+}
+
+/// The client's answer handler. Answers carry the value of the attempt
+/// they answer; any other is an answer to an earlier attempt, ignored.
+pub(super) fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match (c.script.phase, msg) {
+        (Phase::Acquiring, Msg::Locked { value, ok }) if value == c.value => {
+            c.answered |= 1 << src;
+            if ok {
+                c.yes |= 1 << src;
+            }
+            if c.answered == p.all_masters() {
+                decide(p, c, ctx, out);
+            }
+        }
+        (Phase::Holding, Msg::Token { value, token }) if value == c.value && c.token.is_none() => c.token = Some(token),
+        // The write is answered: release on every master, without waiting.
+        (Phase::Writing, Msg::Resource(_)) => {
+            unlock_all(p, c.value, out);
+            c.forget();
+            c.script.released(p.acquisitions);
+        }
+        _ => {}
+    }
+}
+
+/// T2: every master answered or the timeout fired. Hold the lock only with
+/// a majority and validity left.
+pub(super) fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
+    out.cancel_timer(Timer::Timeout);
+    out.stop_watch(Elapsed);
+    let validity = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift);
+    let Some(validity) = validity.filter(|_| c.yes.count_ones() >= p.quorum()) else {
+        give_up(p, c, out);
+        return;
+    };
+    c.script.phase = Phase::Holding;
+    c.answered = 0;
+    c.yes = 0;
+    c.ghost = out.next_ghost();
+    out.set_timer(Timer::Validity, validity);
+    c.token = match p.fencing {
+        Fencing::None => Some(0),
+        Fencing::LockValue => Some(c.value),
+        Fencing::Counter => {
+            out.send(p.counter(), Msg::Incr { value: c.value });
+            None
+        }
+    };
+}
+
+/// Acquire: a fresh random value, T1, then SET NX PX on every master, with
+/// a timeout.
+pub(super) fn acquire(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    c.value = out.fresh_value();
+    c.answered = 0;
+    c.yes = 0;
+    out.start_watch(Elapsed);
+    for m in 0..p.masters as Id {
+        out.send(m, Msg::Lock { value: c.value });
+    }
+    out.set_timer(Timer::Timeout, p.timeout);
+    c.script.phase = Phase::Acquiring;
+}
+
+/// The attempt failed or the lock was lost: unlock every master, and draw
+/// a back-off (the next step) before trying again.
+pub(super) fn give_up(p: &Params, c: &mut Client, out: &mut Out<Node>) {
+    unlock_all(p, c.value, out);
+    out.cancel_timer(Timer::Validity);
+    c.script.phase = Phase::Want;
+    c.forget();
+    c.drawing = true;
+}
+
+fn unlock_all(p: &Params, value: u32, out: &mut Out<Node>) {
+    for m in 0..p.masters as Id {
+        out.send(m, Msg::Unlock { value });
+    }
+}

@@ -1,0 +1,89 @@
+//! The words of `redlock`: Redis commands and replies, steps, timers and
+//! node states as reports and traces show them.
+
+use super::{Fencing, Msg, Node, Restart, State, Step, Timer};
+use crate::algorithms::client::show;
+use crate::world::Describe;
+
+impl Describe for Node {
+    fn persistence(&self) -> &'static str {
+        match self {
+            Node::Master(p) if p.restart == Restart::Fsync => "with its fsynced keys",
+            Node::Master(p) if p.restart == Restart::Delayed => "empty, silent for one TTL",
+            _ => "empty",
+        }
+    }
+
+    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
+        let v = |v: &u32| show::value(*v);
+        match msg {
+            Msg::Lock { value } => match self.params() {
+                Some(p) => format!("SET lock {} NX PX {}", v(value), p.ttl),
+                None => format!("SET lock {} NX PX ttl", v(value)),
+            },
+            Msg::Locked { value, ok: true } => format!("OK ({})", v(value)),
+            Msg::Locked { value, ok: false } => format!("nil ({})", v(value)),
+            Msg::Unlock { value } => format!("EVAL compare-and-delete lock {}", v(value)),
+            Msg::Incr { value } => format!("INCR fence ({})", v(value)),
+            Msg::Token { value, token } => format!("(integer) {token} ({})", v(value)),
+            Msg::Resource(m) => match self.params().map(|p| p.fencing) {
+                Some(Fencing::LockValue) => m.show(&show::value),
+                _ => m.show(&show::token),
+            },
+        }
+    }
+
+    fn show_step(&self, step: &Step) -> String {
+        match step {
+            Step::Acquire => "asks every master for the lock".into(),
+            Step::Backoff(ticks) => format!("draws a back-off of {ticks} ticks"),
+            Step::Check => "checks its validity".into(),
+            Step::Write => "writes to the resource".into(),
+        }
+    }
+
+    fn show_timer(&self, timer: &Timer) -> String {
+        match timer {
+            Timer::KeyExpiry => "key TTL",
+            Timer::Recovered => "restart delay",
+            Timer::Timeout => "request timeout",
+            Timer::Validity => "validity timer",
+            Timer::Retry => "back-off",
+        }
+        .into()
+    }
+
+    fn show_state(&self, state: &State, names: &[String]) -> Option<Vec<(String, String)>> {
+        let fencing = self.params().map_or(Fencing::None, |p| p.fencing);
+        Some(match state {
+            State::Master(m) => {
+                let mut out = vec![show::field("lock", m.key.map_or("none".into(), show::value))];
+                if self.params().is_some_and(|p| p.restart == Restart::Delayed) {
+                    out.push(show::field("silent", show::yes(m.recovering)));
+                }
+                out
+            }
+            State::Client(c) => {
+                let mut out = show::script(&c.script);
+                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field("answered", show::mask(c.answered.into(), names)));
+                out.push(show::field("OK from", show::mask(c.yes.into(), names)));
+                out.push(show::field("validity checked", show::yes(c.checked)));
+                match fencing {
+                    Fencing::None => {}
+                    Fencing::LockValue => out.push(show::field("token", c.token.map_or("none".into(), show::value))),
+                    Fencing::Counter => out.push(show::field("token", c.token.map_or("none".into(), show::token))),
+                }
+                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field("drawing a back-off", show::yes(c.drawing)));
+                out
+            }
+            State::Counter(n) => vec![show::field("fence", n)],
+            State::Resource(r) => match fencing {
+                Fencing::None => r.show(None),
+                Fencing::LockValue => r.show(Some(&show::value)),
+                Fencing::Counter => r.show(Some(&show::token)),
+            },
+        })
+    }
+}
