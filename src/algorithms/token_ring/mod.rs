@@ -48,13 +48,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, tla, Phase, Script};
-use super::coordinator::{show_phase, show_resource};
+use super::client::{scripts_view, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+mod describe;
+mod itf;
 
 /// What a node does when it thinks the token is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -324,52 +326,6 @@ impl Actor for Node {
     }
 }
 
-impl Describe for Node {
-    fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
-        match msg {
-            Msg::Token => "TOKEN".into(),
-            Msg::TopToken => "TOKEN (top ring)".into(),
-            Msg::Resource(m) => show_resource(m),
-        }
-    }
-
-    fn show_step(&self, step: &Step) -> String {
-        match step {
-            Step::Enter => "Enter (with the token)",
-            Step::Pass => "Pass (the token on)",
-            Step::Write => "Write",
-        }
-        .into()
-    }
-
-    fn show_timer(&self, timer: &Timer) -> String {
-        match timer {
-            Timer::Lost => "token lost (regenerate)".into(),
-        }
-    }
-
-    fn show_state(&self, state: &State, _names: &[String]) -> Option<Vec<(String, String)>> {
-        let plain = |n: u32| if n == 0 { "none".to_string() } else { n.to_string() };
-        Some(match state {
-            State::Node(n) => vec![
-                ("phase".into(), show_phase(n.script.phase)),
-                ("left".into(), n.script.left.to_string()),
-                (
-                    "token".into(),
-                    match n.tokens {
-                        0 => "no",
-                        1 => "held",
-                        _ => "two held",
-                    }
-                    .into(),
-                ),
-                ("acquisition".into(), plain(n.ghost)),
-            ],
-            State::Resource(r) => vec![("latest acquisition written".into(), plain(r.max_ghost))],
-        })
-    }
-}
-
 impl Renumber for Node {
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
         match state {
@@ -381,46 +337,6 @@ impl Renumber for Node {
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
         if let Msg::Resource(m) = msg {
             m.numbers(false, visit);
-        }
-    }
-}
-
-/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
-impl TlaMapping for Node {
-    /// specs/mirror/TokenRing.tla's variables: each ring node's script, token
-    /// and ghost number, the resource's maximum.
-    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let ring = |f: fn(&RingNode) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Node(n) => Some(f(n)),
-                _ => None,
-            })
-        };
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
-        Some(vec![
-            ("phase", ring(|n| tla::phase(n.script.phase))),
-            ("left", ring(|n| Tla::int(n.script.left))),
-            ("token", ring(|n| Tla::Bool(n.tokens > 0))),
-            ("acquired", ring(|n| Tla::int(n.ghost))),
-            ("max_ghost", Tla::int(max_ghost)),
-        ])
-    }
-
-    /// As the spec writes messages: a write carries no token (this family
-    /// has none).
-    fn tla_msg(&self, msg: &Msg) -> Tla {
-        match msg {
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
         }
     }
 }

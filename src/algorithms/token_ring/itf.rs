@@ -1,0 +1,47 @@
+//! The TLA+ mapping: the variables and values of
+//! `specs/mirror/TokenRing.tla` (`trace.itf.json`).
+
+use super::{Msg, Node, RingNode, State};
+use crate::algorithms::client::tla;
+use crate::algorithms::resource::ResourceMsg;
+use crate::world::{Tla, TlaMapping, World, WorldState};
+
+/// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
+impl TlaMapping for Node {
+    /// specs/mirror/TokenRing.tla's variables: each ring node's script, token
+    /// and ghost number, the resource's maximum.
+    fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
+        let ring = |f: fn(&RingNode) -> Tla| {
+            tla::per_node(s, move |st| match st {
+                State::Node(n) => Some(f(n)),
+                _ => None,
+            })
+        };
+        let max_ghost = s
+            .nodes
+            .iter()
+            .find_map(|n| match n.state {
+                State::Resource(r) => Some(r.max_ghost),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Some(vec![
+            ("phase", ring(|n| tla::phase(n.script.phase))),
+            ("left", ring(|n| Tla::int(n.script.left))),
+            ("token", ring(|n| Tla::Bool(n.tokens > 0))),
+            ("acquired", ring(|n| Tla::int(n.ghost))),
+            ("max_ghost", Tla::int(max_ghost)),
+        ])
+    }
+
+    /// As the spec writes messages: a write carries no token (this family
+    /// has none).
+    fn tla_msg(&self, msg: &Msg) -> Tla {
+        match msg {
+            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
+                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
+            }
+            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+        }
+    }
+}

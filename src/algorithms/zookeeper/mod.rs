@@ -1,0 +1,725 @@
+//! `zookeeper`: the lock recipes of ZooKeeper's "Recipes and Solutions"
+//! page (Locks; Shared Locks) on one ensemble, modelled as a single
+//! linearizable server (its internal consensus is out of scope), with the
+//! sessions and ephemeral nodes of the ZooKeeper Programmer's Guide. The mirror
+//! spec is `specs/mirror/ZooKeeperLock.tla`; actions appear here in its order:
+//! Acquire, Check, Write, Read (client steps); the ensemble's handlers
+//! (ReceiveConnect, ReceiveCreate, ReceiveGetChildren, ReceiveExists,
+//! ReceiveDelete, ReceivePing, ReceiveCloseSession) and its SessionExpiry;
+//! the client's handlers (ReceiveCreated, ReceiveChildren, ReceiveStat,
+//! ReceiveWatchedEvent, ReceiveDeleted, ReceiveSessionExpired, ReceivePong)
+//! and timers (Ping, Timeout, Suspend, Retry, Lost); then the lock view.
+//!
+//! The ensemble:
+//! - a session is opened by `connect` (its id a fresh value) and kept
+//!   alive by every request on it, pings included; the ensemble's
+//!   `SessionExpiry` timer runs out `session_timeout` ticks after the
+//!   last one, on the ensemble's clock, and the session expires: its
+//!   ephemeral nodes are deleted (their watches fire) and its watches go.
+//!   A request on an expired session is answered `SESSION_EXPIRED`;
+//! - `create /lock/<guid>-lock- EPHEMERAL_SEQUENTIAL` (or `read-` /
+//!   `write-`) gets the next zxid as its creation zxid (`czxid`). The
+//!   sequence number ZooKeeper appends (the parent's cversion) orders the
+//!   children exactly as their czxid does, so the model keeps one number,
+//!   the czxid, and names nodes by it. The guid is Curator's protection
+//!   prefix (`protection = true`, the default): the attempt's fresh value,
+//!   so that a client whose `create` timed out finds its node with
+//!   `getChildren` ("If a recoverable error occurs calling create() the
+//!   client should call getChildren() and check for a node containing the
+//!   guid used in the path name", Recipes and Solutions; Curator's
+//!   `CreateBuilderImpl.findProtectedNodeInForeground` lists the parent's
+//!   children and looks for the `_c_<uuid>-` prefix). With `protection =
+//!   false` the name carries no guid: the client knows its node only from
+//!   the create's answer, and a timed-out `create` is sent again, so a
+//!   create that took effect but whose answer was lost leaves an orphan
+//!   ephemeral node of the client's own session, below its new one, that
+//!   nobody deletes while the session lives;
+//! - watches are one-shot: `exists` with a watch on a node fires
+//!   `NodeDeleted` when it goes; `getChildren` with a watch fires
+//!   `NodeChildrenChanged` at the next create or delete under `/lock`.
+//!
+//! The client (the recipe):
+//! 1. Acquire: `connect` if it has no session, then `create`;
+//! 2. `getChildren /lock`; if no child blocks it (a lower node; for a
+//!    reader, a lower `write-` node), it holds the lock;
+//! 3. otherwise (`watch = "predecessor"`) `exists` with a watch on the
+//!    next lower blocking node, and on `NodeDeleted` (or a `null` stat)
+//!    back to 2; or (`watch = "all"`, the herd) the `getChildren` of step 2
+//!    set a watch on all children, and every `NodeChildrenChanged` sends
+//!    every waiter back to 2;
+//! 4. a writer writes to the resource (with the czxid as its fencing token
+//!    when `fencing = true`), a reader reads (its critical section is the
+//!    `Read` step); then `delete` its node. A client done with its
+//!    acquisitions closes its session.
+//!
+//! Every request that expects an answer has a timeout on the client's
+//! clock (`timeout`): a timed-out `create`, `getChildren` or `exists`
+//! sends `getChildren` again (the recipe's step 2, which also finds a node
+//! whose create was answered too late); a timed-out `delete` is sent again
+//! (Curator's guaranteed delete: the session is alive, so the node would
+//! otherwise block the others for ever). Every answer carries the
+//! attempt's value, so an answer to an earlier attempt is ignored.
+//! Pings go every `ping` ticks while the client has a session.
+//!
+//! A `naive` client learns that its session expired only from the ensemble
+//! (`SESSION_EXPIRED` in answer to its next request or ping). A `curator`
+//! client also watches its own clock, as Apache Curator does: when it has
+//! heard nothing from the ensemble for `suspend_after` ticks the
+//! connection is SUSPENDED. Curator's `InterProcessMutex` itself does
+//! nothing then (`LockInternals` registers no connection-state listener;
+//! it retries only on `NoNodeException`, "this can happen when the session
+//! expires"): the node stays. What the model's client adds is the
+//! listener Curator's error-handling page asks for ("If a SUSPENDED state
+//! is reported you cannot be certain that you still hold the lock unless
+//! you subsequently receive a RECONNECTED state. If a LOST state is
+//! reported it is certain that you no longer hold the lock"): a SUSPENDED
+//! holder does not use the lock (its `Check` waits) until an answer comes
+//! back (RECONNECTED), and gives it up on LOST. LOST comes from the
+//! client's own clock: `ConnectionStateManager.checkSessionExpiration`
+//! injects a session expiration once "elapsedMs >= useSessionTimeoutMs"
+//! since the start of SUSPENDED (the `Lost` timer, `session_timeout`
+//! ticks); the client then treats its session as expired and opens a new
+//! one. Before it writes the client checks (`Check`) that the connection
+//! is not suspended. A paused client checks nothing: a pause right after
+//! the check still gives two holders.
+
+use serde::{Deserialize, Serialize};
+
+use super::resource::{Resource, ResourceMsg};
+use super::Layout;
+use crate::properties::{Lock, LockView};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+
+mod client;
+mod describe;
+mod ensemble;
+mod itf;
+
+pub use client::{Client, Wait};
+pub use ensemble::{Ensemble, Znode};
+
+/// Which recipe the clients follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recipe {
+    /// Locks: every node excludes every other.
+    Lock,
+    /// Shared Locks: `read-` and `write-` nodes.
+    RwLock,
+}
+
+/// What a waiting client watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Watch {
+    /// `exists` with a watch on the next lower blocking node.
+    Predecessor,
+    /// `getChildren` with a watch: every change wakes every waiter.
+    All,
+}
+
+/// How a client learns that it lost its session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKind {
+    /// Only from the ensemble's answers.
+    Naive,
+    /// Also from its own clock: SUSPENDED after `suspend_after` ticks
+    /// without an answer, as Apache Curator does.
+    Curator,
+}
+
+/// The `[system]` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    pub clients: u8,
+    pub recipe: Recipe,
+    /// RwLock: clients `c1..c{readers}` take read locks, the others write locks.
+    pub readers: u8,
+    pub watch: Watch,
+    /// The session timeout, in the ensemble's ticks.
+    pub session_timeout: u8,
+    /// A client pings every `ping` ticks while it has a session.
+    pub ping: u8,
+    pub client: ClientKind,
+    /// Curator: ticks without an answer after which the connection is SUSPENDED.
+    pub suspend_after: u8,
+    /// The resource rejects a write whose czxid is lower than one it accepted.
+    pub fencing: bool,
+    /// Curator's protection prefix: the node's name carries the attempt's
+    /// guid, so a client whose `create` was not answered finds its node by
+    /// it. Without it, the recipe sends the `create` again.
+    pub protection: bool,
+    /// The per-request timeout, in the client's ticks.
+    pub timeout: u8,
+    /// Ticks a client waits before it tries again after losing an attempt.
+    pub retry: u8,
+    pub acquisitions: u8,
+    /// `[system] work`: the most ticks a holder works in its critical
+    /// section before it writes (0: it writes at once).
+    pub work: u8,
+    /// Session slots per client on the ensemble: one, plus one for each
+    /// crash the budget allows (a crashed client's session lives on until
+    /// it expires, while the restarted client opens a new one).
+    pub slots: u8,
+    /// `loss` or `partitions`: the clients' connections can break.
+    pub connections: bool,
+}
+
+impl Params {
+    pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
+        let mut k = sc.system_keys();
+        let clients = k.uint("clients", 1, 4, 2)?;
+        let recipe = k.choice(
+            "recipe",
+            &[("lock", Recipe::Lock), ("rwlock", Recipe::RwLock)],
+            Recipe::Lock,
+        )?;
+        let readers = k.optional_uint("readers", 0, 4)?;
+        let watch = k.choice(
+            "watch",
+            &[("predecessor", Watch::Predecessor), ("all", Watch::All)],
+            Watch::Predecessor,
+        )?;
+        let session_timeout = k.uint("session_timeout", 2, 30, 6)?;
+        let ping = k.optional_uint("ping", 1, 29)?;
+        let client = k.choice(
+            "client",
+            &[("naive", ClientKind::Naive), ("curator", ClientKind::Curator)],
+            ClientKind::Naive,
+        )?;
+        let suspend_after = k.optional_uint("suspend_after", 1, 30)?;
+        let fencing = k.flag("fencing", false)?;
+        let protection = k.flag("protection", true)?;
+        let timeout = k.uint("timeout", 1, 30, 3)?;
+        let retry = k.uint("retry", 1, 10, 1)?;
+        let work = k.uint("work", 0, 10, 0)?;
+        k.finish()?;
+        let file = sc.path.display();
+        let f = &sc.faults;
+        if (f.crashes > 0 || f.pauses > 0 || f.clock_jumps > 0 || f.max_drift > 0) && f.targets.hits(Role::Server) {
+            return Err(ScenarioError(format!(
+                "{file}: [faults] targets = \"{}\" would fault the ensemble, which this model treats as one always-available linearizable server; allowed: targets = \"clients\"",
+                match f.targets {
+                    crate::world::Targets::All => "all",
+                    crate::world::Targets::Servers => "servers",
+                    crate::world::Targets::Clients => "clients",
+                }
+            )));
+        }
+        // The client library keeps one TCP connection to the ensemble
+        // (docs/design.md §2): a loss or a cut breaks it, but it never delivers
+        // a message twice or out of order.
+        if let Some(key) = [("duplicate", f.duplicate), ("reorder", f.reorder)]
+            .iter()
+            .find_map(|(key, on)| on.then_some(key))
+        {
+            return Err(ScenarioError(format!(
+                "{file}: [faults] {key} cannot happen to algorithm = \"zookeeper\": a client talks to the ensemble over one TCP connection, which delivers each message once and in order (loss and partitions break the connection instead); allowed: duplicate = false, reorder = false"
+            )));
+        }
+        let readers = match (recipe, readers) {
+            (Recipe::Lock, Some(_)) => {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] readers is used only by the read-write recipe; allowed with recipe = \"rwlock\""
+                )))
+            }
+            (Recipe::Lock, None) => 0,
+            (Recipe::RwLock, Some(r)) if r > clients => {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] readers = {r} is more than clients = {clients}; allowed: 0 to {clients}"
+                )))
+            }
+            (Recipe::RwLock, r) => r.unwrap_or(clients - 1),
+        };
+        let ping = match ping {
+            Some(p) if p >= session_timeout => {
+                return Err(ScenarioError(format!(
+                "{file}: [system] ping = {p} is not shorter than session_timeout = {session_timeout}; allowed: 1 to {}",
+                session_timeout - 1
+            )))
+            }
+            Some(p) => p,
+            // The ZooKeeper client pings after a third of the session
+            // timeout without traffic (readTimeout / 2).
+            None => (session_timeout / 3).max(1),
+        };
+        let suspend_after = match (client, suspend_after) {
+            (ClientKind::Naive, Some(_)) => {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] suspend_after is used only by a Curator client; allowed with client = \"curator\" (client is \"naive\")"
+                )))
+            }
+            (_, Some(s)) => s,
+            // The ZooKeeper client reports Disconnected (Curator: SUSPENDED)
+            // after two thirds of the session timeout without an answer.
+            (_, None) => (session_timeout * 2 / 3).max(1),
+        };
+        // A Curator client that declares its session LOST on its own clock
+        // opens a new one while the ensemble may still keep the old one
+        // (until it expires there): one more slot when a fault can keep
+        // the answers from it.
+        let lost = client == ClientKind::Curator && (f.loss || f.partitions > 0);
+        let slots = 1 + u8::from(lost) + if f.targets.hits(Role::Client) { f.crashes } else { 0 };
+        Ok(Params {
+            clients,
+            recipe,
+            readers,
+            watch,
+            session_timeout,
+            ping,
+            client,
+            suspend_after,
+            fencing,
+            protection,
+            timeout,
+            retry,
+            acquisitions: sc.acquisitions,
+            work,
+            slots,
+            connections: f.loss || f.partitions > 0,
+        })
+    }
+
+    fn curator(&self) -> bool {
+        self.client == ClientKind::Curator
+    }
+
+    /// Whether a client's connection can break (a loss or a cut on its
+    /// link): only then do deletes take a zxid of their own and listings
+    /// carry the zxid, which SetWatches compares. Elsewhere nothing reads
+    /// them, and leaving them out keeps those state spaces as they were.
+    fn connections(&self) -> bool {
+        self.connections
+    }
+
+    /// The session slots of client `c` on the ensemble.
+    fn slots_of(&self, c: Id) -> std::ops::Range<usize> {
+        let n = self.slots as usize;
+        (c - 1) * n..c * n
+    }
+
+    fn resource(&self) -> Id {
+        self.clients as Id + 1
+    }
+}
+
+/// Node ids: the ensemble is 0, clients 1..=n, the resource last.
+const ENSEMBLE: Id = 0;
+
+/// A client's lock mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Mode {
+    /// A `lock-` node of the exclusive recipe.
+    Exclusive,
+    Read,
+    Write,
+}
+
+impl Mode {
+    /// The node name's prefix.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Mode::Exclusive => "lock-",
+            Mode::Read => "read-",
+            Mode::Write => "write-",
+        }
+    }
+
+    /// Whether a lower node of mode `other` keeps a client of this mode
+    /// waiting: a reader waits only for writers, a writer for anyone.
+    fn blocked_by(self, other: Mode) -> bool {
+        self != Mode::Read || other != Mode::Read
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Ensemble(Params),
+    Client(Params, Mode),
+    Resource(Params),
+}
+
+/// A child of `/lock`: an ephemeral sequential node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Child {
+    /// The creation zxid, which also orders the sequence numbers.
+    pub czxid: u32,
+    pub mode: Mode,
+    /// Curator's protection prefix: the creating attempt's value.
+    pub guid: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    Ensemble(Ensemble),
+    Client(Client),
+    Resource(Resource),
+}
+
+/// The ZooKeeper protocol's requests, answers and watch events. Requests
+/// carry the session; answers to the lock recipe's requests carry the
+/// attempt's value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Msg {
+    /// Opens a session (the handshake's answer is left out: the client
+    /// learns its session works from the answers to its requests).
+    Connect {
+        session: u32,
+    },
+    /// `create /lock/<guid>-<mode>- EPHEMERAL_SEQUENTIAL`.
+    Create {
+        session: u32,
+        value: u32,
+        mode: Mode,
+    },
+    /// A new connection for a live session: ClientCnxn's ConnectRequest
+    /// with the session id, then SetWatches with the last zxid and the
+    /// client's watches (`node`, its `exists` watch, 0 for none;
+    /// `children`, its `getChildren /lock` watch).
+    Reconnect {
+        session: u32,
+        zxid: u32,
+        node: u32,
+        children: bool,
+    },
+    /// `getChildren /lock`, with a watch in the herd variant.
+    GetChildren {
+        session: u32,
+        value: u32,
+        watch: bool,
+    },
+    /// `exists <node> watch`.
+    Exists {
+        session: u32,
+        value: u32,
+        node: u32,
+    },
+    /// `delete <node>`.
+    Delete {
+        session: u32,
+        value: u32,
+        node: u32,
+    },
+    Ping {
+        session: u32,
+    },
+    CloseSession {
+        session: u32,
+    },
+    /// The created node's czxid.
+    Created {
+        value: u32,
+        node: u32,
+    },
+    /// `ghost`: the ghost number of the node with the attempt's guid (0
+    /// for none), for `no_stale_write` only.
+    Children {
+        value: u32,
+        children: Vec<Child>,
+        ghost: u32,
+        /// The zxid of the answer's header (0 where connections cannot break).
+        zxid: u32,
+    },
+    /// `exists`'s answer: a stat, or null.
+    Stat {
+        value: u32,
+        exists: bool,
+    },
+    Deleted {
+        value: u32,
+    },
+    Pong {
+        session: u32,
+    },
+    /// The answer to any request on an expired (or closed) session.
+    SessionExpired {
+        session: u32,
+    },
+    /// Watch events, sent to the watching session.
+    NodeDeleted {
+        session: u32,
+        node: u32,
+    },
+    NodeChildrenChanged {
+        session: u32,
+    },
+    Resource(ResourceMsg),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Timer {
+    /// Ensemble: the session in this slot expires.
+    SessionExpiry { slot: u8 },
+    /// Client: the next ping.
+    Ping,
+    /// Client: the request timeout.
+    Timeout,
+    /// Curator: nothing heard for `suspend_after` ticks.
+    Suspend,
+    /// Client: wait before trying again.
+    Retry,
+    /// Curator: SUSPENDED for a whole session timeout, the session is LOST.
+    Lost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Step {
+    Acquire,
+    Check,
+    Write,
+    Read,
+}
+
+/// No stopwatches here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NoWatch {}
+
+impl Node {
+    fn params(&self) -> &Params {
+        match self {
+            Node::Ensemble(p) | Node::Client(p, _) | Node::Resource(p) => p,
+        }
+    }
+}
+
+impl Actor for Node {
+    type State = State;
+    type Msg = Msg;
+    type Timer = Timer;
+    type Watch = NoWatch;
+    type Step = Step;
+
+    fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
+        match self {
+            Node::Ensemble(p) => State::Ensemble(Ensemble {
+                zxid: 0,
+                sessions: vec![0; p.clients as usize * p.slots as usize],
+                children: Vec::new(),
+                data_watches: Vec::new(),
+                child_watches: Vec::new(),
+                pzxid: 0,
+            }),
+            Node::Client(p, _) => State::Client(Client::fresh(p.acquisitions)),
+            Node::Resource(_) => State::Resource(Resource::default()),
+        }
+    }
+
+    fn steps(&self, ctx: &Ctx<'_, Self>, state: &State, steps: &mut Vec<Step>) {
+        let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
+            return;
+        };
+        client::steps(p, *mode, ctx, c, steps);
+    }
+
+    /// A holder works from 0 to `[system] work` ticks before it writes.
+    fn within(&self, step: Step) -> Option<u8> {
+        match self {
+            Node::Client(p, _) if step == Step::Write && p.work > 0 => Some(p.work),
+            _ => None,
+        }
+    }
+
+    /// A client comes to want the lock, and retries after its back-off,
+    /// at any moment (docs/design.md §2).
+    fn urgent(&self, step: Step) -> bool {
+        step != Step::Acquire
+    }
+
+    fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
+            return;
+        };
+        client::on_step(p, *mode, c, step, out);
+    }
+
+    fn on_msg(&self, _ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
+        match (self, state) {
+            (Node::Ensemble(p), State::Ensemble(e)) => ensemble::ensemble_receive(p, e, src, msg, out),
+            (Node::Client(p, mode), State::Client(c)) => client::client_receive(p, *mode, c, msg, out),
+            (Node::Resource(p), State::Resource(r)) => {
+                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
+                    let answer = r.write(p.fencing, token, ghost, out);
+                    out.send(src, Msg::Resource(answer));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&self, _ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
+        match (self, state, timer) {
+            (Node::Ensemble(p), State::Ensemble(e), Timer::SessionExpiry { slot }) => {
+                ensemble::session_expiry(p, e, slot, out)
+            }
+            (Node::Client(p, mode), State::Client(c), timer) => client::on_timer(p, *mode, c, timer, out),
+            _ => {}
+        }
+    }
+
+    /// A client keeps one TCP connection to the ensemble (ClientCnxn).
+    fn connects_to(&self, peer: Id) -> bool {
+        matches!(self, Node::Client(..)) && peer == ENSEMBLE
+    }
+
+    /// ClientCnxn's `cleanup()`: every pending request fails with
+    /// CONNECTIONLOSS (the recipe redoes its step once reconnected), and
+    /// the watcher gets `Disconnected`, which a Curator client reports as
+    /// SUSPENDED.
+    fn on_disconnect(&self, ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, _)) = (state, self) else {
+            return;
+        };
+        client::on_disconnect(p, ctx, c, out);
+    }
+
+    /// ClientCnxn's `primeConnection()`: a ConnectRequest with the session
+    /// id, then SetWatches with the last zxid and the watches the client
+    /// holds (registered only once their request was answered); then the
+    /// recipe redoes the request that failed: a `create` with the
+    /// protection prefix looks for its node (`getChildren`), without it is
+    /// sent again; `getChildren` and `exists` go back to the recipe's
+    /// step 2; a `delete` is sent again (guaranteed delete).
+    fn on_reconnect(&self, _ctx: &Ctx<'_, Self>, state: &mut State, _peer: Id, out: &mut Out<Self>) {
+        let (State::Client(c), Node::Client(p, mode)) = (state, self) else {
+            return;
+        };
+        client::on_reconnect(p, *mode, c, out);
+    }
+
+    fn watch_cap(&self, w: NoWatch) -> u8 {
+        match w {}
+    }
+}
+
+impl Renumber for Node {
+    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match state {
+            State::Ensemble(e) => {
+                visit(Seq::Token, &mut e.zxid);
+                e.sessions.iter_mut().for_each(|s| visit(Seq::Value, s));
+                for z in e.children.iter_mut() {
+                    child_numbers(&mut z.child, visit);
+                    visit(Seq::Value, &mut z.session);
+                    visit(Seq::Ghost, &mut z.ghost);
+                }
+                for (node, session) in e.data_watches.iter_mut() {
+                    visit(Seq::Token, node);
+                    visit(Seq::Value, session);
+                }
+                e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
+                visit(Seq::Token, &mut e.pzxid);
+            }
+            State::Client(c) => {
+                visit(Seq::Value, &mut c.session);
+                visit(Seq::Value, &mut c.value);
+                visit(Seq::Token, &mut c.node);
+                visit(Seq::Token, &mut c.target);
+                visit(Seq::Ghost, &mut c.ghost);
+                visit(Seq::Token, &mut c.zxid);
+            }
+            State::Resource(r) => r.numbers(true, visit),
+        }
+    }
+
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        match msg {
+            Msg::Connect { session }
+            | Msg::Ping { session }
+            | Msg::CloseSession { session }
+            | Msg::Pong { session }
+            | Msg::SessionExpired { session }
+            | Msg::NodeChildrenChanged { session } => visit(Seq::Value, session),
+            Msg::Create { session, value, .. } | Msg::GetChildren { session, value, .. } => {
+                visit(Seq::Value, session);
+                visit(Seq::Value, value);
+            }
+            Msg::Exists { session, value, node } | Msg::Delete { session, value, node } => {
+                visit(Seq::Value, session);
+                visit(Seq::Value, value);
+                visit(Seq::Token, node);
+            }
+            Msg::Created { value, node } => {
+                visit(Seq::Value, value);
+                visit(Seq::Token, node);
+            }
+            Msg::Children {
+                value,
+                children,
+                ghost,
+                zxid,
+            } => {
+                visit(Seq::Value, value);
+                children.iter_mut().for_each(|ch| child_numbers(ch, visit));
+                visit(Seq::Ghost, ghost);
+                visit(Seq::Token, zxid);
+            }
+            Msg::Reconnect {
+                session, zxid, node, ..
+            } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, zxid);
+                visit(Seq::Token, node);
+            }
+            Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
+            Msg::NodeDeleted { session, node } => {
+                visit(Seq::Value, session);
+                visit(Seq::Token, node);
+            }
+            Msg::Resource(m) => m.numbers(true, visit),
+        }
+    }
+}
+
+fn child_numbers(ch: &mut Child, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    visit(Seq::Token, &mut ch.czxid);
+    visit(Seq::Value, &mut ch.guid);
+}
+
+impl Lock for Node {
+    /// A naive client believes it holds the lock from the children that
+    /// show no lower blocking node until its write is answered (a reader:
+    /// until its `Read`). A Curator client, while it is `Holding`, only
+    /// while its connection is not suspended (its `Suspend` timer above
+    /// zero) or once it has checked, and it still wants the lock until it
+    /// has checked (docs/design.md §5). Readers hold in shared mode.
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        let mut v = LockView::default();
+        for (i, n) in state.nodes.iter().enumerate() {
+            let (State::Client(c), Node::Client(p, mode)) = (&n.state, &world.actors[i]) else {
+                continue;
+            };
+            let connected = n.timer(Timer::Suspend).is_some_and(|t| t > 0);
+            let (holds, wants) = c.script.lease_belief(p.curator(), c.checked, connected);
+            v.holding |= u64::from(holds) << i;
+            v.shared |= u64::from(holds && *mode == Mode::Read) << i;
+            v.wanting |= u64::from(wants) << i;
+        }
+        v
+    }
+
+    /// Readers share the lock in the read-write recipe.
+    fn shared(world: &World<Self>) -> bool {
+        matches!(world.actors.first(), Some(Node::Ensemble(p)) if p.recipe == Recipe::RwLock)
+    }
+}
+
+/// The world of a `zookeeper` scenario: the ensemble, the clients (the
+/// first `readers` of them readers in the read-write recipe), the resource.
+pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
+    let p = Params::read(sc)?;
+    let mut layout = Layout::default();
+    layout.node(Node::Ensemble(p), "zk", Role::Server);
+    for i in 1..=p.clients {
+        let mode = match p.recipe {
+            Recipe::Lock => Mode::Exclusive,
+            Recipe::RwLock if i <= p.readers => Mode::Read,
+            Recipe::RwLock => Mode::Write,
+        };
+        layout.node(Node::Client(p, mode), format!("c{i}"), Role::Client);
+    }
+    layout.node(Node::Resource(p), "resource", Role::Observer);
+    let mut world = layout.world(sc, Vec::new());
+    if p.recipe == Recipe::RwLock {
+        world.properties.push(crate::properties::rw_exclusion_property());
+    }
+    Ok(world)
+}
