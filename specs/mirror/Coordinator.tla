@@ -24,12 +24,12 @@
 (* RELEASE if it is not in its critical section. Requests carry a fresh    *)
 (* id, and a GRANT the id it answers.                                      *)
 (*                                                                         *)
-(* Clients follow the script of src/algorithms/client.rs: they want the    *)
+(* Clients follow the script of src/algorithms/common/client.rs: they want the *)
 (* lock Acquisitions times (for ever when 0); the critical section is one  *)
 (* write to the protected resource (resource.rs).                          *)
 (*                                                                         *)
 (* The world (network, crashes, fairness's shape) is World.tla's; this     *)
-(* module supplies the handlers, and src/algorithms/coordinator.rs follows *)
+(* module supplies the handlers, and src/algorithms/coordinator/ follows   *)
 (* it. Actions in the Rust module's order: Acquire, Write (client steps);  *)
 (* ReceiveRequest, ReceiveRelease, ReceiveAck, ReceiveRestarted (at the    *)
 (* coordinator), ReceiveReplicate, Takeover (at the standby);              *)
@@ -101,7 +101,7 @@ algVars == <<mode, queue, holder, replicating, phase, left, request, acquired, c
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The script (client.rs) and the lock view (properties.rs).               *)
+(* The script (common/client.rs) and the lock view (properties.rs).        *)
 
 Holding == {c \in ClientIds : status[c] # "Down" /\ phase[c] \in {"Holding", "Writing"}}
 Wanting == {c \in ClientIds : status[c] # "Down" /\ phase[c] \in {"Want", "Acquiring"}}

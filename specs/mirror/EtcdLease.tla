@@ -31,9 +31,9 @@
 (* or keep-alive answer, a Validity timer, a Check of more than Margin     *)
 (* left, then the Write).                                                  *)
 (*                                                                         *)
-(* Mirrors the Rust module src/algorithms/etcd_lease.rs (with              *)
-(* src/algorithms/client.rs for the client's script and                    *)
-(* src/algorithms/resource.rs for the protected resource) running in the   *)
+(* Mirrors the Rust module src/algorithms/etcd_lease/ (with                *)
+(* src/algorithms/common/client.rs for the client's script and             *)
+(* src/algorithms/common/resource.rs for the protected resource) running in the   *)
 (* world of src/world/mod.rs. Actions appear in the Rust module's order:   *)
 (* Acquire, Check, Write; the server's ReceiveLeaseGrant,                  *)
 (* ReceiveLeaseKeepAlive, ReceiveLeaseRevoke, ReceiveLock, ReceiveWatch,   *)
@@ -148,7 +148,7 @@ vars == <<worldVars, algVars>>
 Min(S) == CHOOSE x \in S : \A y \in S : x <= y
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
+(* The client's script (common/client.rs) and the lock view (properties.rs). *)
 
 \* A naive client believes it holds the lock from the moment it is first
 \* until its write is answered; a validity client, while Holding, only

@@ -33,8 +33,8 @@
 (* Validity, Retry.                                                        *)
 (*                                                                         *)
 (* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/lock_table.rs     *)
-(* follows it action for action (with src/algorithms/client.rs and         *)
+(* supplies the handlers. The Rust module src/algorithms/lock_table/       *)
+(* follows it action for action (with src/algorithms/common/client.rs and  *)
 (* resource.rs): for the constants of a scenario TLC must find exactly as  *)
 (* many distinct states as the Rust checker finds unique states. Variables:*)
 (*   row             Database: None or [owner, expired, holder, ghost]     *)
@@ -95,8 +95,8 @@ vars == <<worldVars, algVars>>
 ResourceMsgs == {"Write", "Accepted", "Rejected"}
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs,       *)
-(* lock_table.rs's lock_view).                                             *)
+(* The client's script (common/client.rs) and the lock view (properties.rs, *)
+(* src/algorithms/lock_table/mod.rs's lock_view).                          *)
 
 ValidityLeft(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
 

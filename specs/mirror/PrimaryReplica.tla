@@ -33,7 +33,7 @@
 (* Replicate (a primary), SelectReplica (the Sentinel, +selected-slave).   *)
 (*                                                                         *)
 (* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/primary_replica.rs*)
+(* supplies the handlers. The Rust module src/algorithms/primary_replica/  *)
 (* follows it action for action (with client.rs and resource.rs): for the *)
 (* constants of a scenario TLC must find exactly as many distinct states   *)
 (* as the Rust checker finds unique states. The variables are the fields   *)
@@ -205,7 +205,7 @@ NextShipment(r) == CHOOSE a \in Shippable(r) : \A b \in Shippable(r) : a <= b
 NoShipment == [x \in RedisNodes |-> 0]
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
+(* The client's script (common/client.rs) and the lock view (properties.rs). *)
 
 Valid(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
 Holds(c) == \/ phase[c] = "Holding" /\ (~Validity \/ checked[c] \/ Valid(c))

@@ -39,8 +39,8 @@
 (* KeyExpiry, Recovered (masters); Timeout, Validity, Retry (clients).     *)
 (*                                                                         *)
 (* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/redlock.rs        *)
-(* follows it action for action (with src/algorithms/client.rs and         *)
+(* supplies the handlers. The Rust module src/algorithms/redlock/          *)
+(* follows it action for action (with src/algorithms/common/client.rs and  *)
 (* resource.rs): for the constants of a scenario TLC must find exactly as  *)
 (* many distinct states as the Rust checker finds unique states. Variables:*)
 (*   key, recovering Master (key: the value the key holds)                 *)
@@ -131,7 +131,7 @@ algVars == <<key, recovering, issued, phase, left, value, answered, yes, checked
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (redlock.rs's         *)
+(* The client's script (common/client.rs) and the lock view (src/algorithms/redlock/mod.rs's *)
 (* lock_view and properties.rs).                                           *)
 
 \* A client believes it holds the lock while its validity timer is above

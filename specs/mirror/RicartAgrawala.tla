@@ -23,7 +23,7 @@
 (* 8): a duplicated REPLY counted before the waiter looks takes the count  *)
 (* from 0 to -1, and the waiter, which waits for exactly 0, never enters.  *)
 (* The critical section is one write to the protected resource            *)
-(* (src/algorithms/resource.rs), carrying the acquisition's ghost number,  *)
+(* (src/algorithms/common/resource.rs), carrying the acquisition's ghost number,  *)
 (* drawn at Enter (no service grants; this is when the node may use the    *)
 (* lock); the node leaves its critical section (the release) when the     *)
 (* resource has answered (finding 7).                                      *)
@@ -34,8 +34,8 @@
 (*                                                                         *)
 (* The world (network, crashes, loss, duplication, fairness's shape) is    *)
 (* World.tla's; this module supplies the handlers. The Rust module         *)
-(* src/algorithms/ricart_agrawala.rs follows it (the node's script is      *)
-(* src/algorithms/client.rs's). Same configuration, same states: TLC must  *)
+(* src/algorithms/ricart_agrawala/ follows it (the node's script is        *)
+(* src/algorithms/common/client.rs's). Same configuration, same states: TLC must *)
 (* find as many distinct states as the Rust checker finds unique states    *)
 (* (docs/design.md §10). Of World.tla's variables status, net            *)
 (* (envelopes [msg, age, copied], ages staying 0: the network is           *)
@@ -124,7 +124,7 @@ algVars == <<phase, left, highest, request, outstanding, deferred, acquired, max
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The node's script (client.rs) and the lock view (properties.rs).        *)
+(* The node's script (common/client.rs) and the lock view (properties.rs). *)
 
 Requesting(n) == request[n] # None
 

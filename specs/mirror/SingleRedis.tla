@@ -38,8 +38,8 @@
 (* the command they execute (ReceiveSetNxPx ...).                          *)
 (*                                                                         *)
 (* The world (time, network, faults, fairness) is World.tla's; this module *)
-(* supplies the handlers. The Rust module src/algorithms/single_redis.rs   *)
-(* follows this spec, action for action (with src/algorithms/client.rs for *)
+(* supplies the handlers. The Rust module src/algorithms/single_redis/     *)
+(* follows this spec, action for action (with src/algorithms/common/client.rs for *)
 (* the client's script and resource.rs for the protected resource): for    *)
 (* the constants of a scenario TLC must find exactly as many distinct      *)
 (* states as the Rust checker finds unique states (docs/design.md §10;   *)
@@ -124,7 +124,7 @@ algVars == <<key, fence, phase, left, value, expire, checked, token, acquired,
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The client's script (client.rs) and the lock view (properties.rs).      *)
+(* The client's script (common/client.rs) and the lock view (properties.rs). *)
 
 \* Script::holds: Holding or Writing (the watchdog renews while it does).
 ScriptHolds(c) == phase[c] \in {"Holding", "Writing"}

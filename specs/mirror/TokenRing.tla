@@ -18,12 +18,12 @@
 (* behalf of its ring: it takes its ring's token, sends it round its ring, *)
 (* and passes the top token on when its ring's token comes back.           *)
 (*                                                                         *)
-(* Every node is a client with the script of src/algorithms/client.rs: it  *)
+(* Every node is a client with the script of src/algorithms/common/client.rs: it *)
 (* wants the lock Acquisitions times (for ever when 0), and its critical   *)
 (* section is one write to the protected resource (resource.rs).           *)
 (*                                                                         *)
 (* The world (time, network, crashes, fairness's shape) is World.tla's;    *)
-(* this module supplies the handlers, and src/algorithms/token_ring.rs     *)
+(* this module supplies the handlers, and src/algorithms/token_ring/       *)
 (* follows it. Actions in the Rust module's order: Enter, Pass, Write      *)
 (* (steps); ReceiveToken, ReceiveTopToken, ReceiveWritten; Regenerate (the *)
 (* Lost timer); the resource's ReceiveWrite; then the world: Tick, Crash,  *)
@@ -89,7 +89,7 @@ algVars == <<phase, left, token, acquired, max_ghost>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
-(* The script (client.rs) and the lock view (properties.rs).               *)
+(* The script (common/client.rs) and the lock view (properties.rs).        *)
 
 Holding == {n \in RingNodes : status[n] # "Down" /\ phase[n] \in {"Holding", "Writing"}}
 Wanting == {n \in RingNodes : status[n] # "Down" /\ phase[n] = "Want"}

@@ -33,8 +33,8 @@
 (* request has a timeout (Timeout). Fencing: the resource rejects a write  *)
 (* whose czxid is lower than one it accepted.                              *)
 (*                                                                         *)
-(* Mirrors src/algorithms/zookeeper.rs (with src/algorithms/client.rs and  *)
-(* src/algorithms/resource.rs) in the world of src/world/mod.rs, action    *)
+(* Mirrors src/algorithms/zookeeper/ (with src/algorithms/common/client.rs and *)
+(* src/algorithms/common/resource.rs) in the world of src/world/mod.rs, action    *)
 (* for action: Acquire, Check, Write, Read; the ensemble's handlers and    *)
 (* SessionExpiry; the client's handlers and timers; the resource; then the *)
 (* world: Tick, Crash, Restart, Pause. For the constants of a scenario,    *)
@@ -147,7 +147,7 @@ SendEach(q, src, ms) ==
     IF ms = <<>> THEN q ELSE SendEach(Send(q, src, Head(ms)[1], Head(ms)[2]), src, Tail(ms))
 
 -----------------------------------------------------------------------------
-(* The lock view (properties.rs, zookeeper.rs's lock_view).                *)
+(* The lock view (properties.rs, src/algorithms/zookeeper/mod.rs's lock_view). *)
 
 Unchecked(c) == Curator /\ ~checked[c]
 Connected(c) == IsSet(c, "Suspend") /\ timers[c]["Suspend"] > 0

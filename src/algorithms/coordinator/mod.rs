@@ -105,8 +105,10 @@
 
 mod client;
 mod describe;
+mod family;
 mod itf;
 mod server;
+pub use family::Coordinator;
 
 use serde::{Deserialize, Serialize};
 

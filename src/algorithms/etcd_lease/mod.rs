@@ -11,8 +11,8 @@
 //! ReceiveUnlocked; the timers (LeaseExpiry on the server; Timeout,
 //! KeepAlive, Validity, Retry on a client); then the lock view.
 //!
-//! The cluster is one linearizable server (Raft inside it is out of scope,
-//! as issue 9 says) with a global revision counter that every write
+//! The cluster is one linearizable server (Raft inside it is out of scope:
+//! the lock rests on its linearizability, not on how it is reached) with a global revision counter that every write
 //! transaction moves on. It stays available: the scenario may not crash or
 //! pause it (a Raft cluster survives a minority of members; losing quorum
 //! is unavailability, not a lock fault), but its clock may drift, and
@@ -100,8 +100,10 @@
 
 mod client;
 mod describe;
+mod family;
 mod itf;
 mod server;
+pub use family::EtcdLease;
 
 use serde::{Deserialize, Serialize};
 

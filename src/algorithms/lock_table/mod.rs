@@ -33,7 +33,9 @@ use crate::world::{Actor, Ctx, Id, Out, Renumber, Seq, World, WorldState};
 mod client;
 mod database;
 mod describe;
+mod family;
 mod itf;
+pub use family::LockTable;
 
 pub use client::Client;
 pub use database::{Database, Row};
@@ -315,8 +317,6 @@ impl Actor for Node {
             _ => true,
         }
     }
-
-    // Traces (issue 8 item 6): SQL statements and their results.
 }
 
 impl Renumber for Node {

@@ -217,6 +217,7 @@ use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
 
 mod client;
 mod describe;
+mod family;
 mod itf;
 mod params;
 mod redis;
@@ -224,6 +225,7 @@ mod renumber;
 mod sentinel;
 #[cfg(test)]
 mod tests;
+pub use family::PrimaryReplica;
 
 use self::redis::{redis_fire, redis_init, redis_receive, redis_restart, replicate};
 pub use self::redis::{Attached, Redis, Standing, Waiting, MAX_UNACKED};
@@ -564,9 +566,6 @@ impl Actor for Node {
         // Any elapsed time of a TTL or more leaves no validity.
         self.params().ttl
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies, the replication
-    // stream and Sentinel's commands, nodes by name.
 }
 
 impl Lock for Node {

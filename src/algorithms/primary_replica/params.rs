@@ -59,7 +59,7 @@ pub struct Params {
     pub max_lag: u8,
     /// Replication lag on a healthy link (default true): the primary's
     /// `Replicate` step is not urgent, so time may pass before its stream
-    /// reaches a replica. `false` ships at once (the model before issue 21).
+    /// reaches a replica. `false` ships at once (the older model, without lag).
     pub lag: bool,
     /// What restarts a crashed primary (default true): a supervisor, as it
     /// was, so that it serves its empty dataset; false: an operator who
@@ -73,8 +73,7 @@ pub struct Params {
     pub down_after: u8,
     /// Ticks a refused client waits before asking again.
     pub retry: u8,
-    /// The client's request timeout, on its own clock (convention 1 of
-    /// issue 7): a request unanswered for this long has failed.
+    /// The client's request timeout, on its own clock: a request unanswered for this long has failed.
     pub timeout: u8,
     pub client: ClientKind,
     /// Validity client: the clock-drift allowance subtracted from the

@@ -44,8 +44,10 @@ use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod client;
 mod describe;
+mod family;
 mod itf;
 mod server;
+pub use family::Redlock;
 
 pub use client::Client;
 pub use server::Master;
@@ -410,8 +412,6 @@ impl Actor for Node {
             _ => true,
         }
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies, masters by name.
 }
 
 impl Renumber for Node {

@@ -117,7 +117,9 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod describe;
+mod family;
 mod itf;
+pub use family::RicartAgrawala;
 
 /// How a node counts the replies to its request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

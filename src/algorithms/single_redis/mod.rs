@@ -38,8 +38,10 @@ use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod client;
 mod describe;
+mod family;
 mod itf;
 mod server;
+pub use family::SingleRedis;
 
 pub use client::{Client, Expire};
 pub use server::{Key, Server};
@@ -432,8 +434,6 @@ impl Actor for Node {
         // Any elapsed time of a TTL or more leaves no validity.
         self.params().ttl
     }
-
-    // Traces (issue 8 item 6): Redis commands and replies.
 }
 
 impl Renumber for Node {

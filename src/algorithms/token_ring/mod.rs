@@ -56,7 +56,9 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod describe;
+mod family;
 mod itf;
+pub use family::TokenRing;
 
 /// What a node does when it thinks the token is lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

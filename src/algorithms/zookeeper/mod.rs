@@ -94,7 +94,9 @@ use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 mod client;
 mod describe;
 mod ensemble;
+mod family;
 mod itf;
+pub use family::ZooKeeper;
 
 pub use client::{Client, Wait};
 pub use ensemble::{Ensemble, Znode};

@@ -1,0 +1,49 @@
+//! The family's registration: what the registry in
+//! `algorithms/family.rs` knows of it.
+
+use crate::algorithms::family::{join, on, Family, Row};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::World;
+
+/// The family of `algorithm = "redlock"` (specs/Redlock.tla).
+pub struct Redlock;
+
+impl Family for Redlock {
+    const NAME: &'static str = "redlock";
+    const SPEC: &'static str = "Redlock";
+    type Node = super::Node;
+    type Params = super::Params;
+
+    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
+        super::Params::read(sc)
+    }
+
+    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
+        super::world(sc)
+    }
+
+    fn row(p: &super::Params) -> Row {
+        use super::{Fencing, Restart};
+        let name = join(&[
+            Some(format!("{} master{}", p.masters, if p.masters == 1 { "" } else { "s" })),
+            match p.restart {
+                Restart::Empty => None,
+                Restart::Fsync => Some("fsync".into()),
+                Restart::Delayed => Some("delayed restart".into()),
+            },
+            match p.fencing {
+                Fencing::None => None,
+                Fencing::LockValue => Some("lock value as fencing token".into()),
+                Fencing::Counter => Some("fencing counter".into()),
+            },
+            on(p.retry_max == p.retry, "fixed back-off"),
+        ]);
+        // A delayed restart comes back empty too; it answers nothing until the
+        // keys it forgot have expired.
+        Row {
+            name,
+            restarts_empty: p.restart != Restart::Fsync,
+            pause_window: p.pause_window,
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The family's registration: what the registry in
+//! `algorithms/family.rs` knows of it.
+
+use crate::algorithms::client::PauseWindow;
+use crate::algorithms::family::{join, on, Family, Row};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::World;
+
+/// The family of `algorithm = "single-redis"` (specs/SingleRedis.tla).
+pub struct SingleRedis;
+
+impl Family for SingleRedis {
+    const NAME: &'static str = "single-redis";
+    const SPEC: &'static str = "SingleRedis";
+    type Node = super::Node;
+    type Params = super::Params;
+
+    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
+        super::Params::read(sc)
+    }
+
+    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
+        super::world(sc)
+    }
+
+    fn row(p: &super::Params) -> Row {
+        use super::{ClientKind, Command, Release, Restart};
+        let command = match p.command {
+            Command::Setnx => "SETNX",
+            Command::SetnxExpire => "SETNX then EXPIRE",
+            Command::SetNxPx => "SET NX PX",
+        };
+        let release = match p.release {
+            Release::Del => "DEL",
+            Release::CompareAndDelete => "compare-and-delete",
+        };
+        let name = join(&[
+            Some(format!("{command} + {release}")),
+            on(p.client == ClientKind::Validity, "validity check"),
+            on(p.watchdog, "watchdog"),
+            on(p.fencing, "fencing token"),
+            on(p.restart == Restart::Fsync, "fsync"),
+        ]);
+        Row {
+            name,
+            restarts_empty: p.restart == Restart::Empty,
+            pause_window: PauseWindow::Any,
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! The family's registration: what the registry in
+//! `algorithms/family.rs` knows of it.
+
+use crate::algorithms::client::PauseWindow;
+use crate::algorithms::family::{join, on, Family, Row};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::world::World;
+
+/// The family of `algorithm = "token-ring"` (specs/TokenRing.tla).
+pub struct TokenRing;
+
+impl Family for TokenRing {
+    const NAME: &'static str = "token-ring";
+    const SPEC: &'static str = "TokenRing";
+    type Node = super::Node;
+    type Params = super::Params;
+
+    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
+        super::Params::read(sc)
+    }
+
+    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
+        super::world(sc)
+    }
+
+    fn row(p: &super::Params) -> Row {
+        let name = join(&[
+            Some(if p.rings > 1 { "ring of rings" } else { "single ring" }.into()),
+            on(p.regenerate == super::Regenerate::Naive, "naive regeneration"),
+        ]);
+        Row {
+            name,
+            restarts_empty: false,
+            pause_window: PauseWindow::Any,
+        }
+    }
+}
