@@ -3,18 +3,14 @@
 //! files, its TLA+ module, its node program, its parameters, its world and
 //! its matrix row. The list in
 //! [`families!`] is the only place a family is named; the scenario names
-//! allowed ([`NAMES`]), dispatch, the matrix rows and the ITF modules all
+//! allowed (`NAMES`), dispatch, the matrix rows and the ITF modules all
 //! come from it, and a family that lacks a part does not compile.
 
+use super::client::PauseWindow;
+use super::with_family;
 use crate::properties::Lock;
-
-use super::{
-    coordinator, etcd_lease, lock_table, primary_replica, redlock, ricart_agrawala, single_redis, token_ring, zookeeper,
-};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::World;
-
-use super::client::PauseWindow;
 
 /// An algorithm family, as the tool knows it.
 pub trait Family {
@@ -54,36 +50,30 @@ pub trait FamilyJob {
     fn run<F: Family>(self) -> Self::Output;
 }
 
-/// The registry: every family, once, in the order of their names.
+/// The registry: every family, once, in the order of their names, as
+/// `folder::Type` (the folder `src/algorithms/<folder>/`, the type its
+/// `impl Family`). It declares the folders' modules, so a family is added
+/// by its folder and one line in the list in `algorithms/mod.rs`.
 macro_rules! families {
-    ($($family:ty),* $(,)?) => {
+    ($($module:ident :: $family:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
         /// The `algorithm` values scenario files may name.
-        pub const NAMES: &[&str] = &[$(<$family as Family>::NAME),*];
+        pub const NAMES: &[&str] = &[$(<$module::$family as $crate::algorithms::family::Family>::NAME),*];
 
         /// Runs `job` on the family named `name`; `None` when no family has
         /// that name.
-        pub fn with_family<J: FamilyJob>(name: &str, job: J) -> Option<J::Output> {
+        pub fn with_family<J: $crate::algorithms::family::FamilyJob>(name: &str, job: J) -> Option<J::Output> {
             $(
-                if name == <$family as Family>::NAME {
-                    return Some(job.run::<$family>());
+                if name == <$module::$family as $crate::algorithms::family::Family>::NAME {
+                    return Some(job.run::<$module::$family>());
                 }
             )*
             None
         }
     };
 }
-
-families!(
-    coordinator::Coordinator,
-    etcd_lease::EtcdLease,
-    lock_table::LockTable,
-    primary_replica::PrimaryReplica,
-    redlock::Redlock,
-    ricart_agrawala::RicartAgrawala,
-    single_redis::SingleRedis,
-    token_ring::TokenRing,
-    zookeeper::ZooKeeper,
-);
+pub(crate) use families;
 
 /// The TLA+ module of the family named `algorithm`.
 pub fn spec_module(algorithm: &str) -> Option<&'static str> {
@@ -110,6 +100,7 @@ pub fn on(flag: bool, words: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::NAMES;
 
     #[test]
     fn names_are_sorted_and_unique() {

@@ -1,22 +1,25 @@
 //! One module per algorithm family, each a set of actors written against
 //! the world's actor trait, its parameters and its lock view, registered
-//! once in [`family`]. Adding a family touches its module, its spec, its
-//! scenarios and one line in the registry (`families!`).
+//! once in the list below. Adding a family touches its folder, its spec,
+//! its scenarios and one line in that list.
 
 pub mod common;
-pub mod coordinator;
-pub mod etcd_lease;
 pub mod family;
-pub mod lock_table;
-pub mod primary_replica;
-pub mod redlock;
-pub mod ricart_agrawala;
-pub mod single_redis;
-pub mod token_ring;
-pub mod zookeeper;
 
 pub use common::{client, resource};
-pub use family::{spec_module, with_family, Family, FamilyJob, Row, NAMES};
+pub use family::{spec_module, Family, FamilyJob, Row};
+
+family::families!(
+    coordinator::Coordinator,
+    etcd_lease::EtcdLease,
+    lock_table::LockTable,
+    primary_replica::PrimaryReplica,
+    redlock::Redlock,
+    ricart_agrawala::RicartAgrawala,
+    single_redis::SingleRedis,
+    token_ring::TokenRing,
+    zookeeper::ZooKeeper,
+);
 
 use crate::properties::{stateright_properties, Lock, Prop};
 use crate::scenario::{Scenario, ScenarioError};

@@ -74,7 +74,7 @@ const REFUSED: [(&str, &str); 8] = [
 /// The committed counterexamples (`<scenario>/<file>`) TLC does not walk to
 /// the violation, with the reason: findings, kept out of the walks asserted.
 /// With `LOCKSMITH_TLC_SLOW=1` they are walked, and must still fail.
-const DISAGREE: [(&str, &str); 3] = [
+const DISAGREE: [(&str, &str); 2] = [
     (
         "redlock-gc-pause-fencing/trace.json",
         "the Rust model's counter service is a node (5, the resource 6); Redlock.tla keeps the counter as \
@@ -88,12 +88,6 @@ const DISAGREE: [(&str, &str); 3] = [
          c2's with v2, accepted (a stale write) in the trace, is rejected by the spec's resource: TLC \
          searches the whole walk without reaching the StaleWrite view",
     ),
-    (
-        "zk-rwlock/trace.json",
-        "two readers hold at once: TLC walks the spec to that view, but the spec's MutualExclusion allows \
-         readers to share under Recipe = \"rwlock\" (it is rw_exclusion), where the Rust model's \
-         mutual_exclusion never allows two holders",
-    ),
 ];
 
 /// The committed counterexamples (`<scenario>/<file>`) CI walks: cheap
@@ -101,7 +95,7 @@ const DISAGREE: [(&str, &str); 3] = [
 /// family (specs/README.md, "Traces both ways", has the times). The others
 /// are walked only with `LOCKSMITH_TLC_SLOW=1`: a walk of Redlock's spec
 /// with three masters to a safety violation takes minutes to an hour.
-const CHEAP: [&str; 18] = [
+const CHEAP: [&str; 19] = [
     "coordinator-crash/deadlock_freedom.trace.json",
     "coordinator-crash/trace.json",
     "coordinator-standby-no-state/trace.json",
@@ -119,6 +113,7 @@ const CHEAP: [&str; 18] = [
     "token-ring-regenerate/no_stale_write.trace.json",
     "zk-curator-pause/no_stale_write.trace.json",
     "zk-fencing-zxid/trace.json",
+    "zk-rwlock/trace.json",
     "zk-session-expiry-pause/trace.json",
 ];
 

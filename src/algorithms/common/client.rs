@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::properties::LockView;
-use crate::world::{Program, WorldState};
+use crate::world::{Node, Program, World, WorldState};
 
 /// Where a client is in its script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -113,6 +113,55 @@ pub fn scripts_view<A: Program>(state: &WorldState<A>, script: impl Fn(&A::State
                 v.wanting |= 1 << i;
             }
         }
+    }
+    v
+}
+
+/// What a lease client's belief rests on (for [`leases_view`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientLease {
+    pub script: Script,
+    /// It checks its lease before using the lock (a validity or Curator
+    /// client).
+    pub checks: bool,
+    /// It has checked, and found time left.
+    pub checked: bool,
+    /// What is left of the lease: the timer that ends it, if it runs.
+    pub left: Option<u8>,
+    /// It holds in shared (read) mode.
+    pub shared: bool,
+}
+
+impl ClientLease {
+    pub fn new(script: Script, checks: bool, checked: bool, left: Option<u8>) -> Self {
+        ClientLease {
+            script,
+            checks,
+            checked,
+            left,
+            shared: false,
+        }
+    }
+}
+
+/// The lock view of a world whose clients hold leases: `lease` reads a
+/// node's lease from its program and state (`None` for non-clients), and
+/// [`Script::lease_belief`] says what the client believes, so the rule of
+/// docs/design.md §5 is applied in one place for every lease family.
+pub fn leases_view<A: Program>(
+    world: &World<A>,
+    state: &WorldState<A>,
+    lease: impl Fn(&A, &Node<A>) -> Option<ClientLease>,
+) -> LockView {
+    let mut v = LockView::default();
+    for (i, (a, n)) in world.actors.iter().zip(&state.nodes).enumerate() {
+        let Some(l) = lease(a, n) else { continue };
+        let (holds, wants) = l
+            .script
+            .lease_belief(l.checks, l.checked, l.left.is_some_and(|t| t > 0));
+        v.holding |= u64::from(holds) << i;
+        v.shared |= u64::from(holds && l.shared) << i;
+        v.wanting |= u64::from(wants) << i;
     }
     v
 }

@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{PauseWindow, Phase, Script};
+use super::client::{leases_view, ClientLease, PauseWindow, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
@@ -357,17 +357,15 @@ impl Lock for Node {
     /// timer, until it has written and released; until it has checked, it
     /// still wants the lock (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = LockView::default();
-        for (i, n) in state.nodes.iter().enumerate() {
-            let (State::Client(c), Node::Client(p)) = (&n.state, &world.actors[i]) else {
-                continue;
-            };
-            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let (holds, wants) = c.script.lease_belief(p.validity(), c.checked, valid);
-            v.holding |= u64::from(holds) << i;
-            v.wanting |= u64::from(wants) << i;
-        }
-        v
+        leases_view(world, state, |a, n| match (a, &n.state) {
+            (Node::Client(p), State::Client(c)) => Some(ClientLease::new(
+                c.script,
+                p.validity(),
+                c.checked,
+                n.timer(Timer::Validity),
+            )),
+            _ => None,
+        })
     }
 }
 

@@ -208,7 +208,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::Phase;
+use super::client::{leases_view, ClientLease, Phase};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -575,15 +575,15 @@ impl Lock for Node {
     /// until it has written and released; until it has passed its check
     /// it may not use the lock, and still wants it (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = LockView::default();
-        for (i, n) in state.nodes.iter().enumerate() {
-            let State::Client(c) = &n.state else { continue };
-            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let (holds, wants) = c.script.lease_belief(world.actors[i].validity(), c.checked, valid);
-            v.holding |= u64::from(holds) << i;
-            v.wanting |= u64::from(wants) << i;
-        }
-        v
+        leases_view(world, state, |a, n| match &n.state {
+            State::Client(c) => Some(ClientLease::new(
+                c.script,
+                a.validity(),
+                c.checked,
+                n.timer(Timer::Validity),
+            )),
+            _ => None,
+        })
     }
 }
 

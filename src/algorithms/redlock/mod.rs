@@ -35,7 +35,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{PauseWindow, Phase, Script};
+use super::client::{leases_view, ClientLease, PauseWindow, Phase, Script};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -503,19 +503,14 @@ impl Lock for Node {
     /// A client believes it holds the lock while its validity timer is
     /// above zero, and, once it has checked that timer, until it has
     /// written and released (docs/design.md §5).
-    fn lock_view(_world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = LockView::default();
-        for (i, n) in state.nodes.iter().enumerate() {
-            let State::Client(c) = &n.state else { continue };
-            // Every Redlock client checks its validity: until it has passed
-            // its check, a client that won a majority may not use the lock,
-            // and still wants it (docs/design.md §5).
-            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let (holds, wants) = c.script.lease_belief(true, c.checked, valid);
-            v.holding |= u64::from(holds) << i;
-            v.wanting |= u64::from(wants) << i;
-        }
-        v
+    fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
+        // Every Redlock client checks its validity: until it has passed its
+        // check, a client that won a majority may not use the lock, and
+        // still wants it (docs/design.md §5).
+        leases_view(world, state, |_, n| match &n.state {
+            State::Client(c) => Some(ClientLease::new(c.script, true, c.checked, n.timer(Timer::Validity))),
+            _ => None,
+        })
     }
 }
 

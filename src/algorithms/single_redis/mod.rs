@@ -29,7 +29,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{Phase, Script};
+use super::client::{leases_view, ClientLease, Phase, Script};
 use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
@@ -493,17 +493,15 @@ impl Lock for Node {
     /// while its validity timer is above zero or once it has checked it,
     /// and it still wants the lock until it has checked (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = LockView::default();
-        for (i, n) in state.nodes.iter().enumerate() {
-            let (State::Client(c), Node::Client(p)) = (&n.state, &world.actors[i]) else {
-                continue;
-            };
-            let valid = n.timer(Timer::Validity).is_some_and(|t| t > 0);
-            let (holds, wants) = c.script.lease_belief(p.validity(), c.checked, valid);
-            v.holding |= u64::from(holds) << i;
-            v.wanting |= u64::from(wants) << i;
-        }
-        v
+        leases_view(world, state, |a, n| match (a, &n.state) {
+            (Node::Client(p), State::Client(c)) => Some(ClientLease::new(
+                c.script,
+                p.validity(),
+                c.checked,
+                n.timer(Timer::Validity),
+            )),
+            _ => None,
+        })
     }
 }
 

@@ -85,6 +85,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::client::{leases_view, ClientLease};
 use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
@@ -684,18 +685,16 @@ impl Lock for Node {
     /// zero) or once it has checked, and it still wants the lock until it
     /// has checked (docs/design.md §5). Readers hold in shared mode.
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        let mut v = LockView::default();
-        for (i, n) in state.nodes.iter().enumerate() {
-            let (State::Client(c), Node::Client(p, mode)) = (&n.state, &world.actors[i]) else {
-                continue;
-            };
-            let connected = n.timer(Timer::Suspend).is_some_and(|t| t > 0);
-            let (holds, wants) = c.script.lease_belief(p.curator(), c.checked, connected);
-            v.holding |= u64::from(holds) << i;
-            v.shared |= u64::from(holds && *mode == Mode::Read) << i;
-            v.wanting |= u64::from(wants) << i;
-        }
-        v
+        // A Curator client's lease is its connection: it holds while the
+        // Suspend timer runs (or once it has checked), and a reader holds
+        // in shared mode.
+        leases_view(world, state, |a, n| match (a, &n.state) {
+            (Node::Client(p, mode), State::Client(c)) => Some(ClientLease {
+                shared: *mode == Mode::Read,
+                ..ClientLease::new(c.script, p.curator(), c.checked, n.timer(Timer::Suspend))
+            }),
+            _ => None,
+        })
     }
 
     /// Readers share the lock in the read-write recipe.
