@@ -1,0 +1,223 @@
+//! The liveness pass on small hand-made graphs.
+
+use super::*;
+use crate::check::graph::Facts;
+
+const WANTS: u64 = 1 << 1;
+const HOLDS: u64 = 1 << 1;
+
+/// A graph from (from, to, class) edges; `holding` states hold, the rest want.
+fn graph(n: u32, edges: &[(u32, u32, Class)], holding: &[u32]) -> Graph {
+    graph_sf(n, edges, holding, &[])
+}
+
+/// As [`graph`], with the classes in `strong` strongly fair.
+fn graph_sf(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class]) -> Graph {
+    graph_fair(n, edges, holding, strong, &[])
+}
+
+/// As [`graph_sf`], with the edges of the classes in `random` outcomes
+/// of a random choice (fair per state).
+fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class], random: &[Class]) -> Graph {
+    let mut g = Graph::default();
+    for s in 0..n {
+        let holds = holding.contains(&s);
+        g.facts.push(Facts {
+            holding: if holds { HOLDS } else { 0 },
+            wanting: if holds { 0 } else { WANTS },
+            depth: s,
+        });
+        g.parent.push((0, 0));
+    }
+    for (i, &(from, to, class)) in edges.iter().enumerate() {
+        g.raw.push((
+            from,
+            Edge {
+                to,
+                class,
+                ordinal: i as u16,
+                strong: strong.contains(&class),
+                random: random.contains(&class),
+            },
+        ));
+    }
+    g.seal();
+    g
+}
+
+#[test]
+fn a_waiting_cycle_is_a_violation() {
+    // 0 -> 1 -> 2 -> 1: the client waits forever, on a cycle only.
+    let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, 2)], &[]);
+    let l = find(&g, Waiting::Anyone).expect("the cycle is found");
+    assert_eq!(l.entry, 1);
+    let classes: Vec<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert_eq!(classes, vec![1, 2]);
+}
+
+#[test]
+fn a_cycle_that_ignores_an_action_enabled_throughout_is_unfair() {
+    // As above, but from both 1 and 2 a grant (class 9) is enabled.
+    let g = graph(4, &[(0, 1, 0), (1, 2, 1), (2, 1, 2), (1, 3, 9), (2, 3, 9)], &[3]);
+    assert_eq!(find(&g, Waiting::Anyone), None);
+}
+
+#[test]
+fn weak_fairness_allows_ignoring_an_action_enabled_only_sometimes() {
+    // The grant is enabled in state 1 only: the loop may skip it forever.
+    let g = graph(4, &[(0, 1, 0), (1, 2, 1), (2, 1, 2), (1, 3, 9)], &[3]);
+    assert!(find(&g, Waiting::Anyone).is_some());
+}
+
+#[test]
+fn faults_are_never_part_of_the_loop() {
+    let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, FAULT), (1, 0, 5)], &[]);
+    // 1 -> 2 is a dead end once the fault is excluded, and 0 <-> 1 is fair.
+    let l = find(&g, Waiting::Anyone).expect("0 <-> 1 waits forever");
+    assert!(l.cycle.iter().all(|(_, e)| e.class != FAULT));
+    assert_eq!(l.entry, 0);
+}
+
+#[test]
+fn a_stuck_waiting_state_is_a_violation_with_an_empty_loop() {
+    // State 0 has a fair action; state 1 has only a fault left.
+    let g = graph(2, &[(0, 1, 0), (1, 1, FAULT)], &[]);
+    let l = find(&g, Waiting::Anyone).expect("state 1 is stuck");
+    assert_eq!((l.entry, l.cycle.len()), (1, 0));
+}
+
+#[test]
+fn acquisitions_leave_the_waiting_subgraph() {
+    // 1 -> 2 grants the lock and 2 -> 1 releases it: no lasso.
+    let g = graph(3, &[(0, 1, 0), (1, 2, 1), (2, 1, 2)], &[2]);
+    assert_eq!(find(&g, Waiting::Anyone), None);
+}
+
+#[test]
+fn the_fair_loop_takes_every_class_enabled_along_it() {
+    // Two ways round from 1: via 2 (class 1, 2) and via 3 (class 3, 4).
+    // Class 5 (a self-contained detour) is enabled in 1 and 2 and 3 and
+    // only taken from 3 to 4 and back; a fair loop must include it.
+    let edges = [
+        (0, 1, 0),
+        (1, 2, 1),
+        (2, 1, 2),
+        (1, 3, 3),
+        (3, 1, 4),
+        (1, 4, 5),
+        (2, 4, 5),
+        (3, 4, 5),
+        (4, 1, 6),
+    ];
+    let g = graph(5, &edges, &[]);
+    let l = find(&g, Waiting::Anyone).expect("waits forever");
+    let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert!(taken.contains(&5), "{:?}", l.cycle);
+    assert_eq!(l.cycle.first().map(|(s, _)| *s), Some(l.entry));
+    assert_eq!(l.cycle.last().map(|(_, e)| e.to), Some(l.entry));
+}
+
+/// The random choice of a back-off, in miniature: in state 1 the client
+/// draws outcome 5 (back to waiting, via 2) or outcome 6 (which leads
+/// to the grant in 3 -> 4). Each outcome is enabled in state 1 only.
+const DRAW: [(u32, u32, Class); 5] = [(0, 1, 0), (1, 2, 5), (2, 1, 2), (1, 3, 6), (3, 4, 7)];
+
+#[test]
+fn a_loop_that_refuses_an_outcome_is_fair_only_under_weak_fairness() {
+    // Weakly fair only: outcome 6 is not enabled throughout the loop
+    // 1 -> 2 -> 1, so the loop may skip it for ever.
+    let weak = graph(5, &DRAW, &[4]);
+    let l = find(&weak, Waiting::Anyone).expect("under weak fairness the loop is fair");
+    let classes: Vec<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert_eq!(classes, vec![5, 2]);
+    // Strongly fair outcomes: the loop returns to state 1, where 6 is
+    // enabled, infinitely often, and never takes it: not fair.
+    let strong = graph_sf(5, &DRAW, &[4], &[5, 6]);
+    assert_eq!(find(&strong, Waiting::Anyone), None);
+}
+
+#[test]
+fn a_loop_that_takes_every_outcome_is_fair_under_strong_fairness() {
+    // Both outcomes lead back to waiting: the fair loop takes both.
+    let edges = [(0, 1, 0), (1, 2, 5), (2, 1, 2), (1, 3, 6), (3, 1, 3)];
+    let g = graph_sf(4, &edges, &[], &[5, 6]);
+    let l = find(&g, Waiting::Anyone).expect("waits forever, drawing both outcomes");
+    let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert!(taken.contains(&5) && taken.contains(&6), "{:?}", l.cycle);
+    assert_eq!(l.cycle.first().map(|(s, _)| *s), Some(l.entry));
+    assert_eq!(l.cycle.last().map(|(_, e)| e.to), Some(l.entry));
+}
+
+#[test]
+fn the_decomposition_keeps_the_fair_part_of_an_unfair_component() {
+    // Component {1, 2, 3}; in 3 the strong outcome 9 leads out to a
+    // grant, and no edge inside takes it. Removing 3 leaves the loop
+    // 1 <-> 2, which is fair (class 3 is enabled in 2 only), so the
+    // violation is that loop, and it never visits 3.
+    let edges = [(0, 1, 0), (1, 2, 1), (2, 1, 2), (2, 3, 3), (3, 2, 4), (3, 4, 9)];
+    let g = graph_sf(5, &edges, &[4], &[9]);
+    let l = find(&g, Waiting::Anyone).expect("1 <-> 2 waits forever");
+    assert!(l.cycle.iter().all(|(s, e)| *s != 3 && e.to != 3), "{:?}", l.cycle);
+    // With 9 only weakly fair the whole component is fair, and its
+    // state nearest the start is the same.
+    assert_eq!(find(&graph(5, &edges, &[4]), Waiting::Anyone).map(|l| l.entry), Some(1));
+}
+
+#[test]
+fn the_decomposition_recurses_until_nothing_fair_is_left() {
+    // Two rounds: removing 3 (outcome 9 refused) leaves {1, 2}, where
+    // outcome 8, enabled in 2, is still refused; removing 2 leaves 1
+    // with no loop.
+    let edges = [
+        (0, 1, 0),
+        (1, 2, 1),
+        (2, 1, 2),
+        (2, 3, 3),
+        (3, 2, 4),
+        (3, 4, 9),
+        (2, 4, 8),
+    ];
+    let g = graph_sf(5, &edges, &[4], &[8, 9]);
+    assert_eq!(find(&g, Waiting::Anyone), None);
+}
+
+/// Two clients draw a back-off each (classes 5 and 6 for the first,
+/// 7 and 8 for the second); equal draws (5 then 7, or 6 then 8) lead
+/// back to the collision in 1, different ones to a grant in 4. A run
+/// that always draws equal delays takes every outcome infinitely often
+/// (fair when outcomes are strongly fair by class), but in states 3
+/// and 4 it never takes the outcome that differs: fair per state, it
+/// cannot last, as it has probability zero.
+const EQUAL_DRAWS: [(u32, u32, Class); 9] = [
+    (0, 1, 0),
+    (1, 2, 5),
+    (1, 3, 6),
+    (2, 1, 7),
+    (2, 4, 8),
+    (3, 4, 7),
+    (3, 1, 8),
+    (4, 5, 1),
+    (5, 4, 2),
+];
+
+#[test]
+fn a_livelock_of_equal_draws_is_fair_by_class_but_not_per_state() {
+    let by_class = graph_sf(6, &EQUAL_DRAWS, &[4, 5], &[5, 6, 7, 8]);
+    let l = find(&by_class, Waiting::Anyone).expect("strong fairness by class allows equal draws for ever");
+    let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert_eq!(taken, BTreeSet::from([5, 6, 7, 8]), "{:?}", l.cycle);
+    let per_state = graph_fair(6, &EQUAL_DRAWS, &[4, 5], &[], &[5, 6, 7, 8]);
+    assert_eq!(find(&per_state, Waiting::Anyone), None);
+}
+
+#[test]
+fn a_fair_loop_takes_every_outcome_of_every_state_it_visits() {
+    // 1 draws 5 (to 2) or 6 (to 3); 2 draws 7 or 8, both back to 1; 3
+    // goes back to 1. Nothing is granted: the violation's loop takes
+    // all four outcomes.
+    let edges = [(0, 1, 0), (1, 2, 5), (1, 3, 6), (2, 1, 7), (2, 1, 8), (3, 1, 2)];
+    let g = graph_fair(4, &edges, &[], &[], &[5, 6, 7, 8]);
+    let l = find(&g, Waiting::Anyone).expect("waits forever");
+    let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
+    assert!([5, 6, 7, 8].iter().all(|c| taken.contains(c)), "{:?}", l.cycle);
+}
