@@ -307,15 +307,18 @@ explorer otherwise runs until stopped).")]
   locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
   locksmith reenact reports/zk-session-expiry-pause/trace.json
   locksmith reenact reports/etcd-partition/trace.json
+  locksmith reenact reports/redlock-no-fsync/trace.json --log /tmp/redlock.log
 
 Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; for zookeeper
 traces ZooKeeper (Debian's zookeeper package, on Java), or ZOOKEEPER_JAR; for
 etcd-lease traces etcd (Debian's etcd-server) on PATH, or ETCD_SERVER. Writes a log
-beside the trace (reenact.log; git-ignored: it holds real ports and times).
+beside the trace (reenact.log; git-ignored: it holds real ports and times), or
+where --log says.
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
 trace cannot be enacted (not a trace, a liveness trace, another family, a
-step with no real counterpart, the real server missing).")]
+step with no real counterpart, such as a clock jump Redis skipped while the
+run stayed safe, the real server missing or failing to start).")]
     Reenact {
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,
@@ -329,6 +332,10 @@ step with no real counterpart, the real server missing).")]
         /// trace.
         #[arg(long)]
         scenario: Option<String>,
+        /// Write the log here instead of beside the trace (where a
+        /// read-only or shared reports folder may not take it).
+        #[arg(long, value_name = "PATH")]
+        log: Option<PathBuf>,
     },
 }
 
