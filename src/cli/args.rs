@@ -259,7 +259,8 @@ configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
   locksmith replay tlc-output.txt --scenario specs/redis-crash-empty-ci.toml
 
 Exit codes: 0 the violation occurs again; 1 it no longer does; 2 the file
-is not a valid trace or a step is not enabled.")]
+is not a valid trace (no steps, an algorithm that is not its scenario's, a
+step naming a node the scenario does not have) or a step is not enabled.")]
     Replay {
         /// A trace.json written by `check`; or a TLA+ tool's counterexample
         /// (TLC's printed output, or an ITF file) whose states record the
@@ -317,8 +318,9 @@ where --log says.
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
 trace cannot be enacted (not a trace, a liveness trace, another family, a
-step with no real counterpart, such as a clock jump Redis skipped while the
-run stayed safe, the real server missing or failing to start).")]
+step with no real counterpart: also a clock jump or drift Redis skipped in a
+run that stayed safe; the real server missing or failing to start, with what
+it wrote).")]
     Reenact {
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,

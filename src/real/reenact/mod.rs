@@ -14,9 +14,9 @@
 //! contributes the client's own decisions (when it writes, when it
 //! releases), which do not depend on the servers.
 //!
-//! The log (`reenact.log` beside the trace) holds real ports and
-//! milliseconds, so it differs between runs: it is git-ignored, and a
-//! run leaves the repository unchanged.
+//! The log (`reenact.log` beside the trace, or where `--log` says) holds
+//! real ports and milliseconds, so it differs between runs: it is
+//! git-ignored, and a run leaves the repository unchanged.
 
 pub mod driver;
 #[cfg(feature = "etcd")]
