@@ -4,6 +4,7 @@
 //! Replay re-executes it against the current model, checks that every step
 //! is enabled, and checks that the recorded violation happens again.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
@@ -17,7 +18,7 @@ use crate::check::Counterexample;
 use crate::properties::{acquired, safe, view, Lock, Prop};
 use crate::report::story::Story;
 use crate::scenario::Scenario;
-use crate::world::{Action, Program, World, WorldState};
+use crate::world::{Action, Id, Program, World, WorldState};
 
 pub const FORMAT: &str = "locksmith-trace/1";
 
@@ -116,9 +117,25 @@ pub fn read_trace(path: &Path) -> Result<(TraceFile, Prop, Scenario), String> {
             trace.property
         ));
     };
+    // A counterexample starts from the initial state, which no property
+    // forbids (every client starts wanting nothing), so it has a step.
+    if trace.steps.is_empty() {
+        return Err(format!(
+            "{shown}: steps is empty, and a counterexample has at least one step"
+        ));
+    }
     let scenario_path = Path::new(&trace.scenario).with_extension("toml");
     let sc = catalog::parse(&scenario_path, &trace.scenario_source)
         .map_err(|e| format!("{shown}: its embedded scenario is not valid: {e}"))?;
+    // The scenario decides the model the steps run on; a trace whose own
+    // label says otherwise was edited or mixed up, and replaying it as the
+    // scenario's algorithm would vouch for a claim it does not make.
+    if trace.algorithm != sc.algorithm {
+        return Err(format!(
+            "{shown}: algorithm \"{}\" is not its embedded scenario's algorithm \"{}\"",
+            trace.algorithm, sc.algorithm
+        ));
+    }
     Ok((trace, prop, sc))
 }
 
@@ -149,7 +166,7 @@ struct Replayer<'a> {
 impl Job for Replayer<'_> {
     type Output = Replay;
     fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Replay {
-        let actions = match actions::<A>(self.trace) {
+        let actions = match actions(&world, self.trace) {
             Ok(a) => a,
             Err(e) => return Replay::Invalid(format!("{}: {e}", self.shown)),
         };
@@ -175,18 +192,52 @@ impl Job for Replayer<'_> {
     }
 }
 
-/// The trace's steps as actions of this model; `Err` names the first step
-/// that is not one.
-pub fn actions<A: Program>(trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
+/// The trace's steps as actions of `world`; `Err` names the first step
+/// that is not one, or that names a node the scenario does not have. The
+/// world indexes its nodes by the ids an action holds, so a trace file
+/// (read from outside) is checked here, before any step runs or is
+/// described.
+pub fn actions<A: Program>(world: &World<A>, trace: &TraceFile) -> Result<Vec<Action<A>>, String> {
+    let n = world.actors.len();
     trace
         .steps
         .iter()
         .enumerate()
         .map(|(i, step)| {
-            serde_json::from_value::<Action<A>>(step.action.clone())
-                .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))
+            let a = serde_json::from_value::<Action<A>>(step.action.clone())
+                .map_err(|e| format!("step {} is not an action of this model: {e}", i + 1))?;
+            match named_nodes(world, &a).into_iter().find(|(_, id)| *id >= n) {
+                None => Ok(a),
+                Some((field, id)) => Err(format!(
+                    "step {} (steps[{i}]) names node {id} (its \"{field}\" field), but scenario {} has {n} nodes, numbered 0 to {}: {}",
+                    i + 1,
+                    trace.scenario,
+                    n.saturating_sub(1),
+                    world.names.join(", ")
+                )),
+            }
         })
         .collect()
+}
+
+/// Every node id `a` names, with the field that names it: the action's
+/// own ([`Action::nodes`]) and then those inside its message (through the
+/// receiver's [`Renumber::rename_msg`](crate::world::Renumber), which
+/// visits every id a message holds), since describing a message looks its
+/// ids up too.
+fn named_nodes<A: Program>(world: &World<A>, a: &Action<A>) -> Vec<(&'static str, Id)> {
+    let mut ids = a.nodes();
+    if let Action::Deliver { dst, msg, .. } | Action::Lose { dst, msg, .. } | Action::Duplicate { dst, msg, .. } = a {
+        if let Some(receiver) = world.actors.get(*dst) {
+            let held = RefCell::new(Vec::new());
+            receiver.rename_msg(&mut msg.clone(), &|id| {
+                held.borrow_mut().push(id);
+                id
+            });
+            ids.extend(held.into_inner().into_iter().map(|id| ("msg", id)));
+        }
+    }
+    ids
 }
 
 /// The states `actions` pass through from the initial state, that state

@@ -259,7 +259,8 @@ configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
   locksmith replay tlc-output.txt --scenario specs/redis-crash-empty-ci.toml
 
 Exit codes: 0 the violation occurs again; 1 it no longer does; 2 the file
-is not a valid trace or a step is not enabled.")]
+is not a valid trace (no steps, an algorithm that is not its scenario's, a
+step naming a node the scenario does not have) or a step is not enabled.")]
     Replay {
         /// A trace.json written by `check`; or a TLA+ tool's counterexample
         /// (TLC's printed output, or an ITF file) whose states record the
@@ -307,15 +308,19 @@ explorer otherwise runs until stopped).")]
   locksmith reenact reports/redis-ttl-gc-pause/trace.json --tick-ms 200
   locksmith reenact reports/zk-session-expiry-pause/trace.json
   locksmith reenact reports/etcd-partition/trace.json
+  locksmith reenact reports/redlock-no-fsync/trace.json --log /tmp/redlock.log
 
 Needs redis-server (Debian's package) on PATH, or REDIS_SERVER; for zookeeper
 traces ZooKeeper (Debian's zookeeper package, on Java), or ZOOKEEPER_JAR; for
 etcd-lease traces etcd (Debian's etcd-server) on PATH, or ETCD_SERVER. Writes a log
-beside the trace (reenact.log; git-ignored: it holds real ports and times).
+beside the trace (reenact.log; git-ignored: it holds real ports and times), or
+where --log says.
 
 Exit codes: 0 the real run reproduces the violation; 1 it does not; 2 the
 trace cannot be enacted (not a trace, a liveness trace, another family, a
-step with no real counterpart, the real server missing).")]
+step with no real counterpart: also a clock jump or drift Redis skipped in a
+run that stayed safe; the real server missing or failing to start, with what
+it wrote).")]
     Reenact {
         /// A trace.json (or PROPERTY.trace.json) written by `check`.
         trace: PathBuf,
@@ -329,6 +334,10 @@ step with no real counterpart, the real server missing).")]
         /// trace.
         #[arg(long)]
         scenario: Option<String>,
+        /// Write the log here instead of beside the trace (where a
+        /// read-only or shared reports folder may not take it).
+        #[arg(long, value_name = "PATH")]
+        log: Option<PathBuf>,
     },
 }
 

@@ -154,8 +154,10 @@ pub fn main() -> i32 {
             trace,
             tick_ms,
             scenario,
+            log,
         } => {
-            let r = crate::real::reenact::reenact_file(&trace, &crate::real::reenact::Options { tick_ms, scenario });
+            let opts = crate::real::reenact::Options { tick_ms, scenario, log };
+            let r = crate::real::reenact::reenact_file(&trace, &opts);
             if r.exit_code() == 0 {
                 say!("{r}");
             } else {

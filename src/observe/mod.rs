@@ -137,7 +137,7 @@ pub fn trace_views(path: &std::path::Path) -> Result<TraceViews, String> {
     impl Job for Views<'_> {
         type Output = Result<Vec<Tla>, String>;
         fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Self::Output {
-            let actions = crate::trace::actions::<A>(self.0)?;
+            let actions = crate::trace::actions(&world, self.0)?;
             let states = crate::trace::states(&world, &actions)?;
             Ok(states.iter().map(|s| view(&world, s)).collect())
         }

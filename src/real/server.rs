@@ -81,6 +81,12 @@ pub struct RedisServer {
 /// a test's few keys takes milliseconds; a loaded CI machine is slow).
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// The file in the server's directory that takes its stderr.
+const STDERR_FILE: &str = "stderr.log";
+
+/// How many of the last lines a process wrote a failed start quotes.
+const LAST_WORDS: usize = 6;
+
 /// Connect and read timeouts of [`RedisServer::connect`]; a blocking
 /// `WAIT` needs a longer read timeout, which the caller sets.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -173,6 +179,27 @@ impl RedisServer {
     /// The server's log so far (for a failing test's message).
     pub fn log(&self) -> String {
         fs::read_to_string(self.dir.join(self.log_name())).unwrap_or_default()
+    }
+
+    /// The last lines the process wrote, on stderr and then in its log, on
+    /// one line (for the one-sentence error of a start that failed): Redis
+    /// reports a bad argument or configuration on stderr before it opens
+    /// its log, and a port it cannot bind in its log.
+    fn last_words(&self) -> String {
+        let stderr = fs::read_to_string(self.dir.join(STDERR_FILE)).unwrap_or_default();
+        let log = self.log();
+        let lines: Vec<&str> = stderr
+            .lines()
+            .chain(log.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let tail = &lines[lines.len().saturating_sub(LAST_WORDS)..];
+        if tail.is_empty() {
+            "it wrote nothing on stderr or in its log".into()
+        } else {
+            format!("it wrote: {}", tail.join(" / "))
+        }
     }
 
     /// A crash: `SIGKILL`, and wait for the process to be gone. Nothing
@@ -296,10 +323,13 @@ impl RedisServer {
     /// for a Sentinel, which needs a file it can rewrite.
     fn command(&self) -> io::Result<Command> {
         let mut cmd = Command::new(&self.bin);
+        // stderr to a file: what Redis says there (a bad argument) is the
+        // reason a start failed, and a pipe nobody reads could fill up.
+        let stderr = fs::File::create(self.dir.join(STDERR_FILE))?;
         cmd.current_dir(&self.dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         if let Role::Sentinel { primary_port, timing } = &self.role {
             let conf = self.dir.join("sentinel.conf");
             // Sentinel rewrites its file (epochs, the current primary);
@@ -368,12 +398,17 @@ impl RedisServer {
         self.child = Some(child);
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
-            if !self.is_running() {
-                let log = self.log();
+            let exited = match &mut self.child {
+                Some(c) => c.try_wait()?,
+                None => None,
+            };
+            if let Some(status) = exited {
                 self.child = None;
                 return Err(io::Error::other(format!(
-                    "redis-server on port {} exited at start; its log:\n{log}",
-                    self.port
+                    "{} on port {} exited at start ({status}); {}",
+                    self.bin.display(),
+                    self.port,
+                    self.last_words()
                 )));
             }
             if let Ok(mut con) = self.connect() {
@@ -383,11 +418,12 @@ impl RedisServer {
                 }
             }
             if Instant::now() > deadline {
-                let log = self.log();
                 self.kill();
                 return Err(io::Error::other(format!(
-                    "redis-server on port {} did not answer PING within {READY_TIMEOUT:?}; its log:\n{log}",
-                    self.port
+                    "{} on port {} did not answer PING within {READY_TIMEOUT:?}; {}",
+                    self.bin.display(),
+                    self.port,
+                    self.last_words()
                 )));
             }
             sleep(Duration::from_millis(20));
@@ -449,6 +485,33 @@ mod tests {
             let v: Option<String> = redis::cmd("GET").arg("k").query(&mut con).expect("GET");
             assert_eq!(v.is_some(), survives, "SHUTDOWN save={save}");
         }
+    }
+
+    /// A server that fails at start is named with what it said on stderr
+    /// (a bad argument, before Redis opens its log), on one line. A script
+    /// stands in for redis-server, so this runs without Redis.
+    #[test]
+    fn a_failed_start_says_what_the_server_wrote() {
+        let dir = fresh_dir("fake-redis").expect("a temp dir");
+        let bin = dir.join("redis-server");
+        fs::write(
+            &bin,
+            "#!/bin/sh\necho '*** FATAL CONFIG FILE ERROR ***' >&2\necho \"Bad directive '$1'\" >&2\nexit 1\n",
+        )
+        .expect("written");
+        let chmod = Command::new("chmod").arg("+x").arg(&bin).status().expect("chmod runs");
+        assert!(chmod.success());
+        let e = RedisServer::primary(&bin, Persistence::None)
+            .err()
+            .expect("the fake server does not start")
+            .to_string();
+        let _ = fs::remove_dir_all(&dir);
+        assert!(e.contains("exited at start (exit status: 1)"), "{e}");
+        assert!(
+            e.contains("it wrote: *** FATAL CONFIG FILE ERROR *** / Bad directive '--port'"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
     }
 
     /// A replica copies the primary's key, and a Sentinel answers about

@@ -96,6 +96,35 @@ impl<A: Actor> Action<A> {
         })
     }
 
+    /// Every node id the action names, with the field that names it, in
+    /// the order of its fields. A trace file is read from outside, so
+    /// `replay` checks these against the scenario's nodes before the world
+    /// indexes its nodes by them (src/trace.rs).
+    pub fn nodes(&self) -> Vec<(&'static str, Id)> {
+        match self {
+            Action::Tick | Action::Heal => Vec::new(),
+            Action::Step { node, .. }
+            | Action::Fire { node, .. }
+            | Action::Restart { node }
+            | Action::Crash { node }
+            | Action::Pause { node, .. }
+            | Action::ClockJump { node, .. } => vec![("node", *node)],
+            Action::Deliver { src, dst, .. }
+            | Action::Lose { src, dst, .. }
+            | Action::Duplicate { src, dst, .. }
+            | Action::Cut { src, dst } => vec![("src", *src), ("dst", *dst)],
+            Action::Partition { a, b } => vec![("a", *a), ("b", *b)],
+            Action::Disconnected { node, peer } | Action::Reconnect { node, peer } => {
+                vec![("node", *node), ("peer", *peer)]
+            }
+            Action::Drift { fast, slow } => fast
+                .iter()
+                .map(|n| ("fast", *n))
+                .chain(slow.iter().map(|n| ("slow", *n)))
+                .collect(),
+        }
+    }
+
     /// The node whose step this is, if any (for sequence diagrams).
     pub fn node(&self) -> Option<Id> {
         match self {
@@ -110,5 +139,45 @@ impl<A: Actor> Action<A> {
             Action::Deliver { dst, .. } => Some(*dst),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Action;
+    use crate::algorithms::redlock::Node;
+
+    /// Every id-holding field is listed, by its name in the trace file:
+    /// replay checks each one against the scenario's nodes.
+    #[test]
+    fn every_node_field_is_named() {
+        let a = |json: &str| serde_json::from_str::<Action<Node>>(json).expect("an action");
+        assert_eq!(a("\"tick\"").nodes(), vec![]);
+        assert_eq!(
+            a(r#"{"step": {"node": 3, "step": "Acquire"}}"#).nodes(),
+            vec![("node", 3)]
+        );
+        assert_eq!(
+            a(r#"{"deliver": {"src": 3, "dst": 0, "msg": {"Lock": {"value": 1}}}}"#).nodes(),
+            vec![("src", 3), ("dst", 0)]
+        );
+        assert_eq!(a(r#"{"crash": {"node": 4}}"#).nodes(), vec![("node", 4)]);
+        assert_eq!(a(r#"{"pause": {"node": 2, "ticks": 3}}"#).nodes(), vec![("node", 2)]);
+        assert_eq!(
+            a(r#"{"partition": {"a": 1, "b": 5}}"#).nodes(),
+            vec![("a", 1), ("b", 5)]
+        );
+        assert_eq!(
+            a(r#"{"cut": {"src": 1, "dst": 0}}"#).nodes(),
+            vec![("src", 1), ("dst", 0)]
+        );
+        assert_eq!(
+            a(r#"{"reconnect": {"node": 3, "peer": 0}}"#).nodes(),
+            vec![("node", 3), ("peer", 0)]
+        );
+        assert_eq!(
+            a(r#"{"drift": {"fast": [3], "slow": [0, 1]}}"#).nodes(),
+            vec![("fast", 3), ("slow", 0), ("slow", 1)]
+        );
     }
 }

@@ -26,6 +26,7 @@ mod etcd_conformance {
 }
 mod etcd_lease;
 mod explore;
+mod failure_paths;
 mod fidelity;
 mod harmless;
 mod itf;

@@ -14,9 +14,9 @@
 //! contributes the client's own decisions (when it writes, when it
 //! releases), which do not depend on the servers.
 //!
-//! The log (`reenact.log` beside the trace) holds real ports and
-//! milliseconds, so it differs between runs: it is git-ignored, and a
-//! run leaves the repository unchanged.
+//! The log (`reenact.log` beside the trace, or where `--log` says) holds
+//! real ports and milliseconds, so it differs between runs: it is
+//! git-ignored, and a run leaves the repository unchanged.
 
 pub mod driver;
 #[cfg(feature = "etcd")]
@@ -54,6 +54,9 @@ pub struct Options {
     /// algorithm and nodes), e.g. `redlock-fsync` for a `redlock-no-fsync`
     /// trace: the same steps against the safe configuration.
     pub scenario: Option<String>,
+    /// Where the log goes (`--log`); `None`: beside the trace
+    /// ([`log_path`]), which a read-only or shared reports folder rules out.
+    pub log: Option<PathBuf>,
 }
 
 /// The model's view along the trace: which clients hold the lock after
@@ -66,7 +69,7 @@ pub(crate) struct Shadow<'a> {
 impl Job for Shadow<'_> {
     type Output = Result<(Vec<u64>, Vec<String>), String>;
     fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> Self::Output {
-        let actions = crate::trace::actions::<A>(self.trace)?;
+        let actions = crate::trace::actions(&world, self.trace)?;
         let states = crate::trace::states(&world, &actions).map_err(|e| format!("{e} in the model"))?;
         let holding = states[1..].iter().map(|s| view(&world, s).holding).collect();
         Ok((holding, world.names.clone()))
@@ -243,9 +246,10 @@ pub(crate) fn other_configuration(name: &str, sc: &Scenario) -> Result<Scenario,
     Ok(other)
 }
 
-/// Writes the log (with the verdict as its last line) beside the trace, in
-/// one rename so that no half-written log is left, and names it in the
-/// verdict; a run refused before it started (an empty log) writes none.
+/// Writes the log (with the verdict as its last line) where `--log` says,
+/// else beside the trace, in one rename so that no half-written log is
+/// left, and names it in the verdict; a run refused before it started (an
+/// empty log) writes none.
 fn finish(path: &Path, opts: &Options, log: &str, outcome: Replay) -> Replay {
     // Refused before anything ran: nothing to log, and an earlier run's
     // log beside the trace stays as it was.
@@ -254,14 +258,22 @@ fn finish(path: &Path, opts: &Options, log: &str, outcome: Replay) -> Replay {
     }
     let mut log = log.to_string();
     let _ = writeln!(log, "verdict: {outcome}");
-    let log_file = log_path(path, opts.scenario.as_deref());
-    let tmp = log_file.with_extension("log.part");
+    let log_file = opts
+        .log
+        .clone()
+        .unwrap_or_else(|| log_path(path, opts.scenario.as_deref()));
+    let mut tmp = log_file.clone().into_os_string();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
     let written = std::fs::write(&tmp, &log).and_then(|()| std::fs::rename(&tmp, &log_file));
     match (written, outcome) {
-        (Err(e), _) => Replay::Invalid(format!("{}: cannot be written: {e}", log_file.display())),
+        (Err(e), _) => {
+            let _ = std::fs::remove_file(&tmp);
+            Replay::Invalid(format!("{}: cannot be written: {e}", log_file.display()))
+        }
         (Ok(()), Replay::Reproduced(s)) => Replay::Reproduced(format!("{s}; log: {}", log_file.display())),
         (Ok(()), Replay::NotReproduced(s)) => Replay::NotReproduced(format!("{s}; log: {}", log_file.display())),
-        (Ok(()), invalid) => invalid,
+        (Ok(()), Replay::Invalid(s)) => Replay::Invalid(format!("{s}; log: {}", log_file.display())),
     }
 }
 
@@ -282,17 +294,28 @@ pub(crate) fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario, sys
             .as_ref()
             .map(|(k, what)| format!("at step {k} a release removed another client's lock: {what}")),
     };
-    let mut differences = match w.differences {
+    let answers = match w.differences {
         0 => "every real answer was the trace's".to_string(),
         n => format!("{n} real answer(s) differed from the trace's"),
     };
-    if w.skipped > 0 {
-        differences.push_str(&format!(
-            "; {} fault step(s) were skipped (clock jumps or drift, which Redis offers no way to make)",
-            w.skipped
-        ));
-    }
+    let skipped = format!(
+        "{} fault step(s) were skipped (clock jumps or drift, which {system} offers no way to make)",
+        w.skipped
+    );
+    let differences = match w.skipped {
+        0 => answers.clone(),
+        _ => format!("{answers}; {skipped}"),
+    };
     match seen {
+        // The real run was not the trace: that it stayed safe says nothing
+        // about the trace's violation, so this is "cannot be enacted"
+        // (exit 2), as the command's help says, and not "not reproduced".
+        // A violation the real servers showed anyway is still shown.
+        None if w.skipped > 0 => Replay::Invalid(format!(
+            "{shown}: cannot be enacted: {skipped}, and without them {} is not violated on real {system} ({} configuration), which says nothing about the trace; {answers}",
+            prop.name(),
+            real.name,
+        )),
         Some(s) => Replay::Reproduced(format!(
             "{shown}: {} is violated on real {system} ({} configuration): {s}; {differences}",
             prop.name(),
@@ -308,7 +331,9 @@ pub(crate) fn verdict(shown: &str, prop: Prop, w: &Witness, real: &Scenario, sys
 
 #[cfg(test)]
 mod tests {
-    use super::{finish, log_path, Options};
+    use super::{finish, log_path, verdict, Options};
+    use crate::properties::Prop;
+    use crate::real::reenact::judge::Witness;
     use crate::trace::Replay;
     use std::path::{Path, PathBuf};
 
@@ -334,6 +359,55 @@ mod tests {
         assert!(ran.to_string().contains("log: "), "{ran}");
         let text = std::fs::read_to_string(&log).expect("written");
         assert!(text.starts_with("step 1\nverdict: "), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A run that skipped a fault step Redis cannot make and stayed safe
+    /// was not the trace's run: exit 2, not "not reproduced" (exit 1). A
+    /// violation the real servers showed anyway is still reproduced.
+    #[test]
+    fn a_safe_run_that_skipped_a_fault_is_not_a_verdict() {
+        let sc = crate::catalog::open("redlock-clock-jump").expect("a bundled scenario");
+        let skipped = Witness {
+            skipped: 1,
+            ..Witness::default()
+        };
+        let r = verdict("t.json", Prop::MutualExclusion, &skipped, &sc, "Redis");
+        assert_eq!(r.exit_code(), 2, "{r}");
+        assert!(
+            r.to_string()
+                .starts_with("t.json: cannot be enacted: 1 fault step(s) were skipped"),
+            "{r}"
+        );
+        let shown = Witness {
+            skipped: 1,
+            two_holders: Some((7, "c1 and c2".into())),
+            ..Witness::default()
+        };
+        let r = verdict("t.json", Prop::MutualExclusion, &shown, &sc, "Redis");
+        assert_eq!(r.exit_code(), 0, "{r}");
+        let safe = verdict("t.json", Prop::MutualExclusion, &Witness::default(), &sc, "Redis");
+        assert_eq!(safe.exit_code(), 1, "{safe}");
+    }
+
+    /// `--log PATH` replaces the place beside the trace.
+    #[test]
+    fn the_log_goes_where_log_says() {
+        let dir = std::env::temp_dir().join(format!("locksmith-log-flag-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temp dir");
+        let trace = dir.join("trace.json");
+        let opts = Options {
+            log: Some(dir.join("mine.txt")),
+            ..Options::default()
+        };
+        let ran = finish(&trace, &opts, "step 1\n", Replay::NotReproduced("safe".into()));
+        assert!(
+            ran.to_string()
+                .ends_with(&format!("log: {}", dir.join("mine.txt").display())),
+            "{ran}"
+        );
+        assert!(dir.join("mine.txt").exists());
+        assert!(!log_path(&trace, None).exists(), "nothing beside the trace");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
