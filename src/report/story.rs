@@ -183,12 +183,15 @@ pub(super) fn verdict_line<A: Lock>(
         Prop::NoForeignRelease => "**At the last step, a release removes a lock that another client acquired.**".into(),
         _ => {
             let k = loop_at.unwrap_or(states.len() - 1);
-            format!(
-                "**From step {} on, {} want{} the lock and the run goes on forever, fairly and without faults, with no acquisition.**",
-                k,
-                names(view(world, &states[k]).wanting),
-                if view(world, &states[k]).wanting.count_ones() == 1 { "s" } else { "" }
-            )
+            let wanting = view(world, &states[k]).wanting;
+            let (who, s) = (names(wanting), if wanting.count_ones() == 1 { "s" } else { "" });
+            // A loop that starts after the last action is no loop: the run
+            // is stuck there, and nothing fair is left to take.
+            if k + 1 >= states.len() {
+                format!("**After step {k}, {who} want{s} the lock and nothing fair is left to do: the run stops there, with no acquisition.**")
+            } else {
+                format!("**From step {k} on, {who} want{s} the lock and the run goes on forever, fairly and without faults, with no acquisition.**")
+            }
         }
     }
 }

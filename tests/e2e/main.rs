@@ -56,5 +56,6 @@ mod token_ring;
 mod traces;
 mod traces_both_ways;
 mod work;
+mod wording;
 mod zookeeper;
 mod zookeeper_conformance;
