@@ -18,6 +18,7 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod trace;
+pub mod words;
 pub mod world;
 
 /// The allocator of the binary and of every test that checks in process:

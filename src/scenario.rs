@@ -12,6 +12,7 @@ use serde::Serialize;
 use toml::{Table, Value};
 
 use crate::properties::Prop;
+use crate::words::Words;
 use crate::world::{Faults, Recovery, Targets};
 
 /// A scenario file that cannot be used, in one sentence.
@@ -307,20 +308,8 @@ fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
         loss: k.flag("loss", false)?,
         duplicate: k.flag("duplicate", false)?,
         reorder: k.flag("reorder", false)?,
-        targets: k.choice(
-            "targets",
-            &[
-                ("all", Targets::All),
-                ("clients", Targets::Clients),
-                ("servers", Targets::Servers),
-            ],
-            Targets::All,
-        )?,
-        recovery: k.choice(
-            "recovery",
-            &[("eventual", Recovery::Eventual), ("none", Recovery::None)],
-            Recovery::Eventual,
-        )?,
+        targets: k.word("targets", Targets::All)?,
+        recovery: k.word("recovery", Recovery::Eventual)?,
     };
     k.finish()?;
     let file = path.display();
@@ -449,6 +438,11 @@ impl Keys {
             Some(Value::Boolean(b)) => Ok(b),
             Some(v) => Err(self.err(format!("{key} = {} is not allowed; allowed: true or false", shown(&v)))),
         }
+    }
+
+    /// A value of an enum with a word table ([`Words`]), or `default`.
+    pub fn word<T: Words>(&mut self, key: &'static str, default: T) -> Result<T, ScenarioError> {
+        self.choice(key, T::WORDS, default)
     }
 
     /// One of a few strings.

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::words::Words;
+
 /// Which nodes the adversary may hit with crashes, pauses and clock jumps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -10,6 +12,14 @@ pub enum Targets {
     Clients,
     Servers,
     All,
+}
+
+impl Words for Targets {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("all", Targets::All),
+        ("clients", Targets::Clients),
+        ("servers", Targets::Servers),
+    ];
 }
 
 /// What a node is to the world: it decides only which faults may hit it.
@@ -42,6 +52,10 @@ pub enum Recovery {
     /// partitions that never heal. They are then the adversary's choices,
     /// like faults, and never part of a liveness counterexample's loop.
     None,
+}
+
+impl Words for Recovery {
+    const WORDS: &'static [(&'static str, Self)] = &[("eventual", Recovery::Eventual), ("none", Recovery::None)];
 }
 
 /// The fault budget of one scenario. Every field defaults to "none".

@@ -55,7 +55,7 @@ mod symmetry;
 mod token_ring;
 mod traces;
 mod traces_both_ways;
-mod work;
 mod wording;
+mod work;
 mod zookeeper;
 mod zookeeper_conformance;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::properties::LockView;
+use crate::words::Words;
 use crate::world::{Node, Program, World, WorldState};
 
 /// Where a client is in its script.
@@ -89,11 +90,11 @@ pub enum PauseWindow {
     Acquiring,
 }
 
-impl PauseWindow {
-    /// The scenario values and the windows they name.
-    pub const CHOICES: [(&'static str, PauseWindow); 2] =
-        [("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)];
+impl Words for PauseWindow {
+    const WORDS: &'static [(&'static str, Self)] = &[("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)];
+}
 
+impl PauseWindow {
     /// Whether a client in `script` may be paused now.
     pub fn allows(self, script: &Script) -> bool {
         self == PauseWindow::Any || script.phase == Phase::Acquiring

@@ -117,6 +117,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 pub use client::Client;
@@ -133,6 +134,14 @@ pub enum Standby {
     Replicated,
 }
 
+impl Words for Standby {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("none", Standby::None),
+        ("no-state", Standby::NoState),
+        ("replicated", Standby::Replicated),
+    ];
+}
+
 /// How the standby learns that the coordinator failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Detector {
@@ -143,6 +152,13 @@ pub enum Detector {
     Restart,
 }
 
+impl Words for Detector {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("heartbeat", Detector::Heartbeat),
+        ("restart", Detector::Restart),
+    ];
+}
+
 /// What the coordinator learns when a client restarts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClientRestart {
@@ -150,6 +166,13 @@ pub enum ClientRestart {
     None,
     /// The restarted client says so, and its hold is dropped.
     Notice,
+}
+
+impl Words for ClientRestart {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("none", ClientRestart::None),
+        ("notice", ClientRestart::Notice),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -174,15 +197,7 @@ impl Params {
         let mut k = sc.system_keys();
         let p = Params {
             clients: k.uint("clients", 1, 4, 2)?,
-            standby: k.choice(
-                "standby",
-                &[
-                    ("none", Standby::None),
-                    ("no-state", Standby::NoState),
-                    ("replicated", Standby::Replicated),
-                ],
-                Standby::None,
-            )?,
+            standby: k.word("standby", Standby::None)?,
             detector: Detector::Heartbeat,
             heartbeat: 1,
             suspect_after: 4,
@@ -190,18 +205,10 @@ impl Params {
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
         };
-        let detector = k.choice(
-            "detector",
-            &[("heartbeat", Detector::Heartbeat), ("restart", Detector::Restart)],
-            Detector::Heartbeat,
-        )?;
+        let detector = k.word("detector", Detector::Heartbeat)?;
         let heartbeat = k.optional_uint("heartbeat", 1, 10)?;
         let suspect_after = k.optional_uint("suspect_after", 1, 30)?;
-        let client_restart = k.choice(
-            "client_restart",
-            &[("none", ClientRestart::None), ("notice", ClientRestart::Notice)],
-            ClientRestart::None,
-        )?;
+        let client_restart = k.word("client_restart", ClientRestart::None)?;
         k.finish()?;
         if p.standby == Standby::None || detector == Detector::Restart {
             if let Some(key) = [("heartbeat", heartbeat), ("suspect_after", suspect_after)]

@@ -112,6 +112,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 use client::{client_receive, client_step, client_timer, released, start_over};
@@ -128,6 +129,13 @@ pub enum ClientKind {
     /// or keep-alive answer, less `drift`, lasts; once it has checked that
     /// more than `margin` is left, until its write is answered.
     Validity,
+}
+
+impl Words for ClientKind {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("naive", ClientKind::Naive),
+        ("validity", ClientKind::Validity),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -169,6 +177,13 @@ pub enum Unlock {
     Delete,
 }
 
+impl Words for Unlock {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("compare-and-delete", Unlock::CompareAndDelete),
+        ("delete", Unlock::Delete),
+    ];
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
         let mut k = sc.system_keys();
@@ -178,22 +193,11 @@ impl Params {
             fencing: k.flag("fencing", false)?,
             retry: k.uint("retry", 1, 10, 1)?,
             timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.choice(
-                "client",
-                &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
-                ClientKind::Naive,
-            )?,
+            client: k.word("client", ClientKind::Naive)?,
             drift: 1,
             margin: 2,
             key_check: k.flag("key_check", true)?,
-            unlock: k.choice(
-                "unlock",
-                &[
-                    ("compare-and-delete", Unlock::CompareAndDelete),
-                    ("delete", Unlock::Delete),
-                ],
-                Unlock::CompareAndDelete,
-            )?,
+            unlock: k.word("unlock", Unlock::CompareAndDelete)?,
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
         };

@@ -28,6 +28,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Seq, World, WorldState};
 
 mod client;
@@ -51,6 +52,13 @@ pub enum ClientKind {
     /// Measures the insert's round trip and checks the validity left before
     /// it writes; its belief ends when its validity timer reaches zero.
     Validity,
+}
+
+impl Words for ClientKind {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("naive", ClientKind::Naive),
+        ("validity", ClientKind::Validity),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -85,15 +93,11 @@ impl Params {
             expiry: k.flag("expiry", false)?,
             ttl: k.uint("ttl", 1, 30, 4)?,
             timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.choice(
-                "client",
-                &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
-                ClientKind::Naive,
-            )?,
+            client: k.word("client", ClientKind::Naive)?,
             drift: k.uint("drift", 0, 10, 1)?,
             margin: k.uint("margin", 0, 10, 2)?,
             retry: k.uint("retry", 1, 10, 1)?,
-            pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
+            pause_window: k.word("pause_window", PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
         };

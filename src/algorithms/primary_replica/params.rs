@@ -3,6 +3,7 @@
 
 use super::PRIMARY;
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Id, Role};
 
 /// When the primary answers a granted `SET`.
@@ -15,6 +16,13 @@ pub enum Replication {
     Wait,
 }
 
+impl Words for Replication {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("async", Replication::Async),
+        ("wait", Replication::Wait),
+    ];
+}
+
 /// What the client knows about the lock's lifetime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClientKind {
@@ -24,6 +32,13 @@ pub enum ClientKind {
     /// Times its request, and uses the lock only while its validity lasts,
     /// as a Redlock client does with one instance.
     Validity,
+}
+
+impl Words for ClientKind {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("naive", ClientKind::Naive),
+        ("validity", ClientKind::Validity),
+    ];
 }
 
 /// The most replicas a scenario may have.
@@ -102,18 +117,10 @@ impl Params {
         let clients = k.uint("clients", 1, 4, 2)?;
         let replicas = k.uint("replicas", 1, MAX_REPLICAS, 1)?;
         let ttl = k.uint("ttl", 1, 30, 7)?;
-        let replication = k.choice(
-            "replication",
-            &[("async", Replication::Async), ("wait", Replication::Wait)],
-            Replication::Async,
-        )?;
+        let replication = k.word("replication", Replication::Async)?;
         let wait_replicas = k.optional_uint("wait_replicas", 1, MAX_REPLICAS)?;
         let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
-        let client = k.choice(
-            "client",
-            &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
-            ClientKind::Naive,
-        )?;
+        let client = k.word("client", ClientKind::Naive)?;
         let drift = k.optional_uint("drift", 0, 10)?;
         let margin = k.optional_uint("margin", 0, 10)?;
         let sentinels = k.uint("sentinels", 1, MAX_SENTINELS, 3)?;

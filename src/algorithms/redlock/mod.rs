@@ -40,6 +40,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod client;
@@ -66,6 +67,14 @@ pub enum Restart {
     Delayed,
 }
 
+impl Words for Restart {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("empty", Restart::Empty),
+        ("fsync", Restart::Fsync),
+        ("delayed", Restart::Delayed),
+    ];
+}
+
 /// Where a fencing token comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fencing {
@@ -79,6 +88,14 @@ pub enum Fencing {
     LockValue,
     /// A separate counter service (`INCR`), asked when the lock is won.
     Counter,
+}
+
+impl Words for Fencing {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("none", Fencing::None),
+        ("lock-value", Fencing::LockValue),
+        ("counter", Fencing::Counter),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -125,25 +142,9 @@ impl Params {
             margin: k.uint("margin", 0, 10, 2)?,
             retry: k.uint("retry", 1, 10, 3)?,
             retry_max: 0,
-            restart: k.choice(
-                "restart",
-                &[
-                    ("empty", Restart::Empty),
-                    ("fsync", Restart::Fsync),
-                    ("delayed", Restart::Delayed),
-                ],
-                Restart::Empty,
-            )?,
-            fencing: k.choice(
-                "fencing",
-                &[
-                    ("none", Fencing::None),
-                    ("lock-value", Fencing::LockValue),
-                    ("counter", Fencing::Counter),
-                ],
-                Fencing::None,
-            )?,
-            pause_window: k.choice("pause_window", &PauseWindow::CHOICES, PauseWindow::Any)?,
+            restart: k.word("restart", Restart::Empty)?,
+            fencing: k.word("fencing", Fencing::None)?,
+            pause_window: k.word("pause_window", PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
         };

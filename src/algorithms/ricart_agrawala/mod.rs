@@ -114,6 +114,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod describe;
@@ -128,6 +129,13 @@ pub enum Replies {
     Counter,
     /// A per-peer reply set; each REPLY names the request it answers.
     Tagged,
+}
+
+impl Words for Replies {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("counter", Replies::Counter),
+        ("tagged", Replies::Tagged),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -147,11 +155,7 @@ impl Params {
         let mut k = sc.system_keys();
         let p = Params {
             nodes: k.uint("nodes", 2, 5, 3)?,
-            replies: k.choice(
-                "replies",
-                &[("counter", Replies::Counter), ("tagged", Replies::Tagged)],
-                Replies::Counter,
-            )?,
+            replies: k.word("replies", Replies::Counter)?,
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
         };

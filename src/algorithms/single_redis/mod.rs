@@ -34,6 +34,7 @@ use super::one_server_world;
 use super::resource::{Resource, ResourceMsg};
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod client;
@@ -60,6 +61,14 @@ pub enum Command {
     SetNxPx,
 }
 
+impl Words for Command {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("setnx", Command::Setnx),
+        ("setnx-expire", Command::SetnxExpire),
+        ("set-nx-px", Command::SetNxPx),
+    ];
+}
+
 /// How a client gives the lock back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Release {
@@ -69,11 +78,25 @@ pub enum Release {
     CompareAndDelete,
 }
 
+impl Words for Release {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("del", Release::Del),
+        ("compare-and-delete", Release::CompareAndDelete),
+    ];
+}
+
 /// What survives a server restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Restart {
     Empty,
     Fsync,
+}
+
+impl Words for Restart {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("empty", Restart::Empty),
+        ("fsync", Restart::Fsync),
+    ];
 }
 
 /// How long a client believes it holds the lock.
@@ -84,6 +107,13 @@ pub enum ClientKind {
     /// While its validity (ttl − elapsed − drift) lasts, and once it has
     /// checked that more than `margin` is left, until its write is answered.
     Validity,
+}
+
+impl Words for ClientKind {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("naive", ClientKind::Naive),
+        ("validity", ClientKind::Validity),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -126,34 +156,14 @@ impl Params {
         let mut p = Params {
             clients: k.uint("clients", 1, 4, 2)?,
             ttl: k.uint("ttl", 1, 30, 4)?,
-            command: k.choice(
-                "command",
-                &[
-                    ("setnx", Command::Setnx),
-                    ("setnx-expire", Command::SetnxExpire),
-                    ("set-nx-px", Command::SetNxPx),
-                ],
-                Command::SetNxPx,
-            )?,
-            release: k.choice(
-                "release",
-                &[("del", Release::Del), ("compare-and-delete", Release::CompareAndDelete)],
-                Release::Del,
-            )?,
+            command: k.word("command", Command::SetNxPx)?,
+            release: k.word("release", Release::Del)?,
             watchdog: k.flag("watchdog", false)?,
             fencing: k.flag("fencing", false)?,
             retry: k.uint("retry", 1, 10, 1)?,
-            restart: k.choice(
-                "restart",
-                &[("empty", Restart::Empty), ("fsync", Restart::Fsync)],
-                Restart::Empty,
-            )?,
+            restart: k.word("restart", Restart::Empty)?,
             timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.choice(
-                "client",
-                &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)],
-                ClientKind::Naive,
-            )?,
+            client: k.word("client", ClientKind::Naive)?,
             drift: 1,
             margin: 2,
             acquisitions: sc.acquisitions,

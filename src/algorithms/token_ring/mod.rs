@@ -53,6 +53,7 @@ use super::resource::{Resource, ResourceMsg};
 use super::Layout;
 use crate::properties::{Lock, LockView};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod describe;
@@ -67,6 +68,13 @@ pub enum Regenerate {
     None,
     /// Makes a new token after `timeout` ticks without seeing one.
     Naive,
+}
+
+impl Words for Regenerate {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("none", Regenerate::None),
+        ("naive", Regenerate::Naive),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -90,11 +98,7 @@ impl Params {
         let mut k = sc.system_keys();
         let nodes = k.uint("nodes", 1, 5, 3)?;
         let rings = k.uint("rings", 1, 3, 1)?;
-        let regenerate = k.choice(
-            "regenerate",
-            &[("none", Regenerate::None), ("naive", Regenerate::Naive)],
-            Regenerate::None,
-        )?;
+        let regenerate = k.word("regenerate", Regenerate::None)?;
         let timeout = k.optional_uint("timeout", 1, 30)?;
         let work = k.uint("work", 0, 10, 0)?;
         k.finish()?;

@@ -2,6 +2,7 @@
 //! watches, the client, the session, and how they are read and checked.
 
 use super::*;
+use crate::words::Words;
 
 /// Which recipe the clients follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -10,6 +11,13 @@ pub enum Recipe {
     Lock,
     /// Shared Locks: `read-` and `write-` nodes.
     RwLock,
+}
+
+impl Words for Recipe {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("lock", Recipe::Lock),
+        ("rwlock", Recipe::RwLock),
+    ];
 }
 
 /// What a waiting client watches.
@@ -21,6 +29,13 @@ pub enum Watch {
     All,
 }
 
+impl Words for Watch {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("predecessor", Watch::Predecessor),
+        ("all", Watch::All),
+    ];
+}
+
 /// How a client learns that it lost its session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClientKind {
@@ -29,6 +44,13 @@ pub enum ClientKind {
     /// Also from its own clock: SUSPENDED after `suspend_after` ticks
     /// without an answer, as Apache Curator does.
     Curator,
+}
+
+impl Words for ClientKind {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("naive", ClientKind::Naive),
+        ("curator", ClientKind::Curator),
+    ];
 }
 
 /// The `[system]` parameters.
@@ -72,24 +94,12 @@ impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
         let mut k = sc.system_keys();
         let clients = k.uint("clients", 1, 4, 2)?;
-        let recipe = k.choice(
-            "recipe",
-            &[("lock", Recipe::Lock), ("rwlock", Recipe::RwLock)],
-            Recipe::Lock,
-        )?;
+        let recipe = k.word("recipe", Recipe::Lock)?;
         let readers = k.optional_uint("readers", 0, 4)?;
-        let watch = k.choice(
-            "watch",
-            &[("predecessor", Watch::Predecessor), ("all", Watch::All)],
-            Watch::Predecessor,
-        )?;
+        let watch = k.word("watch", Watch::Predecessor)?;
         let session_timeout = k.uint("session_timeout", 2, 30, 6)?;
         let ping = k.optional_uint("ping", 1, 29)?;
-        let client = k.choice(
-            "client",
-            &[("naive", ClientKind::Naive), ("curator", ClientKind::Curator)],
-            ClientKind::Naive,
-        )?;
+        let client = k.word("client", ClientKind::Naive)?;
         let suspend_after = k.optional_uint("suspend_after", 1, 30)?;
         let fencing = k.flag("fencing", false)?;
         let protection = k.flag("protection", true)?;
