@@ -28,6 +28,7 @@ mod etcd_lease;
 mod explore;
 mod fidelity;
 mod harmless;
+mod interrupts;
 mod itf;
 mod liveness;
 mod lock_table;
