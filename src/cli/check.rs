@@ -268,7 +268,11 @@ fn in_order(
                     // Ctrl-C skipped a scenario that a later one overtook:
                     // what did run is still shown, in order.
                     for (text, result) in std::mem::take(&mut done).into_values() {
-                        if !emit(text, result) {
+                        let go_on = match &display {
+                            Some(p) => p.suspend(|| emit(text, result)),
+                            None => emit(text, result),
+                        };
+                        if !go_on {
                             break;
                         }
                     }

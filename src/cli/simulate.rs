@@ -114,7 +114,7 @@ impl Job for SimJob<'_> {
             }
             opts.seed = seed;
             if self.check_determinism {
-                if let Err(e) = check_determinism(&world, &opts) {
+                if let Err(e) = check_determinism(&world, &opts, &self.interrupt) {
                     eprintln!("locksmith: {e}");
                     return 3;
                 }
@@ -188,7 +188,12 @@ impl Job for SimJob<'_> {
                 }
             }
         } else {
-            print_text(&summary, dir.map(PathBuf::as_path), self.check_determinism);
+            // Interrupted, not every run was compared.
+            print_text(
+                &summary,
+                dir.map(PathBuf::as_path),
+                self.check_determinism && !interrupted,
+            );
         }
         // The results are out; then the reason they are not on disk.
         if let Some(Err(e)) = written {

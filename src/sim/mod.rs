@@ -168,8 +168,9 @@ pub fn trace_of<A: Lock>(world: &World<A>, opts: &Options, run: u64) -> (Run, Ve
 
 /// `--check-determinism`: runs every run twice and compares the two
 /// traces' bytes (each action as trace.json writes it). `Err` names the
-/// first run and step that differ.
-pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options) -> Result<(), String> {
+/// first run and step that differ. Once `interrupt` is raised no run
+/// starts (`Ok`: no difference seen in the runs done).
+pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options, interrupt: &Interrupt) -> Result<(), String> {
     let mut walker = Walker::new(world, &opts.rates, opts.max_steps);
     let bytes = |trace: &[Action<A>]| -> Vec<String> {
         trace
@@ -177,7 +178,7 @@ pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options) -> Result<()
             .map(|a| serde_json::to_string(a).unwrap_or_default())
             .collect()
     };
-    for run in 0..opts.runs {
+    for run in (0..opts.runs).take_while(|_| !interrupt.requested()) {
         let (mut first, mut second) = (Vec::new(), Vec::new());
         walker.run(opts.seed, run, Some(&mut first));
         walker.run(opts.seed, run, Some(&mut second));
@@ -239,7 +240,7 @@ mod tests {
         let (a, ta) = trace_of(&w, &opts(1), 5);
         let (b, tb) = trace_of(&w, &opts(2), 5);
         assert_eq!((a, ta), (b, tb));
-        assert!(check_determinism(&w, &opts(1)).is_ok());
+        assert!(check_determinism(&w, &opts(1), &Interrupt::default()).is_ok());
     }
 
     /// Ctrl-C stops the runs; what was found until then is kept.

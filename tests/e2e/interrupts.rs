@@ -183,6 +183,27 @@ fn ctrl_c_during_simulate_writes_the_violations_found_and_exits_130() {
     assert!(runs > 0 && runs < 1_000_000_000, "{runs}");
     assert!(dir.join("trace.json").exists(), "the violation's trace is written");
     assert_eq!(partials(tmp.path()), Vec::<PathBuf>::new());
+
+    // Ctrl-C during --check-determinism's double runs stops them too.
+    let run = interrupted(
+        &args(
+            &[
+                "simulate",
+                "redis-ttl-gc-pause",
+                "--seed",
+                "8",
+                "--runs",
+                "1000000000",
+                "--check-determinism",
+            ],
+            tmp.path(),
+        ),
+        Duration::from_secs(2),
+    );
+    assert_eq!(run.code, 130, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("note: interrupted after "), "{}", run.stdout);
+    assert!(!run.stdout.contains("same trace twice"), "{}", run.stdout);
+    assert_eq!(partials(tmp.path()), Vec::<PathBuf>::new());
 }
 
 /// A temporary report a killed run left (its process gone) is removed by
