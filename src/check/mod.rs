@@ -93,8 +93,9 @@ pub struct Outcome<A: Program> {
     pub stopped: Option<String>,
     /// Why liveness was not checked, if it was not.
     pub liveness_skipped: Option<String>,
-    /// Whether the interrupt flag stopped the search (then `stopped` says
-    /// so too): the command exits 130 and keeps the previous report.
+    /// Whether the interrupt flag stopped the search, or the liveness pass
+    /// under symmetry (then `stopped`, or `liveness_skipped`, says so):
+    /// the command exits 130 and keeps the previous report.
     pub interrupted: bool,
 }
 
@@ -368,12 +369,13 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     // stores the lifted states, so it has a budget.
     let lifted = (symmetric && complete).then(|| {
         let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
-        quotient::lifts(world, &g, &seen, budget)
+        quotient::lifts(world, &g, &seen, budget, &opts.interrupt)
     });
     let liveness_skipped = match &lifted {
         Some(Err(why)) => Some(why.clone()),
         _ => None,
     };
+    interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
     let mut props = Vec::new();
     for prop in checked {
         let found = match prop {
