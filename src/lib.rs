@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod explore;
+pub mod interrupt;
 pub mod matrix;
 pub mod memory;
 #[cfg(test)]

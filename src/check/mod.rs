@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use liveness::Waiting;
 
+use crate::interrupt::Interrupt;
 use crate::memory;
 use crate::progress::Progress;
 use crate::properties::{safe, view, Lock, Prop};
@@ -41,6 +42,9 @@ pub struct Options {
     /// only; verdicts, counts, state numbers and traces are the same bytes
     /// whatever the number.
     pub threads: usize,
+    /// Raised by Ctrl-C (`interrupt::on_ctrl_c`): stops the search like a
+    /// timeout, and the outcome says it was [`Outcome::interrupted`].
+    pub interrupt: Interrupt,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -89,6 +93,10 @@ pub struct Outcome<A: Program> {
     pub stopped: Option<String>,
     /// Why liveness was not checked, if it was not.
     pub liveness_skipped: Option<String>,
+    /// Whether the interrupt flag stopped the search, or the liveness pass
+    /// under symmetry (then `stopped`, or `liveness_skipped`, says so):
+    /// the command exits 130 and keeps the previous report.
+    pub interrupted: bool,
 }
 
 impl<A: Program> Outcome<A> {
@@ -220,6 +228,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut generated = 0usize;
     let mut expanded = 0usize;
     let mut stopped = None;
+    let mut interrupted = false;
     // Depth-first search pops one state at a time: its next state depends
     // on what the last one discovered.
     let threads = if opts.dfs { 1 } else { opts.threads.max(1) };
@@ -263,6 +272,14 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         };
         let successors = expand.batch(&batch, threads);
         for (&(_, i), succs) in batch.iter().zip(successors) {
+            if opts.interrupt.requested() {
+                interrupted = true;
+                stopped = Some(format!(
+                    "interrupted after {} states; open verdicts are unknown",
+                    seen.len()
+                ));
+                break 'search;
+            }
             if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
                 stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
                 break 'search;
@@ -352,12 +369,13 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     // stores the lifted states, so it has a budget.
     let lifted = (symmetric && complete).then(|| {
         let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
-        quotient::lifts(world, &g, &seen, budget)
+        quotient::lifts(world, &g, &seen, budget, &opts.interrupt)
     });
     let liveness_skipped = match &lifted {
         Some(Err(why)) => Some(why.clone()),
         _ => None,
     };
+    interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
     let mut props = Vec::new();
     for prop in checked {
         let found = match prop {
@@ -395,6 +413,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         events,
         stopped,
         liveness_skipped,
+        interrupted,
     }
 }
 
@@ -615,9 +634,39 @@ fn walk<A: Program>(
 mod tests {
     use std::path::Path;
 
-    use super::{random, strongly_fair};
+    use super::{check, random, strongly_fair, Options};
     use crate::algorithms::single_redis;
+    use crate::interrupt::Interrupt;
+    use crate::scenario::Verdict;
     use crate::world::Action;
+
+    /// Ctrl-C stops the search where a timeout would, and says so.
+    #[test]
+    fn an_interrupt_stops_the_search_with_open_verdicts_unknown() {
+        let sc = crate::catalog::open("redis-ttl-gc-pause").expect("bundled");
+        let world = single_redis::world(&sc).expect("builds");
+        let interrupt = Interrupt::default();
+        interrupt.request();
+        let out = check(
+            &world,
+            &Options {
+                interrupt,
+                ..Options::default()
+            },
+        );
+        assert!(out.interrupted);
+        assert_eq!(
+            out.stopped.as_deref(),
+            Some("interrupted after 1 states; open verdicts are unknown")
+        );
+        assert!(
+            out.props.iter().all(|p| p.verdict == Verdict::Unknown),
+            "{:?}",
+            out.props
+        );
+        let whole = check(&world, &Options::default());
+        assert!(!whole.interrupted && whole.stopped.is_none());
+    }
 
     /// Time is strongly fair (README, "Time is strongly fair"); a message's
     /// delivery is only weakly fair, and so is a client's own step.

@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Lasso, Waiting};
+use crate::interrupt::Interrupt;
 use crate::properties::Lock;
 use crate::world::{Action, World, WorldState};
 
@@ -44,13 +45,18 @@ pub struct Lift<A: Lock> {
     pub proj: Vec<u32>,
 }
 
+/// Why liveness was not decided when Ctrl-C came during the lifts.
+pub const INTERRUPTED: &str = "interrupted during the liveness pass; liveness verdicts are unknown";
+
 /// Lifts every quotient component that could hold a violating loop, or
-/// says why not: the lifts together would exceed `budget` full states.
+/// says why not: the lifts together would exceed `budget` full states, or
+/// `interrupt` was raised (a lift can take as long as a search).
 pub fn lifts<A: Lock>(
     world: &World<A>,
     g: &Graph,
     seen: &FingerprintMap<u32>,
     budget: usize,
+    interrupt: &Interrupt,
 ) -> Result<Vec<Lift<A>>, String> {
     let n = g.facts.len() as u32;
     let waits = |s: u32| g.facts[s as usize].wanting != 0;
@@ -58,7 +64,15 @@ pub fn lifts<A: Lock>(
     let mut out = Vec::new();
     let mut total = 0usize;
     for looping in liveness::looping(g, n, &inside) {
-        let lift = lift(world, g, seen, &looping.members, looping.entry, budget - total)?;
+        let lift = lift(
+            world,
+            g,
+            seen,
+            &looping.members,
+            looping.entry,
+            budget - total,
+            interrupt,
+        )?;
         total += lift.states.len();
         out.push(lift);
     }
@@ -82,6 +96,7 @@ fn lift<A: Lock>(
     members: &BTreeSet<u32>,
     root: u32,
     budget: usize,
+    interrupt: &Interrupt,
 ) -> Result<Lift<A>, String> {
     let start = {
         let path = g.path_to(root);
@@ -101,6 +116,9 @@ fn lift<A: Lock>(
     let mut edges: Vec<Pending> = Vec::new();
     let mut actions: Vec<Action<A>> = Vec::new();
     while let Some(i) = queue.pop_front() {
+        if interrupt.requested() {
+            return Err(INTERRUPTED.to_string());
+        }
         actions.clear();
         world.enabled(&states[i as usize], &mut actions);
         for (k, a) in actions.drain(..).enumerate() {

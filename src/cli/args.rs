@@ -1,13 +1,13 @@
 //! The command line's grammar: every command, flag and help text, and the
 //! parsers that say which values a flag allows, so that a bad value is
-//! refused by clap in one place, in the words of [`usage_sentence`].
+//! refused by clap in one place, in the words of [`usage_error`].
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::matrix;
 
@@ -27,7 +27,8 @@ use crate::matrix;
   locksmith explore redlock-no-fsync      # stateright's web explorer on 127.0.0.1:3000
 
 Exit codes: 0 as expected, 1 a verdict differs, 2 bad input or usage,
-3 a bound stopped a check before a verdict (see each command's --help)."
+3 a bound stopped a check before a verdict, 130 Ctrl-C stopped a check or
+a simulation (see each command's --help)."
 )]
 pub(super) struct Cli {
     #[command(subcommand)]
@@ -58,8 +59,11 @@ pub(super) enum Command {
   locksmith check ./my-lock.toml --reports /tmp/reports
 
 Exit codes: 0 every verdict as expected; 1 a verdict differs from the
-expectation; 2 bad input or usage (nothing written); 3 a bound, timeout or
-the memory bound stopped a check before a verdict.")]
+expectation; 2 bad input or usage, or a reports folder that cannot be
+written (nothing written), or a report that failed to be written after
+the search (the verdicts are printed first); 3 a bound, timeout or the
+memory bound stopped a check before a verdict; 130 Ctrl-C stopped it (the
+verdicts so far are printed, the previous report is kept).")]
     Check {
         /// Bundled scenario names, names of files in ./scenarios/, or paths
         /// to scenario files.
@@ -120,7 +124,8 @@ Each scenario is checked as `check` checks it, and its reports are written
 too, so the table's links lead to its traces. Exit codes as `check`'s: 0
 every verdict as expected; 1 a verdict differs (the table is still
 written, with what the checker found); 2 bad input or usage (nothing
-written); 3 a bound stopped a check before a verdict.")]
+written); 3 a bound stopped a check before a verdict; 130 Ctrl-C stopped
+it (no table written).")]
     Matrix {
         /// Bundled scenario names, names of files in ./scenarios/, or paths
         /// to scenario files [default: every bundled scenario].
@@ -164,8 +169,11 @@ Simulation checks the safety properties only.
 
 Exit codes: 0 no violation the scenario does not expect, and every
 expected safety violation found; 1 a violation the scenario does not
-expect; 2 bad input or usage (nothing written); 3 an expected violation
-was not found in the runs, or --check-determinism saw a run differ.")]
+expect; 2 bad input or usage, or a reports folder that cannot be written
+(nothing written), or a report that failed to be written after the runs
+(the results are printed first); 3 an expected violation was not found in
+the runs, or --check-determinism saw a run differ; 130 Ctrl-C stopped the
+runs (what they found is printed and written).")]
     Simulate {
         /// A bundled scenario name, the name of a file in ./scenarios/, or
         /// a path to a scenario file.
@@ -341,31 +349,61 @@ it wrote).")]
     },
 }
 
-/// A flag's value error as one sentence in locksmith's words: `--threads 0
-/// is not allowed; allowed: a whole number of threads from 1 to 256`; any
-/// other usage error as clap's first line.
-pub(super) fn usage_sentence(e: &clap::Error) -> String {
+/// What `main` prints for a usage error: clap's whole message, for what
+/// it names (the arguments missing, a similar subcommand or flag, the
+/// values allowed) and its usage line, after locksmith's own prefix; a
+/// flag's bad value as one sentence in locksmith's words (`--threads 0 is
+/// not allowed; allowed: a whole number of threads from 1 to 256`); and,
+/// in place of clap's "try '--help'", the help of the command at fault
+/// (`see `locksmith simulate --help``). `args` is the command line the
+/// error came from, program name first.
+pub(super) fn usage_error(e: &clap::Error, args: &[String]) -> String {
+    let text = e.render().to_string();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with("For more information, try"))
+        .map(str::to_string)
+        .collect();
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    if let Some(first) = lines.first_mut() {
+        *first = value_sentence(e).unwrap_or_else(|| first.strip_prefix("error: ").unwrap_or(first).to_string());
+    }
+    let command = Cli::command();
+    let sub = args
+        .iter()
+        .skip(1)
+        .find(|a| command.get_subcommands().any(|c| c.get_name() == a.as_str()));
+    let help = match sub {
+        Some(sub) => format!("see `locksmith {sub} --help`"),
+        None => "see `locksmith --help`".to_string(),
+    };
+    lines.push(String::new());
+    lines.push(help);
+    lines.join("\n")
+}
+
+/// A flag's bad value (a value parser's refusal) as one sentence, or
+/// `None` for any other error.
+fn value_sentence(e: &clap::Error) -> Option<String> {
     let ctx = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => Some(s.as_str()),
         _ => None,
     };
-    if e.kind() == ErrorKind::ValueValidation {
-        let source = std::error::Error::source(e).map(ToString::to_string);
-        if let (Some(arg), Some(value), Some(allowed)) =
-            (ctx(ContextKind::InvalidArg), ctx(ContextKind::InvalidValue), source)
-        {
-            let flag = arg.split_whitespace().next().unwrap_or(arg);
-            let value = if value.is_empty() || value.contains(char::is_whitespace) {
-                format!("{value:?}")
-            } else {
-                value.to_string()
-            };
-            return format!("{flag} {value} is not allowed; allowed: {allowed}");
-        }
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
     }
-    let text = e.to_string();
-    let first = text.lines().next().unwrap_or_default();
-    first.strip_prefix("error: ").unwrap_or(first).to_string()
+    let allowed = std::error::Error::source(e).map(ToString::to_string)?;
+    let arg = ctx(ContextKind::InvalidArg)?;
+    let value = ctx(ContextKind::InvalidValue)?;
+    let flag = arg.split_whitespace().next().unwrap_or(arg);
+    let value = if value.is_empty() || value.contains(char::is_whitespace) {
+        format!("{value:?}")
+    } else {
+        value.to_string()
+    };
+    Some(format!("{flag} {value} is not allowed; allowed: {allowed}"))
 }
 
 /// `--threads`: a whole number from 1 to 256.
@@ -431,13 +469,56 @@ pub(super) fn parse_size(text: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// The sentence `main` prints for `args`, which must not parse.
-    fn refusal(args: &[&str]) -> String {
-        let argv = std::iter::once("locksmith").chain(args.iter().copied());
-        match Cli::try_parse_from(argv) {
+    /// The message `main` prints for `args`, which must not parse.
+    fn message(args: &[&str]) -> String {
+        let argv: Vec<String> = std::iter::once("locksmith")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        match Cli::try_parse_from(&argv) {
             Ok(_) => panic!("{args:?} parsed"),
-            Err(e) => usage_sentence(&e),
+            Err(e) => usage_error(&e, &argv),
         }
+    }
+
+    /// The message's first line: what is wrong.
+    fn refusal(args: &[&str]) -> String {
+        message(args).lines().next().unwrap_or_default().to_string()
+    }
+
+    /// clap's whole message is kept: what it names, its tips and its
+    /// usage line, ending with the help of the command at fault.
+    #[test]
+    fn a_usage_error_keeps_what_clap_names_and_points_at_the_commands_help() {
+        let missing = message(&["simulate"]);
+        assert!(
+            missing.starts_with("the following required arguments were not provided:"),
+            "{missing}"
+        );
+        assert!(missing.contains("<SCENARIO>"), "{missing}");
+        assert!(missing.contains("Usage: locksmith simulate"), "{missing}");
+        assert!(missing.ends_with("\n\nsee `locksmith simulate --help`"), "{missing}");
+        assert!(
+            !missing.contains("error:") && !missing.contains("try '--help'"),
+            "{missing}"
+        );
+        let typo = message(&["chek"]);
+        assert!(
+            typo.contains("'chek'") && typo.contains("a similar subcommand exists: 'check'"),
+            "{typo}"
+        );
+        assert!(typo.ends_with("see `locksmith --help`"), "{typo}");
+        let flag = message(&["check", "x", "--max-state", "5"]);
+        assert!(flag.contains("a similar argument exists: '--max-states'"), "{flag}");
+        assert!(flag.ends_with("see `locksmith check --help`"), "{flag}");
+        let format = message(&["simulate", "x", "--format", "yaml"]);
+        assert!(
+            format.contains("'yaml'") && format.contains("[possible values: text, json]"),
+            "{format}"
+        );
+        assert!(format.ends_with("see `locksmith simulate --help`"), "{format}");
+        let threads = message(&["check", "x", "--threads", "0"]);
+        assert!(threads.ends_with("see `locksmith check --help`"), "{threads}");
     }
 
     #[test]
@@ -468,6 +549,11 @@ mod tests {
         assert!(refusal(&["check", "x", "--timeout", "1e300"]).starts_with("--timeout 1e300 is not allowed"));
         assert!(refusal(&["check", "x", "--max-memory", ""]).starts_with("--max-memory \"\" is not allowed"));
         assert!(refusal(&["chek"]).contains("chek"), "{}", refusal(&["chek"]));
+        assert_eq!(
+            message(&["check", "x", "--jobs", "0"]).lines().count(),
+            3,
+            "no usage block for a value"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
 use crate::check::{check, Options};
+use crate::interrupt;
 use crate::progress::Progress;
 use crate::properties::Lock;
 use crate::report::{self, Summary};
@@ -81,7 +82,11 @@ pub(super) fn check_paths(
     check_loaded(scenarios, opts, format, reports, jobs, index)
 }
 
-/// [`check_paths`] on scenarios already loaded.
+/// [`check_paths`] on scenarios already loaded. The reports folder is
+/// tried first, so that a long search does not end in a write error; one
+/// that fails later anyway still prints its verdicts, then the error, and
+/// exits 2. Ctrl-C stops the running checks (their verdicts so far are
+/// printed, their reports not written) and skips the rest: exit 130.
 pub(super) fn check_loaded(
     scenarios: Vec<Scenario>,
     opts: &Options,
@@ -90,7 +95,11 @@ pub(super) fn check_loaded(
     jobs: Option<usize>,
     index: bool,
 ) -> (Vec<(Scenario, Summary)>, i32) {
-    let (mut differ, mut unknown, mut agree) = (0, 0, 0);
+    if let Some(Err(e)) = reports.map(report::writable) {
+        eprintln!("locksmith: {e}");
+        return (Vec::new(), 2);
+    }
+    let (mut differ, mut unknown, mut agree, mut interrupted) = (0, 0, 0, 0);
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
     let mut failed = false;
     let mut summaries = Vec::new();
@@ -99,7 +108,8 @@ pub(super) fn check_loaded(
         match result {
             // A definite verdict against the expectation outweighs any
             // verdict a bound left open (docs/design.md §9).
-            Ok(summary) => {
+            Ok(checked) => {
+                let summary = checked.summary;
                 if summary.differs() {
                     differ += 1;
                 } else if summary.has_unknown() {
@@ -107,7 +117,12 @@ pub(super) fn check_loaded(
                 } else {
                     agree += 1;
                 }
+                interrupted += usize::from(checked.interrupted);
                 summaries.push(summary);
+                if let Some(e) = checked.write_error {
+                    eprintln!("locksmith: {e}");
+                    failed = true;
+                }
             }
             Err(e) => {
                 eprintln!("locksmith: {e}");
@@ -118,6 +133,18 @@ pub(super) fn check_loaded(
     });
     if failed {
         return (Vec::new(), 2);
+    }
+    // Interrupted, or scenarios skipped: no index, and exit 130 whatever
+    // the verdicts (docs/design.md §9).
+    let finished = summaries.len() - interrupted;
+    if finished < scenarios.len() {
+        if format == Format::Text {
+            say!(
+                "interrupted: {finished} of {} scenarios checked ({agree} as expected, {differ} differ); reports of the interrupted ones not written",
+                scenarios.len()
+            );
+        }
+        return (Vec::new(), interrupt::EXIT_CODE);
     }
     // Every bundled scenario was checked: index them beside their reports.
     if let (true, Some(root)) = (index, reports) {
@@ -146,6 +173,16 @@ pub(super) fn check_loaded(
     (scenarios.into_iter().zip(summaries).collect(), code)
 }
 
+/// One scenario's check as [`in_order`] hands it on.
+struct Checked {
+    summary: Summary,
+    /// Ctrl-C stopped the search (its report was not written).
+    interrupted: bool,
+    /// Why its report could not be written; its verdicts are printed all
+    /// the same.
+    write_error: Option<String>,
+}
+
 /// Checks `scenarios` on up to `jobs` threads and hands `emit` each one's
 /// printed text and summary in the scenarios' order, as soon as it and
 /// every scenario before it are done, so the output is the same bytes
@@ -160,7 +197,7 @@ fn in_order(
     opts: &Options,
     format: Format,
     reports: Option<&Path>,
-    mut emit: impl FnMut(String, Result<Summary, String>) -> bool,
+    mut emit: impl FnMut(String, Result<Checked, String>) -> bool,
 ) {
     let jobs = jobs.clamp(1, scenarios.len().max(1));
     let mut quiet = opts.clone();
@@ -173,14 +210,14 @@ fn in_order(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let running = Mutex::new(BTreeSet::new());
-    let (tx, rx) = mpsc::channel::<(usize, String, Result<Summary, String>)>();
+    let (tx, rx) = mpsc::channel::<(usize, String, Result<Checked, String>)>();
     thread::scope(|scope| {
         for _ in 0..jobs {
             let tx = tx.clone();
             let (next, stop, running) = (&next, &stop, &running);
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= scenarios.len() || stop.load(Ordering::SeqCst) {
+                if i >= scenarios.len() || stop.load(Ordering::SeqCst) || quiet.interrupt.requested() {
                     break;
                 }
                 lock(running).insert(i);
@@ -227,7 +264,20 @@ fn in_order(
                         p.note(&format!("checking {}", now.join(", ")));
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // Ctrl-C skipped a scenario that a later one overtook:
+                    // what did run is still shown, in order.
+                    for (text, result) in std::mem::take(&mut done).into_values() {
+                        let go_on = match &display {
+                            Some(p) => p.suspend(|| emit(text, result)),
+                            None => emit(text, result),
+                        };
+                        if !go_on {
+                            break;
+                        }
+                    }
+                    return;
+                }
             }
         }
     });
@@ -248,7 +298,7 @@ struct CheckJob<'a> {
 }
 
 impl Job for CheckJob<'_> {
-    type Output = Result<Summary, String>;
+    type Output = Result<Checked, String>;
 
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Self::Output {
         if let Some(p) = &self.opts.progress {
@@ -260,16 +310,21 @@ impl Job for CheckJob<'_> {
         }
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
         summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);
-        if self.reports.is_none() {
+        // An interrupted check keeps the previous report: a half-done
+        // search is no replacement for a finished one.
+        let root = self.reports.filter(|_| !outcome.interrupted);
+        if root.is_none() {
             // No file to name: the trace was never written.
             summary.properties.iter_mut().for_each(|p| p.trace = None);
         }
-        let dir = match self.reports {
-            Some(root) => Some(
-                report::write(root, sc, &world, &outcome, &summary)
-                    .map_err(|e| format!("cannot write the report for {} under {}: {e}", sc.name, root.display()))?,
-            ),
-            None => None,
+        let written = root.map(|root| {
+            report::write(root, sc, &world, &outcome, &summary)
+                .map_err(|e| format!("cannot write the report for {} under {}: {e}", sc.name, root.display()))
+        });
+        let (dir, write_error) = match written {
+            Some(Ok(dir)) => (Some(dir), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
         };
         match self.format {
             Format::Json => {
@@ -281,7 +336,11 @@ impl Job for CheckJob<'_> {
             }
             Format::Text => print_text(self.text, &summary, dir.as_deref()),
         }
-        Ok(summary)
+        Ok(Checked {
+            summary,
+            interrupted: outcome.interrupted,
+            write_error,
+        })
     }
 }
 

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::check::Options;
+use crate::interrupt;
 use crate::matrix;
 use crate::scenario::{self, Scenario};
 
@@ -30,8 +31,9 @@ pub(super) fn matrix_cmd(
         names.iter().map(|n| scenario::find(n)).collect()
     };
     let (checked, code) = check_paths(paths, opts, Format::Text, Some(reports), false, jobs, names.is_empty());
-    if code == 2 {
-        return 2;
+    // Bad input, or Ctrl-C: no table from a partial set of verdicts.
+    if code == 2 || code == interrupt::EXIT_CODE {
+        return code;
     }
     let bundled: Vec<&Scenario> = checked.iter().map(|(sc, _)| sc).filter(|sc| sc.bundled).collect();
     let full = match full {
@@ -54,8 +56,8 @@ pub(super) fn matrix_cmd(
                 generated.len()
             );
             let (checked, gcode) = check_loaded(generated, &bounded, Format::Text, Some(reports), jobs, false);
-            if gcode == 2 {
-                return 2;
+            if gcode == 2 || gcode == interrupt::EXIT_CODE {
+                return gcode;
             }
             Some(matrix::Full {
                 generated: checked,

@@ -2,9 +2,13 @@
 //! module per command does the work, and [`main`] maps each command to its
 //! module and every outcome to an exit code. Exit codes: 0 every verdict
 //! as expected, 1 a verdict differs from the expectation, 2 bad input or
-//! usage, 3 a bound or timeout stopped a check before a verdict. A definite
-//! verdict that differs from the expectation is 1 even when another
-//! property is still unknown.
+//! usage (before any search: the reports folder is tried first), or reports
+//! that could not be written (after the verdicts are printed), 3 a bound or
+//! timeout stopped a check before a verdict, 130 Ctrl-C stopped a check or
+//! a simulation ([`crate::interrupt`]: the verdicts found so far are
+//! printed; a check keeps its previous report, a simulation writes what it
+//! found). A definite verdict that differs from the expectation is 1 even
+//! when another property is still unknown; 130 outweighs every verdict.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,6 +16,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::check::Options;
+use crate::interrupt;
 use crate::memory;
 use crate::progress::{self, Progress};
 use crate::trace::replay_file;
@@ -33,15 +38,14 @@ mod list;
 mod matrix;
 mod simulate;
 
-use args::{usage_sentence, Cli, Command, Format, DEFAULT_MEMORY};
+use args::{usage_error, Cli, Command, Format, DEFAULT_MEMORY};
 
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            // One sentence with locksmith's own prefix, like every other
-            // error (clap's adds a usage block and its own `error:`).
-            eprintln!("locksmith: {}; see `locksmith --help`", usage_sentence(&e));
+            let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+            eprintln!("locksmith: {}", usage_error(&e, &args));
             return 2;
         }
         Err(e) => {
@@ -77,6 +81,7 @@ pub fn main() -> i32 {
                 max_memory: Some(max_memory),
                 progress: Some(Progress::search("check")),
                 threads,
+                interrupt: interrupt::on_ctrl_c(),
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
@@ -100,6 +105,7 @@ pub fn main() -> i32 {
                 max_memory: Some(default_memory()),
                 progress: Some(Progress::search("matrix")),
                 threads: 1,
+                interrupt: interrupt::on_ctrl_c(),
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             matrix::matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states))
@@ -128,6 +134,7 @@ pub fn main() -> i32 {
                 check_determinism,
                 json: format == Format::Json,
                 reports: (!no_reports).then_some(reports.as_path()),
+                interrupt: interrupt::on_ctrl_c(),
             };
             simulate::simulate_cmd(&scenario, job)
         }

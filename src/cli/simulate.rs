@@ -1,15 +1,19 @@
 //! `locksmith simulate`: seeded random walks, shrinking, the sim report
 //! and its replay line (docs/design.md §6). Exit codes: 0 no violation the
 //! scenario does not expect and every expected safety violation found;
-//! 1 a violation it does not expect; 2 bad input or usage; 3 an expected
-//! violation not found in the runs, or a run that is not deterministic.
+//! 1 a violation it does not expect; 2 bad input or usage, or a report
+//! that could not be written (the results are printed first); 3 an
+//! expected violation not found in the runs, or a run that is not
+//! deterministic; 130 Ctrl-C stopped the runs (what they found is printed
+//! and written all the same).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
 use crate::check::Counterexample;
+use crate::interrupt::{self, Interrupt};
 use crate::progress::{self, Progress};
 use crate::properties::{Lock, Prop};
 use crate::report::sim::{self, Found, SimSummary};
@@ -29,6 +33,8 @@ pub struct SimJob<'a> {
     pub check_determinism: bool,
     pub json: bool,
     pub reports: Option<&'a Path>,
+    /// Raised by Ctrl-C: no run starts after it.
+    pub interrupt: Interrupt,
 }
 
 pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
@@ -83,6 +89,12 @@ impl Job for SimJob<'_> {
             }
             None => (self.seed, self.seed + 1),
         };
+        // Before the runs, not after them: a folder that cannot take the
+        // report is bad input.
+        if let Some(Err(e)) = self.reports.map(crate::report::writable) {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
         let mut opts = Options {
             seed: seeds.0,
             runs: self.runs,
@@ -97,14 +109,17 @@ impl Job for SimJob<'_> {
         let total = self.runs.saturating_mul(seeds.1.saturating_sub(seeds.0));
         let progress = Progress::count(&sc.name, total, "runs");
         for seed in seeds.0..seeds.1 {
+            if self.interrupt.requested() {
+                break;
+            }
             opts.seed = seed;
             if self.check_determinism {
-                if let Err(e) = check_determinism(&world, &opts) {
+                if let Err(e) = check_determinism(&world, &opts, &self.interrupt) {
                     eprintln!("locksmith: {e}");
                     return 3;
                 }
             }
-            let o = simulate_with(&world, &opts, Some(&progress));
+            let o = simulate_with(&world, &opts, Some(&progress), &self.interrupt);
             for (f, run) in firsts.iter_mut().zip(o.found.iter().map(|x| x.1)) {
                 if let (None, Some(run)) = (*f, run) {
                     *f = Some((seed, run));
@@ -137,7 +152,14 @@ impl Job for SimJob<'_> {
             })
             .collect();
         opts.seed = seeds.0;
+        let interrupted = out.runs < total;
         let mut summary = SimSummary::new(sc, &opts, &out, &found);
+        if interrupted {
+            // Said in summary.json too: its counts are of the runs done.
+            summary
+                .notes
+                .push(format!("interrupted after {} of {total} runs", out.runs));
+        }
         if self.seed_range.is_some() {
             summary.seed_range = Some([seeds.0, seeds.1]);
             summary.runs_per_seed = Some(self.runs);
@@ -147,20 +169,16 @@ impl Job for SimJob<'_> {
                 }
             }
         }
-        let dir = match self.reports {
-            Some(root) => match sim::write(root, sc, &world, &summary, &found) {
-                Ok(dir) => Some(dir),
-                Err(e) => {
-                    eprintln!(
-                        "locksmith: cannot write the simulation report for {} under {}: {e}",
-                        sc.name,
-                        root.display()
-                    );
-                    return 2;
-                }
-            },
-            None => None,
-        };
+        let written = self.reports.map(|root| {
+            sim::write(root, sc, &world, &summary, &found).map_err(|e| {
+                format!(
+                    "cannot write the simulation report for {} under {}: {e}",
+                    sc.name,
+                    root.display()
+                )
+            })
+        });
+        let dir = written.as_ref().and_then(|w| w.as_ref().ok());
         if self.json {
             match serde_json::to_string(&summary) {
                 Ok(line) => say!("{line}"),
@@ -170,9 +188,21 @@ impl Job for SimJob<'_> {
                 }
             }
         } else {
-            print_text(&summary, dir.as_deref(), self.check_determinism);
+            // Interrupted, not every run was compared.
+            print_text(
+                &summary,
+                dir.map(PathBuf::as_path),
+                self.check_determinism && !interrupted,
+            );
         }
-        if !summary.unexpected().is_empty() {
+        // The results are out; then the reason they are not on disk.
+        if let Some(Err(e)) = written {
+            eprintln!("locksmith: {e}");
+            return 2;
+        }
+        if interrupted {
+            interrupt::EXIT_CODE
+        } else if !summary.unexpected().is_empty() {
             1
         } else if !summary.missed().is_empty() {
             3

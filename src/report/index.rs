@@ -88,6 +88,7 @@ fn escape(s: &str) -> String {
 /// file first, then renamed over the old one.
 pub fn write(root: &Path, summaries: &[Summary]) -> std::io::Result<()> {
     std::fs::create_dir_all(root)?;
+    super::sweep_stale(root);
     let partial = root.join(format!(".{FILE}.partial-{}", std::process::id()));
     write_synced(&partial, &index_md(summaries))?;
     std::fs::rename(&partial, root.join(FILE)).inspect_err(|_| {

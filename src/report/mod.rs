@@ -199,16 +199,78 @@ pub fn write<A: Lock>(
     let dir = root.join(catalog::report_key(sc));
     let parent = dir.parent().unwrap_or(root);
     std::fs::create_dir_all(parent)?;
-    let partial = parent.join(format!(".{}.partial-{}", sc.name, std::process::id()));
-    let _ = std::fs::remove_dir_all(&partial);
-    std::fs::create_dir_all(&partial)?;
-    let written = write_files(&partial, &dir, sc, world, outcome, summary);
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&partial);
-        return Err(e);
-    }
-    swap_into_place(&partial, &dir)?;
+    let partial = partial_dir(parent, &sc.name)?;
+    write_files(partial.path(), &dir, sc, world, outcome, summary)?;
+    swap_into_place(partial.path(), &dir)?;
     Ok(dir)
+}
+
+/// A new folder `.NAME.partial-PID.XXXXXX` in `parent` to write a report
+/// into before it is swapped into place. It is removed when dropped, so
+/// no early return leaves it behind (after the swap it is gone already);
+/// the PID in its name lets a later run sweep away one that a killed
+/// process left ([`sweep_stale`], called here first).
+pub(crate) fn partial_dir(parent: &Path, name: &str) -> std::io::Result<tempfile::TempDir> {
+    sweep_stale(parent);
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}.partial-{}.", std::process::id()))
+        .tempdir_in(parent)
+}
+
+/// Removes the temporary report files and folders (`.NAME.partial-PID...`)
+/// in `dir` whose process is no longer running: a run killed while it
+/// wrote (a second Ctrl-C, SIGKILL, a power cut) leaves one, and no later
+/// run would otherwise ever remove it. Where a process's liveness cannot be
+/// read (no `/proc`), nothing is removed.
+pub(crate) fn sweep_stale(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = stale_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let path = entry.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
+
+/// The PID in the name of a temporary report file or folder:
+/// `.NAME.partial-PID`, optionally followed by `.` and anything.
+fn stale_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, after) = rest.rsplit_once(".partial-")?;
+    let digits = after.split('.').next()?;
+    digits.parse().ok()
+}
+
+/// Whether reports can be written under `root`, asked before a search so
+/// that a long run does not end in a write error: `Err` is one sentence
+/// naming the path and why. Creates `root` when it is missing.
+pub fn writable(root: &Path) -> Result<(), String> {
+    let shown = root.display();
+    if let Some(file) = root.ancestors().find(|a| a.is_file()) {
+        return Err(if file == root {
+            format!("cannot write reports under {shown}: it is a file, not a folder")
+        } else {
+            format!(
+                "cannot write reports under {shown}: {} is a file, not a folder",
+                file.display()
+            )
+        });
+    }
+    std::fs::create_dir_all(root).map_err(|e| format!("cannot create the reports folder {shown}: {e}"))?;
+    tempfile::tempfile_in(root)
+        .map(drop)
+        .map_err(|e| format!("cannot write reports under {shown}: {e}"))
 }
 
 /// Writes the report's files into `into`; paths inside them name `dir`,
@@ -285,7 +347,7 @@ pub(crate) fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::swap_into_place;
+    use super::{partial_dir, stale_pid, swap_into_place, sweep_stale, writable};
     use std::fs;
 
     fn temp(name: &str) -> std::path::PathBuf {
@@ -335,6 +397,92 @@ mod tests {
         let err = swap_into_place(&root.join(".s.partial-1"), &dir);
         assert!(err.is_err());
         assert_eq!(fs::read_to_string(dir.join("trace.md")).expect("old file"), "old");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_pid_of_a_temporary_report_is_read_from_its_name() {
+        assert_eq!(stale_pid(".redis-fencing.partial-123"), Some(123));
+        assert_eq!(stale_pid(".redis-fencing.partial-123.Ab3xYz"), Some(123));
+        assert_eq!(stale_pid(".sim-1..5.partial-77.old"), Some(77));
+        assert_eq!(stale_pid(".README.md.partial-9"), Some(9));
+        for other in [
+            "redis-fencing",
+            ".partial",
+            ".x.partial-",
+            ".x.partial-abc",
+            "x.partial-1",
+        ] {
+            assert_eq!(stale_pid(other), None, "{other}");
+        }
+    }
+
+    /// A folder a dead process left is swept; a live process's, and
+    /// anything else, stays.
+    #[test]
+    fn stale_temporary_reports_of_dead_processes_are_swept() {
+        let root = temp("sweep");
+        let mut child = std::process::Command::new("true").spawn().expect("run true");
+        let dead = child.id();
+        child.wait().expect("true ends");
+        let stale = root.join(format!(".s.partial-{dead}"));
+        fs::create_dir_all(stale.join("inner")).expect("stale");
+        fs::write(root.join(format!(".README.md.partial-{dead}")), "x").expect("stale file");
+        let live = root.join(".s.partial-1");
+        fs::create_dir_all(&live).expect("pid 1 lives");
+        fs::create_dir_all(root.join("s")).expect("a report");
+        sweep_stale(&root);
+        let mut left: Vec<String> = fs::read_dir(&root)
+            .expect("root")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".s.partial-1", "s"]);
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_partial_folder_is_removed_when_dropped() {
+        let root = temp("drop");
+        let partial = partial_dir(&root, "s").expect("made");
+        let name = partial
+            .path()
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            name.starts_with(&format!(".s.partial-{}.", std::process::id())),
+            "{name}"
+        );
+        fs::write(partial.path().join("summary.json"), "x").expect("write");
+        drop(partial);
+        assert_eq!(fs::read_dir(&root).expect("root").count(), 0);
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_reports_path_that_is_a_file_is_refused_in_one_sentence() {
+        let root = temp("writable");
+        let file = root.join("taken");
+        fs::write(&file, "x").expect("a file");
+        let said = writable(&file).expect_err("a file");
+        assert_eq!(
+            said,
+            format!(
+                "cannot write reports under {}: it is a file, not a folder",
+                file.display()
+            )
+        );
+        let below = file.join("reports");
+        let said = writable(&below).expect_err("below a file");
+        assert!(
+            said.ends_with(&format!("{} is a file, not a folder", file.display())),
+            "{said}"
+        );
+        let fresh = root.join("new").join("reports");
+        assert_eq!(writable(&fresh), Ok(()));
+        assert_eq!(fs::read_dir(&fresh).expect("created").count(), 0, "the probe is gone");
         let _ = fs::remove_dir_all(&root);
     }
 }

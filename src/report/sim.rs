@@ -216,38 +216,31 @@ pub fn write<A: Lock>(
     let dir = root.join(catalog::report_key(sc)).join(dir_name(summary));
     let parent = dir.parent().unwrap_or(root);
     std::fs::create_dir_all(parent)?;
-    let partial = parent.join(format!(".{}.partial-{}", dir_name(summary), std::process::id()));
-    let _ = std::fs::remove_dir_all(&partial);
-    std::fs::create_dir_all(&partial)?;
-    let written = (|| {
-        let headline = headline(sc, found);
-        for f in found {
-            let name = trace_name(f.prop, headline);
-            let trace = TraceFile::new(sc, world, f.prop, &f.shrunk);
-            let json = serde_json::to_string_pretty(&trace).map_err(std::io::Error::other)? + "\n";
-            write_synced(&partial.join(format!("{name}.json")), &json)?;
-            let md = markdown::trace_md(sc, world, f.prop, &f.shrunk, &dir.join(format!("{name}.json")));
-            write_synced(&partial.join(format!("{name}.md")), &md)?;
-            if let Some(itf) = super::itf::trace_itf(sc, world, f.prop, &f.shrunk) {
-                write_synced(&partial.join(format!("{name}.itf.json")), &itf)?;
-            }
-            let svg = super::svg::trace_svg(sc, world, f.prop, &f.shrunk);
-            write_synced(&partial.join(format!("{name}.svg")), &svg)?;
+    let temp = super::partial_dir(parent, &dir_name(summary))?;
+    let partial = temp.path();
+    let headline = headline(sc, found);
+    for f in found {
+        let name = trace_name(f.prop, headline);
+        let trace = TraceFile::new(sc, world, f.prop, &f.shrunk);
+        let json = serde_json::to_string_pretty(&trace).map_err(std::io::Error::other)? + "\n";
+        write_synced(&partial.join(format!("{name}.json")), &json)?;
+        let md = markdown::trace_md(sc, world, f.prop, &f.shrunk, &dir.join(format!("{name}.json")));
+        write_synced(&partial.join(format!("{name}.md")), &md)?;
+        if let Some(itf) = super::itf::trace_itf(sc, world, f.prop, &f.shrunk) {
+            write_synced(&partial.join(format!("{name}.itf.json")), &itf)?;
         }
-        let committed = SimSummary {
-            seconds: None,
-            steps_per_second: None,
-            runs_per_second: None,
-            threads: None,
-            ..summary.clone()
-        };
-        let json = serde_json::to_string_pretty(&committed).map_err(std::io::Error::other)? + "\n";
-        write_synced(&partial.join("summary.json"), &json)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&partial);
-        return Err(e);
+        let svg = super::svg::trace_svg(sc, world, f.prop, &f.shrunk);
+        write_synced(&partial.join(format!("{name}.svg")), &svg)?;
     }
-    swap_into_place(&partial, &dir)?;
+    let committed = SimSummary {
+        seconds: None,
+        steps_per_second: None,
+        runs_per_second: None,
+        threads: None,
+        ..summary.clone()
+    };
+    let json = serde_json::to_string_pretty(&committed).map_err(std::io::Error::other)? + "\n";
+    write_synced(&partial.join("summary.json"), &json)?;
+    swap_into_place(partial, &dir)?;
     Ok(dir)
 }

@@ -21,6 +21,7 @@ pub use walk::{Run, Walker};
 
 use std::time::Instant;
 
+use crate::interrupt::Interrupt;
 use crate::progress::Progress;
 use crate::properties::{Lock, Prop};
 use crate::world::{Action, World, EVENT_KINDS};
@@ -112,19 +113,26 @@ impl Outcome {
 
 /// Runs `opts.runs` runs of `world`.
 pub fn simulate<A: Lock>(world: &World<A>, opts: &Options) -> Outcome {
-    simulate_with(world, opts, None)
+    simulate_with(world, opts, None, &Interrupt::default())
 }
 
 /// [`simulate`], counting each run done on `progress` (stderr only; the
-/// outcome does not depend on it).
-pub fn simulate_with<A: Lock>(world: &World<A>, opts: &Options, progress: Option<&Progress>) -> Outcome {
+/// outcome does not depend on it). Once `interrupt` is raised no run
+/// starts, and the outcome holds the runs done (`Outcome::runs`): with
+/// several threads they need not be the first ones.
+pub fn simulate_with<A: Lock>(
+    world: &World<A>,
+    opts: &Options,
+    progress: Option<&Progress>,
+    interrupt: &Interrupt,
+) -> Outcome {
     let start = Instant::now();
     let threads = opts.threads.max(1) as u64;
     let part = |t: u64| {
         let mut walker = Walker::new(world, &opts.rates, opts.max_steps);
         let mut out = Outcome::default();
         let mut run = t;
-        while run < opts.runs {
+        while run < opts.runs && !interrupt.requested() {
             let r = walker.run(opts.seed, run, None);
             out.add(run, &r, opts.max_steps);
             if let Some(p) = progress {
@@ -160,8 +168,9 @@ pub fn trace_of<A: Lock>(world: &World<A>, opts: &Options, run: u64) -> (Run, Ve
 
 /// `--check-determinism`: runs every run twice and compares the two
 /// traces' bytes (each action as trace.json writes it). `Err` names the
-/// first run and step that differ.
-pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options) -> Result<(), String> {
+/// first run and step that differ. Once `interrupt` is raised no run
+/// starts (`Ok`: no difference seen in the runs done).
+pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options, interrupt: &Interrupt) -> Result<(), String> {
     let mut walker = Walker::new(world, &opts.rates, opts.max_steps);
     let bytes = |trace: &[Action<A>]| -> Vec<String> {
         trace
@@ -169,7 +178,7 @@ pub fn check_determinism<A: Lock>(world: &World<A>, opts: &Options) -> Result<()
             .map(|a| serde_json::to_string(a).unwrap_or_default())
             .collect()
     };
-    for run in 0..opts.runs {
+    for run in (0..opts.runs).take_while(|_| !interrupt.requested()) {
         let (mut first, mut second) = (Vec::new(), Vec::new());
         walker.run(opts.seed, run, Some(&mut first));
         walker.run(opts.seed, run, Some(&mut second));
@@ -231,7 +240,18 @@ mod tests {
         let (a, ta) = trace_of(&w, &opts(1), 5);
         let (b, tb) = trace_of(&w, &opts(2), 5);
         assert_eq!((a, ta), (b, tb));
-        assert!(check_determinism(&w, &opts(1)).is_ok());
+        assert!(check_determinism(&w, &opts(1), &Interrupt::default()).is_ok());
+    }
+
+    /// Ctrl-C stops the runs; what was found until then is kept.
+    #[test]
+    fn an_interrupt_stops_the_runs() {
+        let (_, w) = world("redis-ttl-gc-pause");
+        let raised = Interrupt::default();
+        raised.request();
+        let none = simulate_with(&w, &opts(2), None, &raised);
+        assert_eq!(none.runs, 0, "no run starts once interrupted");
+        assert_eq!(none.first(Prop::MutualExclusion), None);
     }
 
     #[test]

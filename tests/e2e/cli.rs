@@ -245,10 +245,12 @@ fn assert_usage_error(args: &[&str]) -> Run {
     let tmp = TempDir::new(&format!("usage-{}", args.join("_").replace(['-', ' ', '/'], "")));
     let run = locksmith(run_dir_args(args, tmp.path()));
     assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
-    assert_eq!(
-        run.stderr.trim().lines().count(),
-        1,
-        "{args:?}: not one line: {}",
+    // One sentence; a refusal of clap's then points at the command's help.
+    let said = run.stderr.trim();
+    let help = format!("\n\nsee `locksmith {} --help`", args[0]);
+    assert!(
+        said.lines().count() == 1 || (said.lines().count() == 3 && said.ends_with(&help)),
+        "{args:?}: not one sentence: {}",
         run.stderr
     );
     assert!(
@@ -280,10 +282,27 @@ fn check_all_with_a_name_exits_2() {
     assert_usage_error(&["check", "--all", "redis-fencing"]);
 }
 
+/// clap's refusal, whole: what conflicts, the usage line, and the help of
+/// the command at fault; nothing written.
 #[test]
 fn reports_and_no_reports_together_exit_2() {
-    // assert_usage_error adds `--reports DIR` itself.
-    assert_usage_error(&["check", "redis-fencing", "--no-reports"]);
+    let tmp = TempDir::new("usage-reports-no-reports");
+    // run_dir_args adds `--reports DIR` itself.
+    let run = locksmith(run_dir_args(&["check", "redis-fencing", "--no-reports"], tmp.path()));
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let said = run.stderr.trim_end();
+    assert!(
+        said.starts_with("locksmith: the argument '--no-reports' cannot be used with '--reports <DIR>'"),
+        "{said}"
+    );
+    assert!(said.contains("Usage: locksmith check"), "{said}");
+    assert!(said.ends_with("\n\nsee `locksmith check --help`"), "{said}");
+    assert_eq!(
+        fs::read_dir(tmp.path()).expect("read the temp dir").count(),
+        0,
+        "wrote reports"
+    );
 }
 
 /// A report names the folder it was written to, and holds no wall time:

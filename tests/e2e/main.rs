@@ -29,6 +29,7 @@ mod explore;
 mod failure_paths;
 mod fidelity;
 mod harmless;
+mod interrupts;
 mod itf;
 mod liveness;
 mod lock_table;
