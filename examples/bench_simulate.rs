@@ -1,6 +1,6 @@
 //! The simulation benchmark: single-threaded simulated steps per second
 //! on one scenario, repeated, with the median. Rerun it to check the
-//! figure the README quotes:
+//! figure docs/simulate.md quotes:
 //!
 //!     cargo run --release --example bench_simulate -- redis-ttl-gc-pause --runs 100000 --repeat 5
 //!

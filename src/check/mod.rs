@@ -531,8 +531,8 @@ fn strongly_fair<A: Program>(a: &Action<A>) -> bool {
 }
 
 /// Whether `a` is one outcome of a random choice ([`Actor::random`]):
-/// fair per state in the liveness pass (README, "Random choices are fair
-/// per state").
+/// fair per state in the liveness pass (docs/properties.md, "Random
+/// choices are fair per state").
 fn random<A: Program>(world: &World<A>, a: &Action<A>) -> bool {
     matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }
@@ -668,7 +668,7 @@ mod tests {
         assert!(!whole.interrupted && whole.stopped.is_none());
     }
 
-    /// Time is strongly fair (README, "Time is strongly fair"); a message's
+    /// Time is strongly fair (docs/properties.md, "Time is strongly fair"); a message's
     /// delivery is only weakly fair, and so is a client's own step.
     #[test]
     fn a_tick_is_strongly_fair_and_a_delivery_is_not() {

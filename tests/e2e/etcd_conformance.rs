@@ -55,7 +55,7 @@
 //! keep-alive answered late moved an expiry past a grid point.
 //!
 //! Abstractions (the model's answer carries less than etcd's, on purpose;
-//! also in README, "Conformance: etcd"):
+//! also in docs/real-systems.md, "Conformance: etcd"):
 //! - `LeaseRevoke` is not answered in the model (`Session.Close` does not
 //!   wait for it); etcd answers it, or `requested lease not found`. Only the
 //!   state after it is compared.

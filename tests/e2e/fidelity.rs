@@ -235,7 +235,7 @@ fn looping_forever_finishes() {
 
 /// Item 2, on bundled scenarios: with `acquisitions = 0` they finish, with
 /// the same safety verdicts. (Redlock's, a few million states with three
-/// masters, are measured in the README; `looping_forever_finishes` runs a
+/// masters, are measured in CONTRIBUTING.md; `looping_forever_finishes` runs a
 /// small one.)
 #[test]
 fn bundled_scenarios_loop_forever_with_the_same_safety_verdicts() {
@@ -314,7 +314,7 @@ fn drift_is_bounded_per_tick() {
     assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
 }
 
-/// Item 5: the drift allowance's boundary, as the README states it. With
+/// Item 5: the drift allowance's boundary, as CONTRIBUTING.md states it. With
 /// every clock drifting up to `max_drift = 1` at ttl 5, an allowance of 3
 /// keeps Redlock safe and 2 does not (the bundled pair of scenarios);
 /// without drift, no allowance is needed.

@@ -40,7 +40,7 @@
 //! is that tick.
 //!
 //! Abstractions (the model's answer carries less than Redis's, on purpose;
-//! also in README, "Seen on real Redis"):
+//! also in docs/real-systems.md, "Conformance: the model's Redis answers"):
 //! - `PEXPIRE`, `DEL` and both scripts answer 0 or 1 in Redis; the model
 //!   answers "done" (and nothing to the renewal): its clients do not read
 //!   the count, so only the key state is compared after them.

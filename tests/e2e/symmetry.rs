@@ -106,7 +106,7 @@ fn the_representative_does_not_depend_on_names() {
 fn the_quotient_keeps_safety_verdicts_and_shortest_lengths() {
     // Three masters and two clients reduce about tenfold; one master and
     // two clients (a violation at 19 steps) twofold. (redlock-no-fsync's
-    // full graph, 1.9 M states, is the README's and `bench`'s.)
+    // full graph, 1.9 M states, is CONTRIBUTING.md's and `bench`'s.)
     for (name, ratio) in [("redlock-no-faults", 3), ("redlock-drift-beyond-allowance", 1)] {
         let mut sc = scenario(name);
         sc.symmetry = true;

@@ -55,8 +55,8 @@
 //! session would expire by then while the real one was touched in time
 //! stops there. Cases running at once start a fifth of a tick apart.
 //!
-//! Abstractions (the model's answers carry less; also in README,
-//! "Conformance: ZooKeeper"):
+//! Abstractions (the model's answers carry less; also in
+//! docs/real-systems.md, "Conformance: ZooKeeper"):
 //! - the model's zxid counts only the transactions under `/lock` (and a
 //!   delete as one where connections can break), a real one also session
 //!   creations and closes, and an expired session's nodes all go in one

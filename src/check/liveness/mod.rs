@@ -10,8 +10,8 @@
 //!   does not keep a class enabled forever without taking it.
 //! * A tick (an edge marked [`Edge::strong`]) is *strongly* fair as well: a
 //!   fair run does not keep returning to states where time may pass
-//!   without letting it pass (TLC's `SF_vars(Tick)`; README, "Time is
-//!   strongly fair").
+//!   without letting it pass (TLC's `SF_vars(Tick)`; docs/properties.md,
+//!   "Time is strongly fair").
 //! * An outcome of a random choice (an edge marked [`Edge::random`]) is
 //!   fair *per state* (Pnueli's extreme fairness): a fair run that visits a
 //!   state infinitely often takes each random outcome from that state
