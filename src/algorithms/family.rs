@@ -29,6 +29,15 @@ pub trait Family {
     fn world(sc: &Scenario) -> Result<World<Self::Node>, ScenarioError>;
     /// Its matrix row: the switches that make a variant of the algorithm.
     fn row(p: &Self::Params) -> Row;
+    /// The CONSTANTS a `.cfg` of its spec sets for these parameters (each
+    /// given to `set`), and the `[faults]` keys beyond crashes, pauses and
+    /// delays the spec models; `Err`, with the reason, when no `.cfg` can
+    /// mirror the parameters.
+    fn tla_constants(
+        sc: &Scenario,
+        p: &Self::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String>;
 }
 
 /// What a family's parameters say about its row in the matrix.
@@ -85,6 +94,27 @@ pub fn spec_module(algorithm: &str) -> Option<&'static str> {
         }
     }
     with_family(algorithm, Spec)
+}
+
+/// The `[faults]` keys (beyond crashes, pauses and delays) that World.tla
+/// models: a spec whose handlers take every world action models them all.
+pub const WORLD_FAULTS: [&str; 6] = [
+    "min_pause",
+    "clock_jumps",
+    "max_drift",
+    "partitions",
+    "loss",
+    "duplicate",
+];
+
+/// A TLA+ string (for [`Family::tla_constants`]).
+pub fn quoted(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+/// A TLA+ boolean (for [`Family::tla_constants`]).
+pub fn boolean(b: bool) -> String {
+    if b { "TRUE" } else { "FALSE" }.to_string()
 }
 
 /// The switches that are on, in order, joined by commas (for [`Family::row`]).

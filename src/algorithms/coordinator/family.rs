@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "coordinator"` (specs/Coordinator.tla).
@@ -48,4 +49,30 @@ impl Family for Coordinator {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        let file = sc.path.display();
+        // The spec's standby takes over when the coordinator says it
+        // restarted; it has no heartbeat, and no client tells it of a
+        // restart.
+        if p.standby != super::Standby::None && p.detector != super::Detector::Restart {
+            return Err(format!(
+                "{file}: specs/Coordinator.tla models detector = \"restart\" only"
+            ));
+        }
+        if p.client_restart != super::ClientRestart::None {
+            return Err(format!(
+                "{file}: specs/Coordinator.tla does not model client_restart = \"notice\""
+            ));
+        }
+        set("Clients", p.clients.to_string());
+        set("Standby", quoted(p.standby.word()));
+        // Extends World.tla but takes only its crashes and restarts.
+        Ok(&[])
+    }
+
 }

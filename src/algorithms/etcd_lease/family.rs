@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted, boolean};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "etcd-lease"` (specs/EtcdLease.tla).
@@ -37,4 +38,21 @@ impl Family for EtcdLease {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        _sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        set("Clients", p.clients.to_string());
+        set("Ttl", p.ttl.to_string());
+        set("Fencing", boolean(p.fencing));
+        set("Retry", p.retry.to_string());
+        set("Timeout", p.timeout.to_string());
+        set("Client", quoted(p.client.word()));
+        set("Drift", p.drift.to_string());
+        set("Margin", p.margin.to_string());
+        Ok(&["min_pause"])
+    }
+
 }

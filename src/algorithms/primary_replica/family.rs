@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "primary-replica"` (specs/PrimaryReplica.tla).
@@ -47,4 +48,34 @@ impl Family for PrimaryReplica {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        // The spec has one Sentinel, ships at once, has no
+        // min-replicas-to-write, and restarts a crashed primary as it was.
+        if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart {
+            return Err(format!(
+                "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag, no min-replicas-to-write and a primary restarted as it was, and does not model it",
+                sc.name
+            ));
+        }
+        set("Clients", p.clients.to_string());
+        set("Replicas", p.replicas.to_string());
+        set("Ttl", p.ttl.to_string());
+        set("Replication", quoted(p.replication.word()));
+        set("WaitReplicas", p.wait_replicas.to_string());
+        set("WaitTimeout", p.wait_timeout.to_string());
+        set("Ping", p.ping.to_string());
+        set("DownAfter", p.down_after.to_string());
+        set("Retry", p.retry.to_string());
+        set("Timeout", p.timeout.to_string());
+        set("Client", quoted(p.client.word()));
+        set("Drift", p.drift.to_string());
+        set("Margin", p.margin.to_string());
+        Ok(&[])
+    }
+
 }

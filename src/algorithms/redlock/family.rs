@@ -1,8 +1,9 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted, WORLD_FAULTS};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "redlock"` (specs/Redlock.tla).
@@ -46,4 +47,24 @@ impl Family for Redlock {
             pause_window: p.pause_window,
         }
     }
+
+    fn tla_constants(
+        _sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        set("Masters", p.masters.to_string());
+        set("Clients", p.clients.to_string());
+        set("Ttl", p.ttl.to_string());
+        set("Timeout", p.timeout.to_string());
+        set("Drift", p.drift.to_string());
+        set("Margin", p.margin.to_string());
+        set("Retry", p.retry.to_string());
+        set("RetryMax", p.retry_max.to_string());
+        set("RestartMode", quoted(p.restart.word()));
+        set("Fencing", quoted(p.fencing.word()));
+        set("PauseWindow", quoted(p.pause_window.word()));
+        Ok(&WORLD_FAULTS)
+    }
+
 }

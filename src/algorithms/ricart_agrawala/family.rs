@@ -2,7 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::World;
 
@@ -31,4 +31,16 @@ impl Family for RicartAgrawala {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        _sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        set("N", p.nodes.to_string());
+        // Extends World.tla but takes only its crashes, restarts, loss
+        // and duplication.
+        Ok(&["loss", "duplicate"])
+    }
+
 }

@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted, boolean, WORLD_FAULTS};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "single-redis"` (specs/SingleRedis.tla).
@@ -47,4 +48,25 @@ impl Family for SingleRedis {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        _sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        set("Clients", p.clients.to_string());
+        set("Ttl", p.ttl.to_string());
+        set("Command", quoted(p.command.word()));
+        set("ReleaseCommand", quoted(p.release.word()));
+        set("Watchdog", boolean(p.watchdog));
+        set("Fencing", boolean(p.fencing));
+        set("Retry", p.retry.to_string());
+        set("RestartMode", quoted(p.restart.word()));
+        set("Timeout", p.timeout.to_string());
+        set("Client", quoted(p.client.word()));
+        set("Drift", p.drift.to_string());
+        set("Margin", p.margin.to_string());
+        Ok(&WORLD_FAULTS)
+    }
+
 }

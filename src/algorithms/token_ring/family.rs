@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "token-ring"` (specs/TokenRing.tla).
@@ -34,4 +35,19 @@ impl Family for TokenRing {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        _sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        // World.tla's Nodes is every node: the ring's size is RingSize.
+        set("RingSize", p.nodes.to_string());
+        set("Rings", p.rings.to_string());
+        set("Regenerate", quoted(p.regenerate.word()));
+        set("Timeout", p.timeout.to_string());
+        // Extends World.tla but takes only its crashes, restarts and time.
+        Ok(&[])
+    }
+
 }

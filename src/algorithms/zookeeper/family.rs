@@ -2,8 +2,9 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{join, on, Family, Row};
+use crate::algorithms::family::{Family, Row, join, on, quoted, boolean};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::words::Words;
 use crate::world::World;
 
 /// The family of `algorithm = "zookeeper"` (specs/ZooKeeperLock.tla).
@@ -50,4 +51,31 @@ impl Family for ZooKeeper {
             pause_window: PauseWindow::Any,
         }
     }
+
+    fn tla_constants(
+        sc: &Scenario,
+        p: &super::Params,
+        set: &mut dyn FnMut(&str, String),
+    ) -> Result<&'static [&'static str], String> {
+        // The spec's creates carry Curator's protection prefix.
+        if !p.protection {
+            return Err(format!(
+                "{}: specs/ZooKeeperLock.tla creates with the protection prefix and does not model protection = false",
+                sc.name
+            ));
+        }
+        set("Clients", p.clients.to_string());
+        set("Recipe", quoted(p.recipe.word()));
+        set("Readers", p.readers.to_string());
+        set("Watch", quoted(p.watch.word()));
+        set("SessionTimeout", p.session_timeout.to_string());
+        set("PingEvery", p.ping.to_string());
+        set("Client", quoted(p.client.word()));
+        set("SuspendAfter", p.suspend_after.to_string());
+        set("Fencing", boolean(p.fencing));
+        set("Timeout", p.timeout.to_string());
+        set("Retry", p.retry.to_string());
+        Ok(&["min_pause"])
+    }
+
 }

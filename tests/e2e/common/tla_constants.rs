@@ -6,20 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use locksmith::algorithms::{
-    client, coordinator, etcd_lease, lock_table, primary_replica, redlock, ricart_agrawala, single_redis, token_ring,
-    zookeeper,
-};
+use locksmith::algorithms::family::{boolean, quoted};
+use locksmith::algorithms::{with_family, Family, FamilyJob};
 use locksmith::scenario::Scenario;
 use locksmith::world::{Recovery, Targets};
-
-fn quoted(s: &str) -> String {
-    format!("\"{s}\"")
-}
-
-fn boolean(b: bool) -> String {
-    if b { "TRUE" } else { "FALSE" }.to_string()
-}
 
 /// The specs that extend `specs/World.tla`: their `.cfg`s set every World
 /// constant (every `[faults]` key but `reorder`).
@@ -35,17 +25,6 @@ const WORLD_SPECS: [&str; 9] = [
     "EtcdLease.tla",
 ];
 
-/// The `[faults]` keys (beyond crashes, pauses and delays) that World.tla
-/// models: a spec whose handlers take every world action models them all.
-const WORLD_FAULTS: [&str; 6] = [
-    "min_pause",
-    "clock_jumps",
-    "max_drift",
-    "partitions",
-    "loss",
-    "duplicate",
-];
-
 /// The specs whose ASSUME refuses pauses (every other spec models them).
 const PAUSELESS_SPECS: [&str; 3] = ["Coordinator.tla", "TokenRing.tla", "RicartAgrawala.tla"];
 
@@ -57,7 +36,9 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
     let f = &sc.faults;
     let file = sc.path.display();
     let mut c: BTreeMap<String, String> = BTreeMap::new();
-    let mut set = |k: &str, v: String| c.insert(k.to_string(), v);
+    let mut set = |k: &str, v: String| {
+        c.insert(k.to_string(), v);
+    };
     set("Acquisitions", sc.acquisitions.to_string());
     set("MaxDelay", f.max_delay.map_or("Async".to_string(), |d| d.to_string()));
     set("Crashes", f.crashes.to_string());
@@ -70,222 +51,26 @@ pub fn expected_constants(sc: &Scenario) -> Result<(&'static str, BTreeMap<Strin
     };
     set("Targets", quoted(targets));
     set("None", "None".to_string());
-    // The [faults] keys beyond those above that each spec models.
-    let (spec, modelled): (&'static str, &[&str]) = match sc.algorithm.as_str() {
-        "single-redis" => {
-            let p = single_redis::Params::read(sc).map_err(|e| e.to_string())?;
-            let command = match p.command {
-                single_redis::Command::Setnx => "setnx",
-                single_redis::Command::SetnxExpire => "setnx-expire",
-                single_redis::Command::SetNxPx => "set-nx-px",
-            };
-            let release = match p.release {
-                single_redis::Release::Del => "del",
-                single_redis::Release::CompareAndDelete => "compare-and-delete",
-            };
-            let restart = match p.restart {
-                single_redis::Restart::Empty => "empty",
-                single_redis::Restart::Fsync => "fsync",
-            };
-            set("Clients", p.clients.to_string());
-            set("Ttl", p.ttl.to_string());
-            set("Command", quoted(command));
-            set("ReleaseCommand", quoted(release));
-            set("Watchdog", boolean(p.watchdog));
-            set("Fencing", boolean(p.fencing));
-            set("Retry", p.retry.to_string());
-            set("RestartMode", quoted(restart));
-            let client = match p.client {
-                single_redis::ClientKind::Naive => "naive",
-                single_redis::ClientKind::Validity => "validity",
-            };
-            set("Timeout", p.timeout.to_string());
-            set("Client", quoted(client));
-            set("Drift", p.drift.to_string());
-            set("Margin", p.margin.to_string());
-            ("SingleRedis.tla", &WORLD_FAULTS)
+    // The family's own constants, and the [faults] keys beyond those above
+    // that its spec models (each family's `Family::tla_constants`).
+    struct Constants<'a>(&'a Scenario, &'a mut dyn FnMut(&str, String));
+    impl FamilyJob for Constants<'_> {
+        type Output = Result<(&'static str, &'static [&'static str]), String>;
+        fn run<F: Family>(self) -> Self::Output {
+            let p = F::params(self.0).map_err(|e| e.to_string())?;
+            Ok((F::SPEC, F::tla_constants(self.0, &p, self.1)?))
         }
-        "lock-table" => {
-            let p = lock_table::Params::read(sc).map_err(|e| e.to_string())?;
-            let client = match p.client {
-                lock_table::ClientKind::Naive => "naive",
-                lock_table::ClientKind::Validity => "validity",
-            };
-            let window = match p.pause_window {
-                client::PauseWindow::Any => "any",
-                client::PauseWindow::Acquiring => "acquiring",
-            };
-            set("Clients", p.clients.to_string());
-            set("Expiry", boolean(p.expiry));
-            set("Ttl", p.ttl.to_string());
-            set("Timeout", p.timeout.to_string());
-            set("Client", quoted(client));
-            set("Drift", p.drift.to_string());
-            set("Margin", p.margin.to_string());
-            set("Retry", p.retry.to_string());
-            set("PauseWindow", quoted(window));
-            ("LockTable.tla", &WORLD_FAULTS)
-        }
-        "redlock" => {
-            let p = redlock::Params::read(sc).map_err(|e| e.to_string())?;
-            let restart = match p.restart {
-                redlock::Restart::Empty => "empty",
-                redlock::Restart::Fsync => "fsync",
-                redlock::Restart::Delayed => "delayed",
-            };
-            let fencing = match p.fencing {
-                redlock::Fencing::None => "none",
-                redlock::Fencing::LockValue => "lock-value",
-                redlock::Fencing::Counter => "counter",
-            };
-            let window = match p.pause_window {
-                client::PauseWindow::Any => "any",
-                client::PauseWindow::Acquiring => "acquiring",
-            };
-            set("Masters", p.masters.to_string());
-            set("Clients", p.clients.to_string());
-            set("Ttl", p.ttl.to_string());
-            set("Timeout", p.timeout.to_string());
-            set("Drift", p.drift.to_string());
-            set("Margin", p.margin.to_string());
-            set("Retry", p.retry.to_string());
-            set("RetryMax", p.retry_max.to_string());
-            set("RestartMode", quoted(restart));
-            set("Fencing", quoted(fencing));
-            set("PauseWindow", quoted(window));
-            ("Redlock.tla", &WORLD_FAULTS)
-        }
-        "primary-replica" => {
-            let p = primary_replica::Params::read(sc).map_err(|e| e.to_string())?;
-            // The spec has one Sentinel, ships at once, has no
-            // min-replicas-to-write, and restarts a crashed primary as it was.
-            if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart {
-                return Err(format!(
-                    "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag, no min-replicas-to-write and a primary restarted as it was, and does not model it",
-                    sc.name
-                ));
-            }
-            let replication = match p.replication {
-                primary_replica::Replication::Async => "async",
-                primary_replica::Replication::Wait => "wait",
-            };
-            set("Clients", p.clients.to_string());
-            set("Replicas", p.replicas.to_string());
-            set("Ttl", p.ttl.to_string());
-            set("Replication", quoted(replication));
-            set("WaitReplicas", p.wait_replicas.to_string());
-            set("WaitTimeout", p.wait_timeout.to_string());
-            set("Ping", p.ping.to_string());
-            set("DownAfter", p.down_after.to_string());
-            set("Retry", p.retry.to_string());
-            set("Timeout", p.timeout.to_string());
-            let client = match p.client {
-                primary_replica::ClientKind::Naive => "naive",
-                primary_replica::ClientKind::Validity => "validity",
-            };
-            set("Client", quoted(client));
-            set("Drift", p.drift.to_string());
-            set("Margin", p.margin.to_string());
-            ("PrimaryReplica.tla", &[])
-        }
-        "coordinator" => {
-            let p = coordinator::Params::read(sc).map_err(|e| e.to_string())?;
-            let standby = match p.standby {
-                coordinator::Standby::None => "none",
-                coordinator::Standby::NoState => "no-state",
-                coordinator::Standby::Replicated => "replicated",
-            };
-            // The spec's standby takes over when the coordinator says it
-            // restarted; it has no heartbeat, and no client tells it of a
-            // restart.
-            if p.standby != coordinator::Standby::None && p.detector != coordinator::Detector::Restart {
-                return Err(format!(
-                    "{file}: specs/Coordinator.tla models detector = \"restart\" only"
-                ));
-            }
-            if p.client_restart != coordinator::ClientRestart::None {
-                return Err(format!(
-                    "{file}: specs/Coordinator.tla does not model client_restart = \"notice\""
-                ));
-            }
-            set("Clients", p.clients.to_string());
-            set("Standby", quoted(standby));
-            // Extends World.tla but takes only its crashes and restarts.
-            ("Coordinator.tla", &[])
-        }
-        "token-ring" => {
-            let p = token_ring::Params::read(sc).map_err(|e| e.to_string())?;
-            let regenerate = match p.regenerate {
-                token_ring::Regenerate::None => "none",
-                token_ring::Regenerate::Naive => "naive",
-            };
-            // World.tla's Nodes is every node: the ring's size is RingSize.
-            set("RingSize", p.nodes.to_string());
-            set("Rings", p.rings.to_string());
-            set("Regenerate", quoted(regenerate));
-            set("Timeout", p.timeout.to_string());
-            // Extends World.tla but takes only its crashes, restarts and time.
-            ("TokenRing.tla", &[])
-        }
-        "zookeeper" => {
-            let p = zookeeper::Params::read(sc).map_err(|e| e.to_string())?;
-            // The spec's creates carry Curator's protection prefix.
-            if !p.protection {
-                return Err(format!(
-                    "{}: specs/ZooKeeperLock.tla creates with the protection prefix and does not model protection = false",
-                    sc.name
-                ));
-            }
-            let recipe = match p.recipe {
-                zookeeper::Recipe::Lock => "lock",
-                zookeeper::Recipe::RwLock => "rwlock",
-            };
-            let watch = match p.watch {
-                zookeeper::Watch::Predecessor => "predecessor",
-                zookeeper::Watch::All => "all",
-            };
-            let client = match p.client {
-                zookeeper::ClientKind::Naive => "naive",
-                zookeeper::ClientKind::Curator => "curator",
-            };
-            set("Clients", p.clients.to_string());
-            set("Recipe", quoted(recipe));
-            set("Readers", p.readers.to_string());
-            set("Watch", quoted(watch));
-            set("SessionTimeout", p.session_timeout.to_string());
-            set("PingEvery", p.ping.to_string());
-            set("Client", quoted(client));
-            set("SuspendAfter", p.suspend_after.to_string());
-            set("Fencing", boolean(p.fencing));
-            set("Timeout", p.timeout.to_string());
-            set("Retry", p.retry.to_string());
-            ("ZooKeeperLock.tla", &["min_pause"])
-        }
-        "etcd-lease" => {
-            let p = etcd_lease::Params::read(sc).map_err(|e| e.to_string())?;
-            let client = match p.client {
-                etcd_lease::ClientKind::Naive => "naive",
-                etcd_lease::ClientKind::Validity => "validity",
-            };
-            set("Clients", p.clients.to_string());
-            set("Ttl", p.ttl.to_string());
-            set("Fencing", boolean(p.fencing));
-            set("Retry", p.retry.to_string());
-            set("Timeout", p.timeout.to_string());
-            set("Client", quoted(client));
-            set("Drift", p.drift.to_string());
-            set("Margin", p.margin.to_string());
-            ("EtcdLease.tla", &["min_pause"])
-        }
-        "ricart-agrawala" => {
-            let p = ricart_agrawala::Params::read(sc).map_err(|e| e.to_string())?;
-            set("N", p.nodes.to_string());
-            // Extends World.tla but takes only its crashes, restarts, loss
-            // and duplication.
-            ("RicartAgrawala.tla", &["loss", "duplicate"])
-        }
-        other => return Err(format!("{file}: algorithm = \"{other}\" has no spec in specs/")),
-    };
+    }
+    let (module, modelled) = with_family(&sc.algorithm, Constants(sc, &mut set)).unwrap_or_else(|| {
+        Err(format!(
+            "{file}: algorithm = \"{}\" has no spec in specs/",
+            sc.algorithm
+        ))
+    })?;
+    let spec = *WORLD_SPECS
+        .iter()
+        .find(|s| s.strip_suffix(".tla") == Some(module))
+        .ok_or_else(|| format!("{file}: specs/{module}.tla is not among the specs that extend World.tla"))?;
     // The specs that extend specs/World.tla set every [faults] key as a
     // constant (each models the faults its arm lists).
     if WORLD_SPECS.contains(&spec) {
