@@ -122,6 +122,16 @@ pub fn all() -> Vec<PathBuf> {
     bundled_names().map(bundled_path).collect()
 }
 
+/// The bundled scenarios no file in `./scenarios/` replaces ([`find`]: a
+/// local file of the same name that is not its copy wins).
+pub fn not_replaced() -> Vec<PathBuf> {
+    let local = local();
+    bundled_names()
+        .filter(|n| !local.iter().any(|l| l.file_stem().is_some_and(|s| s == *n)))
+        .map(bundled_path)
+        .collect()
+}
+
 /// The user's own scenarios in `./scenarios/`: files that are not a
 /// bundled scenario's exact text, sorted.
 pub fn local() -> Vec<PathBuf> {
@@ -143,8 +153,10 @@ fn is_bundled_copy(path: &Path) -> bool {
 }
 
 /// Finds a scenario by path (anything that is a file, or looks like a
-/// path: it has a `/` or ends in `.toml`), else by bundled name
-/// (`redlock-no-fsync`), else as `./scenarios/NAME.toml`.
+/// path: it has a `/` or ends in `.toml`), else by name: `./scenarios/NAME.toml`
+/// when it is the user's own (not a bundled scenario's exact text), with a
+/// note on stderr when it replaces a bundled one, else the bundled
+/// `NAME` (`redlock-no-fsync`).
 pub fn find(name_or_path: &str) -> Result<PathBuf, ScenarioError> {
     let as_path = PathBuf::from(name_or_path);
     if as_path.is_file() {
@@ -154,10 +166,20 @@ pub fn find(name_or_path: &str) -> Result<PathBuf, ScenarioError> {
     if looks_like_path {
         return Err(ScenarioError(format!("{name_or_path}: no such scenario file")));
     }
+    let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
     if bundled_text(name_or_path).is_some() {
+        // The user's own file of that name wins over the bundled one (a
+        // copy of the bundled text, as in this repository's checkout, is
+        // the bundled one), and says so.
+        if local.is_file() && !is_bundled_copy(&local) {
+            eprintln!(
+                "locksmith: note: {} is used, not the bundled scenario \"{name_or_path}\"",
+                local.display()
+            );
+            return Ok(local);
+        }
         return Ok(bundled_path(name_or_path));
     }
-    let local = Path::new("scenarios").join(format!("{name_or_path}.toml"));
     if local.is_file() {
         return Ok(local);
     }

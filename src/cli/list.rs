@@ -8,12 +8,15 @@ use crate::scenario;
 use super::Format;
 
 /// The bundled scenarios, then the user's own in ./scenarios/ (files that
-/// are not a bundled one's exact text), each marked as which it is. A
+/// are not a bundled one's exact text), each marked as which it is; a local
+/// file named like a bundled scenario is listed once, as local. A
 /// local file that does not load is listed too; its error goes to stderr
 /// and the exit code is 2.
 pub(super) fn list(format: Format) -> i32 {
     let mut code = 0;
-    let bundled = scenario::all().into_iter().map(|p| ("bundled", p));
+    // A local file named like a bundled scenario replaces it: one line,
+    // the local one.
+    let bundled = scenario::not_replaced().into_iter().map(|p| ("bundled", p));
     let local = scenario::local().into_iter().map(|p| ("local", p));
     for (origin, path) in bundled.chain(local) {
         let sc = match catalog::load(&path) {

@@ -489,9 +489,9 @@ fn locksmith_in(dir: &Path, args: &[&str]) -> Run {
 }
 
 /// The bundled scenarios live in the binary: it checks them from any
-/// folder, and a `scenarios/` folder there adds the user's own without
-/// hiding the bundled ones. An own file named like a bundled scenario
-/// writes its reports elsewhere.
+/// folder, and a `scenarios/` folder there adds the user's own. An own
+/// file named like a bundled scenario replaces it by name (with a note),
+/// and writes its reports elsewhere.
 #[test]
 fn bundled_scenarios_work_from_any_folder_beside_the_users_own() {
     let tmp = TempDir::new("anywhere");
@@ -518,8 +518,8 @@ fn bundled_scenarios_work_from_any_folder_beside_the_users_own() {
         .collect();
     assert_eq!(
         entries.iter().filter(|e| e["origin"] == "bundled").count(),
-        bundled().len(),
-        "every bundled scenario is listed"
+        bundled().len() - 1,
+        "every bundled scenario is listed but the one the local file replaces"
     );
     let local: Vec<&str> = entries
         .iter()
@@ -541,14 +541,31 @@ fn bundled_scenarios_work_from_any_folder_beside_the_users_own() {
         .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(own_reports.len(), 2, "{own_reports:?}");
-    // By name, the bundled scenario still wins over the local file.
-    let run = locksmith_in(
+    // By name, the local file wins over the bundled scenario, and says so.
+    let by_name = locksmith_in(
         tmp.path(),
         &["check", "redis-fencing", "--no-reports", "--format", "json"],
     );
-    let v: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON line");
-    let committed = read_json(&tmp.join("reports/redis-fencing/summary.json"));
-    assert_eq!(v["unique_states"], committed["unique_states"]);
+    assert!(
+        by_name
+            .stderr
+            .contains("note: scenarios/redis-fencing.toml is used, not the bundled scenario \"redis-fencing\""),
+        "{}",
+        by_name.stderr
+    );
+    let by_path = locksmith_in(
+        tmp.path(),
+        &[
+            "check",
+            "scenarios/redis-fencing.toml",
+            "--no-reports",
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_str(by_name.stdout.trim()).expect("one JSON line");
+    let own: Value = serde_json::from_str(by_path.stdout.trim()).expect("one JSON line");
+    assert_eq!(v["unique_states"], own["unique_states"]);
 }
 
 #[test]
