@@ -18,6 +18,8 @@ pub trait Family {
     const NAME: &'static str;
     /// Its TLA+ module in `specs/` (`Redlock` for `specs/Redlock.tla`).
     const SPEC: &'static str;
+    /// That module's text (`include_str!`), for `locksmith show --spec`.
+    const SPEC_TEXT: &'static str;
     /// The program of its nodes.
     type Node: Lock;
     /// Its `[system]` parameters, defaults applied.
@@ -115,6 +117,18 @@ pub fn quoted(s: &str) -> String {
 /// A TLA+ boolean (for [`Family::tla_constants`]).
 pub fn boolean(b: bool) -> String {
     if b { "TRUE" } else { "FALSE" }.to_string()
+}
+
+/// The TLA+ module text of the family named `algorithm`.
+pub fn spec_text(algorithm: &str) -> Option<&'static str> {
+    struct Text;
+    impl FamilyJob for Text {
+        type Output = &'static str;
+        fn run<F: Family>(self) -> &'static str {
+            F::SPEC_TEXT
+        }
+    }
+    with_family(algorithm, Text)
 }
 
 /// The switches that are on, in order, joined by commas (for [`Family::row`]).

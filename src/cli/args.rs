@@ -52,6 +52,20 @@ pub(super) enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Print a scenario's TOML (bundled or your own), to copy and edit; with
+    /// --spec, its family's TLA+ spec.
+    #[command(after_help = "Examples:
+  locksmith show redis-ttl-gc-pause > my-lock.toml
+  locksmith show redlock-no-fsync --spec
+
+Exit codes: 0 printed; 2 no such scenario.")]
+    Show {
+        /// A bundled scenario's name, a name in ./scenarios/, or a path.
+        name: String,
+        /// Print the TLA+ module of the scenario's algorithm (specs/<Family>.tla) instead.
+        #[arg(long)]
+        spec: bool,
+    },
     /// Model-check scenarios (by name or path) and write reports/<scenario>/.
     #[command(after_help = "Examples:
   locksmith check redis-ttl-gc-pause

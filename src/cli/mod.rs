@@ -36,6 +36,7 @@ mod check;
 mod explore;
 mod list;
 mod matrix;
+mod show;
 mod simulate;
 
 use args::{usage_error, Cli, Command, Format, DEFAULT_MEMORY};
@@ -55,6 +56,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::List { format } => list::list(format),
+        Command::Show { name, spec } => show::show(&name, spec),
         Command::Check {
             scenarios,
             all,

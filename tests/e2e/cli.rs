@@ -790,3 +790,28 @@ fn check_with_zero_jobs_exits_2() {
     let run = assert_usage_error(&["check", "redis-fencing", "--jobs", "0"]);
     assert!(run.stderr.contains("--jobs 0"), "{}", run.stderr);
 }
+
+/// `show` prints a bundled scenario's file and its family's spec from the
+/// binary alone (in a folder without the checkout), byte for byte; an
+/// unknown name is one sentence and exit 2.
+#[test]
+fn show_prints_a_scenario_and_its_spec_from_any_folder() {
+    let tmp = TempDir::new("show");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = locksmith_in(tmp.path(), &["show", "redis-fencing"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root.join("scenarios/redis-fencing.toml")).expect("the file")
+    );
+    let run = locksmith_in(tmp.path(), &["show", "redlock-no-fsync", "--spec"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root.join("specs/Redlock.tla")).expect("the spec")
+    );
+    let run = locksmith_in(tmp.path(), &["show", "no-such-lock"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("locksmith: no scenario named \"no-such-lock\""), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}

@@ -13,6 +13,7 @@ pub struct Coordinator;
 impl Family for Coordinator {
     const NAME: &'static str = "coordinator";
     const SPEC: &'static str = "Coordinator";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/Coordinator.tla");
     type Node = super::Node;
     type Params = super::Params;
 

@@ -13,6 +13,7 @@ pub struct EtcdLease;
 impl Family for EtcdLease {
     const NAME: &'static str = "etcd-lease";
     const SPEC: &'static str = "EtcdLease";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/EtcdLease.tla");
     type Node = super::Node;
     type Params = super::Params;
 

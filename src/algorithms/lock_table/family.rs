@@ -12,6 +12,7 @@ pub struct LockTable;
 impl Family for LockTable {
     const NAME: &'static str = "lock-table";
     const SPEC: &'static str = "LockTable";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/LockTable.tla");
     type Node = super::Node;
     type Params = super::Params;
 

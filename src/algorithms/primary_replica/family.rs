@@ -13,6 +13,7 @@ pub struct PrimaryReplica;
 impl Family for PrimaryReplica {
     const NAME: &'static str = "primary-replica";
     const SPEC: &'static str = "PrimaryReplica";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/PrimaryReplica.tla");
     type Node = super::Node;
     type Params = super::Params;
 

@@ -12,6 +12,7 @@ pub struct Redlock;
 impl Family for Redlock {
     const NAME: &'static str = "redlock";
     const SPEC: &'static str = "Redlock";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/Redlock.tla");
     type Node = super::Node;
     type Params = super::Params;
 

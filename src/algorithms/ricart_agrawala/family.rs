@@ -12,6 +12,7 @@ pub struct RicartAgrawala;
 impl Family for RicartAgrawala {
     const NAME: &'static str = "ricart-agrawala";
     const SPEC: &'static str = "RicartAgrawala";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/RicartAgrawala.tla");
     type Node = super::Node;
     type Params = super::Params;
 

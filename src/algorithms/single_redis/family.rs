@@ -13,6 +13,7 @@ pub struct SingleRedis;
 impl Family for SingleRedis {
     const NAME: &'static str = "single-redis";
     const SPEC: &'static str = "SingleRedis";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/SingleRedis.tla");
     type Node = super::Node;
     type Params = super::Params;
 

@@ -13,6 +13,7 @@ pub struct TokenRing;
 impl Family for TokenRing {
     const NAME: &'static str = "token-ring";
     const SPEC: &'static str = "TokenRing";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/TokenRing.tla");
     type Node = super::Node;
     type Params = super::Params;
 

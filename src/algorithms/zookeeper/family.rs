@@ -13,6 +13,7 @@ pub struct ZooKeeper;
 impl Family for ZooKeeper {
     const NAME: &'static str = "zookeeper";
     const SPEC: &'static str = "ZooKeeperLock";
+    const SPEC_TEXT: &'static str = include_str!("../../../specs/ZooKeeperLock.tla");
     type Node = super::Node;
     type Params = super::Params;
 
