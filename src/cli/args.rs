@@ -52,6 +52,18 @@ pub(super) enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Print a completion script for your shell (from the same definitions
+    /// as this command line).
+    #[command(after_help = "Examples:
+  locksmith completions bash > ~/.local/share/bash-completion/completions/locksmith
+  locksmith completions zsh > ~/.zfunc/_locksmith")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), from the same definitions as this command
+    /// line: `locksmith man > locksmith.1; man ./locksmith.1`.
+    Man,
     /// Print a scenario's TOML (bundled or your own), to copy and edit; with
     /// --spec, its family's TLA+ spec.
     #[command(after_help = "Examples:

@@ -13,7 +13,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::check::Options;
 use crate::interrupt;
@@ -57,6 +57,17 @@ pub fn main() -> i32 {
     match cli.command {
         Command::List { format } => list::list(format),
         Command::Show { name, spec } => show::show(&name, spec),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "locksmith", &mut std::io::stdout());
+            0
+        }
+        Command::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("locksmith: the man page could not be written: {e}");
+                2
+            }
+        },
         Command::Check {
             scenarios,
             all,

@@ -812,6 +812,27 @@ fn show_prints_a_scenario_and_its_spec_from_any_folder() {
     );
     let run = locksmith_in(tmp.path(), &["show", "no-such-lock"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("locksmith: no scenario named \"no-such-lock\""), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("locksmith: no scenario named \"no-such-lock\""),
+        "{}",
+        run.stderr
+    );
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}
+
+/// Completions and the man page come from the command line's own
+/// definitions: every command is in them.
+#[test]
+fn completions_and_the_man_page_name_every_command() {
+    let bash = locksmith(["completions", "bash"]);
+    assert_eq!(bash.code, 0, "{}", bash.stderr);
+    let man = locksmith(["man"]);
+    assert_eq!(man.code, 0, "{}", man.stderr);
+    assert!(man.stdout.starts_with(".ie"), "roff: {}", &man.stdout[..80.min(man.stdout.len())]);
+    for cmd in ["list", "show", "check", "matrix", "simulate", "replay", "reenact", "explore", "bench"] {
+        assert!(bash.stdout.contains(cmd), "bash completion lacks {cmd}");
+        assert!(man.stdout.contains(&format!("locksmith\\-{cmd}")), "man page lacks {cmd}");
+    }
+    let bad = locksmith(["completions", "tcsh"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
