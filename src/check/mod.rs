@@ -30,6 +30,10 @@ pub struct Options {
     pub dfs: bool,
     /// Stop after this many unique states; open verdicts become `unknown`.
     pub max_states: Option<usize>,
+    /// Expand no state deeper than this many steps from the start: the
+    /// states within it are all explored, and when any lies beyond it,
+    /// open verdicts become `unknown`.
+    pub max_depth: Option<u32>,
     /// Stop after this long; open verdicts become `unknown`.
     pub timeout: Option<Duration>,
     /// Stop when the process's resident memory exceeds this many bytes
@@ -228,6 +232,8 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let mut generated = 0usize;
     let mut expanded = 0usize;
     let mut stopped = None;
+    // A successor lay beyond `--max-depth` and was not explored.
+    let mut beyond_depth = false;
     let mut interrupted = false;
     // Depth-first search pops one state at a time: its next state depends
     // on what the last one discovered.
@@ -286,7 +292,10 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             }
             if let Some(m) = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY)) {
                 if memory::resident().is_some_and(|r| r > m) {
-                    stopped = Some(format!("the memory bound of {} was reached", memory::human(m)));
+                    stopped = Some(format!(
+                        "the memory bound of {} was reached; `locksmith simulate` explores a space this size by seeded random runs",
+                        memory::human(m)
+                    ));
                     break 'search;
                 }
             }
@@ -320,6 +329,10 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                             None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
                                 stopped = Some(format!("the state bound of {} was reached", seen.len()));
                                 break 'search;
+                            }
+                            None if opts.max_depth.is_some_and(|d| depth > d) => {
+                                beyond_depth = true;
+                                continue;
                             }
                             None => {
                                 // Not known before the batch either, so the
@@ -362,6 +375,9 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     }
     drop(frontier);
     g.seal();
+    if let Some(d) = opts.max_depth.filter(|_| beyond_depth && stopped.is_none()) {
+        stopped = Some(format!("the depth bound of {d} was reached"));
+    }
 
     let complete = stopped.is_none();
     // Under symmetry, liveness runs on lifts of the quotient's candidate

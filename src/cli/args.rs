@@ -107,6 +107,10 @@ verdicts so far are printed, the previous report is kept).")]
         /// unknown).
         #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("unique states"))]
         max_states: Option<usize>,
+        /// Explore only the states within N steps of the start, N at least 1
+        /// (open verdicts become unknown when any state lies beyond).
+        #[arg(long, value_name = "N", value_parser = at_least_one::<u32>("steps"))]
+        max_depth: Option<u32>,
         /// Stop after this many seconds (open verdicts become unknown).
         #[arg(long, value_name = "SECONDS", value_parser = seconds)]
         timeout: Option<Duration>,

@@ -74,6 +74,7 @@ pub fn main() -> i32 {
             dfs,
             format,
             max_states,
+            max_depth,
             timeout,
             max_memory,
             reports,
@@ -90,6 +91,7 @@ pub fn main() -> i32 {
             let opts = Options {
                 dfs,
                 max_states,
+                max_depth,
                 timeout,
                 max_memory: Some(max_memory),
                 progress: Some(Progress::search("check")),
@@ -114,6 +116,7 @@ pub fn main() -> i32 {
             let opts = Options {
                 dfs: false,
                 max_states: None,
+                max_depth: None,
                 timeout: None,
                 max_memory: Some(default_memory()),
                 progress: Some(Progress::search("matrix")),

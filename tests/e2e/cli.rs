@@ -170,7 +170,9 @@ fn check_exits_3_when_the_memory_bound_is_reached() {
     ));
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     assert!(
-        run.stdout.contains("the memory bound of 1 MiB was reached"),
+        run.stdout.contains(
+            "the memory bound of 1 MiB was reached; `locksmith simulate` explores a space this size by seeded random runs"
+        ),
         "{}",
         run.stdout
     );
@@ -828,11 +830,62 @@ fn completions_and_the_man_page_name_every_command() {
     assert_eq!(bash.code, 0, "{}", bash.stderr);
     let man = locksmith(["man"]);
     assert_eq!(man.code, 0, "{}", man.stderr);
-    assert!(man.stdout.starts_with(".ie"), "roff: {}", &man.stdout[..80.min(man.stdout.len())]);
-    for cmd in ["list", "show", "check", "matrix", "simulate", "replay", "reenact", "explore", "bench"] {
+    assert!(
+        man.stdout.starts_with(".ie"),
+        "roff: {}",
+        &man.stdout[..80.min(man.stdout.len())]
+    );
+    for cmd in [
+        "list", "show", "check", "matrix", "simulate", "replay", "reenact", "explore", "bench",
+    ] {
         assert!(bash.stdout.contains(cmd), "bash completion lacks {cmd}");
-        assert!(man.stdout.contains(&format!("locksmith\\-{cmd}")), "man page lacks {cmd}");
+        assert!(
+            man.stdout.contains(&format!("locksmith\\-{cmd}")),
+            "man page lacks {cmd}"
+        );
     }
     let bad = locksmith(["completions", "tcsh"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+/// `--max-depth N` explores every state within N steps: a bound below the
+/// shortest counterexample leaves the verdicts unknown (exit 3, the bound
+/// named), one above it finds the violation, and one beyond the deepest
+/// state changes nothing.
+#[test]
+fn max_depth_bounds_the_search_by_steps() {
+    let json = |args: &[&str]| {
+        let run = locksmith(args);
+        let v: Value =
+            serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+        (run.code, v)
+    };
+    let (code, full) = json(&["check", "redis-fencing", "--no-reports", "--format", "json"]);
+    assert_eq!(code, 0);
+    let (code, deep) = json(&[
+        "check",
+        "redis-fencing",
+        "--no-reports",
+        "--format",
+        "json",
+        "--max-depth",
+        "1000",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(deep["unique_states"], full["unique_states"]);
+    let shallow = locksmith(["check", "redis-fencing", "--no-reports", "--max-depth", "2"]);
+    assert_eq!(shallow.code, 3, "{}{}", shallow.stdout, shallow.stderr);
+    assert!(
+        shallow.stdout.contains("the depth bound of 2 was reached"),
+        "{}",
+        shallow.stdout
+    );
+    let violated = locksmith(["check", "redis-ttl-gc-pause", "--no-reports", "--max-depth", "30"]);
+    assert!(
+        violated.stdout.contains("mutual_exclusion     violated"),
+        "{}",
+        violated.stdout
+    );
+    let bad = locksmith(["check", "redis-fencing", "--max-depth", "0"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
