@@ -74,21 +74,7 @@ const REFUSED: [(&str, &str); 8] = [
 /// The committed counterexamples (`<scenario>/<file>`) TLC does not walk to
 /// the violation, with the reason: findings, kept out of the walks asserted.
 /// With `LOCKSMITH_TLC_SLOW=1` they are walked, and must still fail.
-const DISAGREE: [(&str, &str); 2] = [
-    (
-        "redlock-gc-pause-fencing/trace.json",
-        "the Rust model's counter service is a node (5, the resource 6); Redlock.tla keeps the counter as \
-         a variable and MCRedlock's RustNode maps its resource to 5 (\"without a counter node\"), so no \
-         initial state of the spec shows the trace's first view: a gap in the mapping, not in a step",
-    ),
-    (
-        "redlock-gc-pause-value-fencing/no_stale_write.trace.json",
-        "the two sides fix opposite orders of the random lock values: the Rust resource ranks a value \
-         drawn later lower, Redlock.tla's ranks values in draw order, so c1's late write with v1 after \
-         c2's with v2, accepted (a stale write) in the trace, is rejected by the spec's resource: TLC \
-         searches the whole walk without reaching the StaleWrite view",
-    ),
-];
+const DISAGREE: [(&str, &str); 0] = [];
 
 /// The committed counterexamples (`<scenario>/<file>`) CI walks: cheap
 /// ones, about 50 s of TLC on one core in all, at least one of every
