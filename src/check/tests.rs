@@ -1,0 +1,64 @@
+//! The checker on small cases: fairness classes, interrupts.
+
+use std::path::Path;
+
+use super::{check, random, strongly_fair, Options};
+use crate::algorithms::single_redis;
+use crate::interrupt::Interrupt;
+use crate::scenario::Verdict;
+use crate::world::Action;
+
+/// Ctrl-C stops the search where a timeout would, and says so.
+#[test]
+fn an_interrupt_stops_the_search_with_open_verdicts_unknown() {
+    let sc = crate::catalog::open("redis-ttl-gc-pause").expect("bundled");
+    let world = single_redis::world(&sc).expect("builds");
+    let interrupt = Interrupt::default();
+    interrupt.request();
+    let out = check(
+        &world,
+        &Options {
+            interrupt,
+            ..Options::default()
+        },
+    );
+    assert!(out.interrupted);
+    assert_eq!(
+        out.stopped.as_deref(),
+        Some("interrupted after 1 states; open verdicts are unknown")
+    );
+    assert!(
+        out.props.iter().all(|p| p.verdict == Verdict::Unknown),
+        "{:?}",
+        out.props
+    );
+    let whole = check(&world, &Options::default());
+    assert!(!whole.interrupted && whole.stopped.is_none());
+}
+
+/// Time is strongly fair (docs/properties.md, "Time is strongly fair"); a message's
+/// delivery is only weakly fair, and so is a client's own step.
+#[test]
+fn a_tick_is_strongly_fair_and_a_delivery_is_not() {
+    let text = "summary = \"s\"\nalgorithm = \"single-redis\"\n[system]\n[faults]\nmax_delay = 1\n[bounds]\n";
+    let sc = crate::scenario::parse(Path::new("tick.toml"), text).expect("parses");
+    let world = single_redis::world(&sc).expect("builds");
+    // The first state, breadth first, where time may pass.
+    let mut queue = std::collections::VecDeque::from([world.init()]);
+    let mut actions = Vec::new();
+    let mut seen = 0;
+    while let Some(s) = queue.pop_front() {
+        actions.clear();
+        world.enabled(&s, &mut actions);
+        if actions.iter().any(|a| matches!(a, Action::Tick)) {
+            break;
+        }
+        queue.extend(actions.iter().filter_map(|a| world.after(&s, a)));
+        seen += 1;
+        assert!(seen < 1000, "no tick within 1000 states");
+    }
+    for a in &actions {
+        assert_eq!(strongly_fair(a), matches!(a, Action::Tick), "{a:?}");
+        assert!(!random(&world, a), "{a:?}");
+    }
+}
