@@ -31,6 +31,10 @@ use crate::world::World;
 struct Config {
     label: &'static str,
     scenario: &'static str,
+    /// The text of a file under `bench/`, inside the binary so that an
+    /// installed `locksmith bench` needs no checkout; `None` for a bundled
+    /// scenario.
+    text: Option<&'static str>,
     no_symmetry: bool,
     /// The `.cfg` in specs/mirror/ that describes the same state space (TLC
     /// finds as many distinct states: specs/mirror/README.md's table), if
@@ -42,6 +46,7 @@ const fn config(label: &'static str, scenario: &'static str, no_symmetry: bool) 
     Config {
         label,
         scenario,
+        text: None,
         no_symmetry,
         twin: None,
     }
@@ -51,9 +56,23 @@ const fn twin(label: &'static str, scenario: &'static str, cfg: &'static str) ->
     Config {
         label,
         scenario,
+        text: None,
         no_symmetry: true,
         twin: Some(cfg),
     }
+}
+
+/// A file under `bench/`, its text inside the binary, without symmetry.
+macro_rules! bench_file {
+    ($label:literal) => {
+        Config {
+            label: $label,
+            scenario: concat!("bench/", $label, ".toml"),
+            text: Some(include_str!(concat!("../../bench/", $label, ".toml"))),
+            no_symmetry: true,
+            twin: None,
+        }
+    };
 }
 
 /// The fixed set: Redlock 3 x 2 (with and without symmetry), 5 x 2, one
@@ -64,11 +83,11 @@ const CONFIGS: &[Config] = &[
     config("redlock-five-masters", "redlock-five-masters", false),
     config("redis-ttl-gc-pause --no-symmetry", "redis-ttl-gc-pause", true),
     twin("ricart-agrawala-3", "ricart-agrawala-no-faults", "RicartAgrawala.cfg"),
-    config("ricart-agrawala-4", "bench/ricart-agrawala-4.toml", true),
+    bench_file!("ricart-agrawala-4"),
     twin("token-ring-3", "token-ring-no-faults", "TokenRing.cfg"),
-    config("token-ring-4", "bench/token-ring-4.toml", true),
-    config("coordinator-3", "bench/coordinator-3.toml", true),
-    config("coordinator-4", "bench/coordinator-4.toml", true),
+    bench_file!("token-ring-4"),
+    bench_file!("coordinator-3"),
+    bench_file!("coordinator-4"),
 ];
 
 /// What one run of one configuration measured.
@@ -302,22 +321,15 @@ fn parse(line: &str) -> Option<Run> {
     })
 }
 
-/// A bench file's path: relative to the working directory, else to the
-/// crate's own directory (a bench run from elsewhere in a clone).
-fn locate(name: &str) -> PathBuf {
-    let here = PathBuf::from(name);
-    if !name.ends_with(".toml") || here.exists() {
-        return here;
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
-}
-
 fn child(label: &str, threads: usize) -> i32 {
     let Some(c) = CONFIGS.iter().find(|c| c.label == label) else {
         eprintln!("locksmith: {label:?} is not a bench configuration");
         return 2;
     };
-    let loaded = catalog::open(&locate(c.scenario).to_string_lossy());
+    let loaded = match c.text {
+        Some(text) => catalog::parse(std::path::Path::new(c.scenario), text),
+        None => catalog::open(c.scenario),
+    };
     let mut sc = match loaded {
         Ok(sc) => sc,
         Err(e) => {

@@ -59,3 +59,25 @@ fn bench_rejects_an_unknown_configuration_and_zero_repeats() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--repeat 0 is not allowed"), "{}", run.stderr);
 }
+
+/// The bench's own scenario files are inside the binary: it runs from a
+/// folder without the checkout.
+#[test]
+fn bench_runs_from_a_folder_without_the_checkout() {
+    let dir = std::env::temp_dir().join(format!("locksmith-bench-anywhere-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_locksmith"))
+        .args(["bench", "--only", "coordinator-3", "--no-tlc", "--repeat", "1"])
+        .current_dir(&dir)
+        .output()
+        .expect("run locksmith");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("| coordinator-3 | 1331 | 2883 | 15 |"), "{stdout}");
+}
