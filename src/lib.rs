@@ -18,6 +18,7 @@ pub mod real;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod trace;
 pub mod words;
 pub mod world;

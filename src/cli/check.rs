@@ -103,7 +103,24 @@ pub(super) fn check_loaded(
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
     let mut failed = false;
     let mut summaries = Vec::new();
-    in_order(&scenarios, jobs, opts, format, reports, |text, result| {
+    let run = |sc: &Scenario, quiet: &Options| {
+        let mut text = String::new();
+        let job = CheckJob {
+            opts: quiet,
+            format,
+            reports,
+            text: &mut text,
+        };
+        let result = dispatch(sc, job).unwrap_or_else(|ScenarioError(e)| Err(e));
+        (text, result)
+    };
+    let labels: Vec<String> = scenarios.iter().map(|sc| sc.name.clone()).collect();
+    let shown = Shown {
+        command: "check",
+        noun: "scenarios",
+        labels: &labels,
+    };
+    in_order(&scenarios, &shown, jobs, opts, run, |(text, result)| {
         let _ = std::io::stdout().write_all(text.as_bytes());
         match result {
             // A definite verdict against the expectation outweighs any
@@ -183,54 +200,49 @@ struct Checked {
     write_error: Option<String>,
 }
 
-/// Checks `scenarios` on up to `jobs` threads and hands `emit` each one's
-/// printed text and summary in the scenarios' order, as soon as it and
-/// every scenario before it are done, so the output is the same bytes
-/// whatever the number of jobs. Scenarios are independent checks: this is
+/// Runs `run` on each of `scenarios` on up to `jobs` threads (with `opts`
+/// made quiet when several run at once) and hands `emit` each one's
+/// result in the scenarios' order, as soon as it and every scenario
+/// before it are done, so the output is the same bytes whatever the
+/// number of jobs (`check` hands on printed text and a summary, `sweep`
+/// one combination's verdicts). Scenarios are independent checks: this is
 /// where a second core pays off first (`check --all`). `emit` returns
 /// false to stop: scenarios not yet started are skipped. With more than one
 /// job, the per-check progress gives way to one display counting the
 /// scenarios done and naming those still running.
-fn in_order(
+pub(super) fn in_order<R: Send>(
     scenarios: &[Scenario],
+    shown: &Shown,
     jobs: usize,
     opts: &Options,
-    format: Format,
-    reports: Option<&Path>,
-    mut emit: impl FnMut(String, Result<Checked, String>) -> bool,
+    run: impl Fn(&Scenario, &Options) -> R + Sync,
+    mut emit: impl FnMut(R) -> bool,
 ) {
     let jobs = jobs.clamp(1, scenarios.len().max(1));
     let mut quiet = opts.clone();
     quiet.progress = opts.progress.clone().filter(|_| jobs == 1);
-    let overall =
-        (opts.progress.is_some() && jobs > 1).then(|| Progress::count("check", scenarios.len() as u64, "scenarios"));
+    let overall = (opts.progress.is_some() && jobs > 1)
+        .then(|| Progress::count(shown.command, scenarios.len() as u64, shown.noun));
     // Whichever display is on, hidden while a result is printed.
     let display = overall.clone().or_else(|| quiet.progress.clone());
     let quiet = &quiet;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let running = Mutex::new(BTreeSet::new());
-    let (tx, rx) = mpsc::channel::<(usize, String, Result<Checked, String>)>();
+    let (tx, rx) = mpsc::channel::<(usize, R)>();
     thread::scope(|scope| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, stop, running) = (&next, &stop, &running);
+            let (next, stop, running, run) = (&next, &stop, &running, &run);
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 if i >= scenarios.len() || stop.load(Ordering::SeqCst) || quiet.interrupt.requested() {
                     break;
                 }
                 lock(running).insert(i);
-                let mut text = String::new();
-                let job = CheckJob {
-                    opts: quiet,
-                    format,
-                    reports,
-                    text: &mut text,
-                };
-                let result = dispatch(&scenarios[i], job).unwrap_or_else(|ScenarioError(e)| Err(e));
+                let result = run(&scenarios[i], quiet);
                 lock(running).remove(&i);
-                if tx.send((i, text, result)).is_err() {
+                if tx.send((i, result)).is_err() {
                     break;
                 }
             });
@@ -239,11 +251,11 @@ fn in_order(
         let mut done = BTreeMap::new();
         let mut emitted = 0;
         loop {
-            if let Some((text, result)) = done.remove(&emitted) {
+            if let Some(result) = done.remove(&emitted) {
                 emitted += 1;
                 let go_on = match &display {
-                    Some(p) => p.suspend(|| emit(text, result)),
-                    None => emit(text, result),
+                    Some(p) => p.suspend(|| emit(result)),
+                    None => emit(result),
                 };
                 if !go_on {
                     stop.store(true, Ordering::SeqCst);
@@ -252,25 +264,25 @@ fn in_order(
                 continue;
             }
             match rx.recv_timeout(Duration::from_secs(1)) {
-                Ok((i, text, result)) => {
-                    done.insert(i, (text, result));
+                Ok((i, result)) => {
+                    done.insert(i, result);
                     if let Some(p) = &overall {
                         p.add(1, 0);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if let Some(p) = &overall {
-                        let now: Vec<&str> = lock(&running).iter().map(|&i| scenarios[i].name.as_str()).collect();
+                        let now: Vec<&str> = lock(&running).iter().map(|&i| shown.labels[i].as_str()).collect();
                         p.note(&format!("checking {}", now.join(", ")));
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     // Ctrl-C skipped a scenario that a later one overtook:
                     // what did run is still shown, in order.
-                    for (text, result) in std::mem::take(&mut done).into_values() {
+                    for result in std::mem::take(&mut done).into_values() {
                         let go_on = match &display {
-                            Some(p) => p.suspend(|| emit(text, result)),
-                            None => emit(text, result),
+                            Some(p) => p.suspend(|| emit(result)),
+                            None => emit(result),
                         };
                         if !go_on {
                             break;
@@ -281,6 +293,14 @@ fn in_order(
             }
         }
     });
+}
+
+/// How [`in_order`]'s display names its work when several jobs run: the
+/// command, what it counts, and each scenario's label.
+pub(super) struct Shown<'a> {
+    pub command: &'static str,
+    pub noun: &'static str,
+    pub labels: &'a [String],
 }
 
 /// A poisoned lock only means another worker panicked; its set is still

@@ -38,6 +38,7 @@ mod list;
 mod matrix;
 mod show;
 mod simulate;
+mod sweep;
 
 use args::{usage_error, Cli, Command, Format, DEFAULT_MEMORY};
 
@@ -102,6 +103,7 @@ pub fn main() -> i32 {
             let out = (!no_reports).then_some(reports.as_path());
             check::check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
         }
+        Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Matrix {
             scenarios,
             full,

@@ -275,7 +275,7 @@ pub fn writable(root: &Path) -> Result<(), String> {
 
 /// Writes the report's files into `into`; paths inside them name `dir`,
 /// where the report will live.
-fn write_files<A: Lock>(
+pub(crate) fn write_files<A: Lock>(
     into: &Path,
     dir: &Path,
     sc: &Scenario,
@@ -312,7 +312,7 @@ fn write_files<A: Lock>(
 /// first and removed only once the new one is in place. Simulation
 /// reports (`sim-*` folders) inside the old one move into the new one: a
 /// check does not erase them.
-fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
+pub(crate) fn swap_into_place(partial: &Path, dir: &Path) -> std::io::Result<()> {
     let old = partial.with_extension("old");
     let _ = std::fs::remove_dir_all(&old);
     let had_old = match std::fs::rename(dir, &old) {

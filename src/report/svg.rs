@@ -12,6 +12,7 @@ mod draw;
 mod timeline;
 
 pub use draw::esc;
+pub(crate) use draw::{BELIEF, INK, LOST};
 use std::path::Path;
 
 use crate::check::Counterexample;

@@ -261,8 +261,10 @@ fn every_bundled_scenario_meets_its_expectations_pins_and_committed_reports() {
     for entry in fs::read_dir(root.join("reports")).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // own/ holds the reports of a user's own scenarios (git ignores it);
-        // generated/ those of `matrix --full` (tests/e2e/matrix.rs).
-        if entry.path().is_dir() && !names.contains(&name) && name != "own" && name != catalog::GENERATED {
+        // generated/ those of `matrix --full` (tests/e2e/matrix.rs);
+        // sweep-*/ a `locksmith sweep` (tests/e2e/sweep.rs).
+        let other = name == "own" || name == catalog::GENERATED || name.starts_with("sweep-");
+        if entry.path().is_dir() && !names.contains(&name) && !other {
             stale.push(format!("reports/{name}/ belongs to no scenario"));
         }
     }

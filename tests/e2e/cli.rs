@@ -837,7 +837,7 @@ fn completions_and_the_man_page_name_every_command() {
         &man.stdout[..80.min(man.stdout.len())]
     );
     for cmd in [
-        "list", "show", "check", "matrix", "simulate", "replay", "reenact", "explore", "bench",
+        "list", "show", "check", "sweep", "matrix", "simulate", "replay", "reenact", "explore", "bench",
     ] {
         assert!(bash.stdout.contains(cmd), "bash completion lacks {cmd}");
         assert!(

@@ -294,3 +294,41 @@ fn a_report_that_cannot_be_written_still_shows_the_verdicts_then_exits_2() {
         assert_eq!(partials(&reports), Vec::<PathBuf>::new(), "{words:?}");
     }
 }
+
+/// `sweep`: Ctrl-C stops the combinations being checked and skips the
+/// rest; the previous sweep folder stays as it was, nothing temporary is
+/// left, exit 130.
+#[test]
+fn ctrl_c_stops_a_sweep_keeps_the_previous_one_and_exits_130() {
+    let tmp = TempDir::new("interrupt-sweep");
+    let old = tmp.join("sweep-redis-ttl-gc-pause");
+    fs::create_dir_all(&old).expect("an earlier sweep");
+    fs::write(old.join("SWEEP.md"), "by an earlier run\n").expect("write");
+    let run = interrupted(
+        &args(
+            &[
+                "sweep",
+                "redis-ttl-gc-pause",
+                "--vary",
+                "system.ttl=4..30",
+                "--jobs",
+                "1",
+            ],
+            tmp.path(),
+        ),
+        Duration::from_secs(2),
+    );
+    assert_eq!(run.code, 130, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains(" of 27 combinations checked; the sweep was not written"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        fs::read_to_string(old.join("SWEEP.md")).expect("kept"),
+        "by an earlier run\n"
+    );
+    assert_eq!(fs::read_dir(&old).expect("kept").count(), 1);
+    assert_eq!(partials(tmp.path()), Vec::<PathBuf>::new());
+}

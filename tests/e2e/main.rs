@@ -52,6 +52,7 @@ mod single_redis;
 mod specs;
 mod stateright_agrees;
 mod svg;
+mod sweep;
 mod symmetry;
 mod token_ring;
 mod traces;

@@ -34,10 +34,10 @@ const MONO_11: i32 = 67;
 const SANS_10: i32 = 55;
 const TITLE_15: i32 = 90;
 
-const INK: &str = "#222";
+pub(crate) const INK: &str = "#222";
 const MSG: &str = "#1f5fa8";
-const LOST: &str = "#c0392b";
-const BELIEF: &str = "#2e9e44";
+pub(crate) const LOST: &str = "#c0392b";
+pub(crate) const BELIEF: &str = "#2e9e44";
 const LOOP: &str = "#b26a00";
 
 /// Escapes text for XML content and attribute values.
