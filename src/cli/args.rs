@@ -1,13 +1,13 @@
 //! The command line's grammar: every command, flag and help text, and the
 //! parsers that say which values a flag allows, so that a bad value is
-//! refused by clap in one place, in the words of [`usage_error`].
+//! refused by clap in one place, in the words of
+//! [`usage_error`](super::usage::usage_error).
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::matrix;
 
@@ -35,7 +35,9 @@ pub(super) struct Cli {
     pub(super) command: Command,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// `--format`: the words of each command's help, or one JSON object per
+/// line (docs/json.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(super) enum Format {
     Text,
     Json,
@@ -197,6 +199,9 @@ it (no table written).")]
         /// number of cores]. The table is the same in any case.
         #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("scenarios to check at once"))]
         jobs: Option<usize>,
+        /// `json` prints each scenario's summary as one JSON line, then the table's path (docs/json.md).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Random walks through the scenario's world under its fault budget;
     /// a safety violation is shrunk and written to
@@ -276,6 +281,9 @@ seeds); 3 an expected violation no job found.")]
         /// Simulation report folders (or their summary.json files).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+        /// `text` prints the merged summary as indented JSON; `json` as one line of kind `merge` (docs/json.md).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Benchmark the exhaustive checker on a fixed set of configurations
     /// (each in a process of its own) and print a table of its figures.
@@ -304,6 +312,9 @@ configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
         /// TLA2TOOLS_JAR names it.
         #[arg(long)]
         no_tlc: bool,
+        /// `json` prints one JSON line per configuration (docs/json.md).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         #[arg(long, hide = true)]
         child: Option<String>,
     },
@@ -325,6 +336,9 @@ step naming a node the scenario does not have) or a step is not enabled.")]
         /// a .toml path) whose Rust model must show the same run.
         #[arg(long)]
         scenario: Option<String>,
+        /// `json` prints the verdict as one JSON line (docs/json.md).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Serve stateright's web explorer for a scenario: step through its
     /// world by hand, in the words of trace.md, with a sequence diagram of
@@ -393,6 +407,9 @@ it wrote).")]
         /// read-only or shared reports folder may not take it).
         #[arg(long, value_name = "PATH")]
         log: Option<PathBuf>,
+        /// `json` prints the verdict as one JSON line (docs/json.md).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
 }
 
@@ -429,61 +446,23 @@ pub(super) struct SweepArgs {
     pub(super) format: Format,
 }
 
-/// What `main` prints for a usage error: clap's whole message, for what
-/// it names (the arguments missing, a similar subcommand or flag, the
-/// values allowed) and its usage line, after locksmith's own prefix; a
-/// flag's bad value as one sentence in locksmith's words (`--threads 0 is
-/// not allowed; allowed: a whole number of threads from 1 to 256`); and,
-/// in place of clap's "try '--help'", the help of the command at fault
-/// (`see `locksmith simulate --help``). `args` is the command line the
-/// error came from, program name first.
-pub(super) fn usage_error(e: &clap::Error, args: &[String]) -> String {
-    let text = e.render().to_string();
-    let mut lines: Vec<String> = text
-        .lines()
-        .filter(|l| !l.starts_with("For more information, try"))
-        .map(str::to_string)
-        .collect();
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
+impl Command {
+    /// The format the command reports in: `show`, `completions`, `man`
+    /// and `explore` print documents or serve a page, always as text.
+    pub(super) fn format(&self) -> Format {
+        match self {
+            Command::List { format }
+            | Command::Check { format, .. }
+            | Command::Matrix { format, .. }
+            | Command::Simulate { format, .. }
+            | Command::Merge { format, .. }
+            | Command::Bench { format, .. }
+            | Command::Replay { format, .. }
+            | Command::Reenact { format, .. } => *format,
+            Command::Sweep(sweep) => sweep.format,
+            Command::Completions { .. } | Command::Man | Command::Show { .. } | Command::Explore { .. } => Format::Text,
+        }
     }
-    if let Some(first) = lines.first_mut() {
-        *first = value_sentence(e).unwrap_or_else(|| first.strip_prefix("error: ").unwrap_or(first).to_string());
-    }
-    let command = Cli::command();
-    let sub = args
-        .iter()
-        .skip(1)
-        .find(|a| command.get_subcommands().any(|c| c.get_name() == a.as_str()));
-    let help = match sub {
-        Some(sub) => format!("see `locksmith {sub} --help`"),
-        None => "see `locksmith --help`".to_string(),
-    };
-    lines.push(String::new());
-    lines.push(help);
-    lines.join("\n")
-}
-
-/// A flag's bad value (a value parser's refusal) as one sentence, or
-/// `None` for any other error.
-fn value_sentence(e: &clap::Error) -> Option<String> {
-    let ctx = |kind| match e.get(kind) {
-        Some(ContextValue::String(s)) => Some(s.as_str()),
-        _ => None,
-    };
-    if e.kind() != ErrorKind::ValueValidation {
-        return None;
-    }
-    let allowed = std::error::Error::source(e).map(ToString::to_string)?;
-    let arg = ctx(ContextKind::InvalidArg)?;
-    let value = ctx(ContextKind::InvalidValue)?;
-    let flag = arg.split_whitespace().next().unwrap_or(arg);
-    let value = if value.is_empty() || value.contains(char::is_whitespace) {
-        format!("{value:?}")
-    } else {
-        value.to_string()
-    };
-    Some(format!("{flag} {value} is not allowed; allowed: {allowed}"))
 }
 
 /// `--threads`: a whole number from 1 to 256.

@@ -13,7 +13,6 @@
 //! `bench/` (larger sizes of the classic families) that `check --all`
 //! does not run.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,6 +24,9 @@ use crate::check::{check, Options};
 use crate::properties::Lock;
 use crate::scenario::Scenario;
 use crate::world::World;
+
+use super::failure::{Exit, Failure};
+use super::{json, Format};
 
 /// One configuration: a label, a bundled scenario name or a file under
 /// `bench/`, and whether symmetry reduction is switched off.
@@ -115,125 +117,147 @@ impl Run {
 }
 
 /// Arguments of `locksmith bench`.
-pub struct BenchArgs {
+pub(super) struct BenchArgs {
     pub repeat: usize,
     pub only: Vec<String>,
     pub threads: usize,
     /// Skip TLC even where `TLA2TOOLS_JAR` names it.
     pub no_tlc: bool,
+    pub format: Format,
     /// Hidden: run this one configuration here and print its figures.
     pub child: Option<String>,
 }
 
-pub fn bench_cmd(args: BenchArgs) -> i32 {
+pub(super) fn bench_cmd(args: BenchArgs) -> Exit {
     // --repeat and --threads are in range (cli/args.rs).
-    if let Some(label) = args.child {
-        return child(&label, args.threads);
+    if let Some(label) = &args.child {
+        return child(label, args.threads);
     }
     let labels: Vec<&str> = CONFIGS.iter().map(|c| c.label).collect();
     if let Some(bad) = args.only.iter().find(|o| !labels.contains(&o.as_str())) {
-        eprintln!(
-            "locksmith: --only {bad:?} is not a bench configuration; allowed: {}",
+        return Err(Failure::bad(format!(
+            "--only {bad:?} is not a bench configuration; allowed: {}",
             labels.join(", ")
-        );
-        return 2;
+        )));
     }
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("locksmith: cannot find the locksmith executable to run the bench: {e}");
-            return 2;
-        }
-    };
-    println!(
-        "| configuration | unique states | generated | depth | wall s | unique states/s | peak RSS | bytes/state |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for c in CONFIGS
-        .iter()
-        .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.label))
-    {
-        let mut runs = Vec::new();
-        for _ in 0..args.repeat {
-            let out = Command::new(&exe)
-                .args(["bench", "--child", c.label, "--threads", &args.threads.to_string()])
-                .output();
-            match out.map(|o| (o.status.success(), o)) {
-                Ok((true, o)) => match parse(&String::from_utf8_lossy(&o.stdout)) {
-                    Some(r) => runs.push(r),
-                    None => {
-                        eprintln!("locksmith: bench {}: unreadable child output", c.label);
-                        return 2;
-                    }
-                },
-                Ok((false, o)) => {
-                    eprintln!(
-                        "locksmith: bench {} failed: {}",
-                        c.label,
-                        String::from_utf8_lossy(&o.stderr).trim()
-                    );
-                    return 2;
-                }
-                Err(e) => {
-                    eprintln!("locksmith: cannot run the bench child for {}: {e}", c.label);
-                    return 2;
-                }
-            }
-        }
-        let m = median(&runs);
-        let mut line = String::new();
-        let _ = write!(
-            line,
-            "| {} | {} | {} | {} | {:.2} | {:.0} | {:.1} MiB | {:.0} |",
-            c.label,
-            m.unique,
-            m.generated,
-            m.depth,
-            m.seconds,
-            m.per_second(),
-            m.peak as f64 / (1 << 20) as f64,
-            m.bytes_per_state()
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the locksmith executable to run the bench: {e}"))?;
+    let chosen = |c: &&Config| args.only.is_empty() || args.only.iter().any(|o| o == c.label);
+    if args.format == Format::Text {
+        println!(
+            "| configuration | unique states | generated | depth | wall s | unique states/s | peak RSS | bytes/state |"
         );
-        println!("{line}");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    }
+    for c in CONFIGS.iter().filter(chosen) {
+        let runs = (0..args.repeat)
+            .map(|_| run_child(&exe, c, args.threads))
+            .collect::<Result<Vec<Run>, String>>()?;
+        let m = median(&runs);
+        match args.format {
+            Format::Text => println!(
+                "| {} | {} | {} | {} | {:.2} | {:.0} | {:.1} MiB | {:.0} |",
+                c.label,
+                m.unique,
+                m.generated,
+                m.depth,
+                m.seconds,
+                m.per_second(),
+                m.peak as f64 / (1 << 20) as f64,
+                m.bytes_per_state()
+            ),
+            Format::Json => println!(
+                "{}",
+                json::bench(&json::Bench {
+                    kind: "bench",
+                    configuration: c.label,
+                    unique_states: m.unique,
+                    generated: m.generated,
+                    depth: m.depth,
+                    seconds: m.seconds,
+                    unique_states_per_second: m.per_second().round(),
+                    peak_rss_bytes: m.peak,
+                    bytes_per_state: m.bytes_per_state().round(),
+                    runs: args.repeat,
+                    threads: args.threads,
+                })
+            ),
+        }
         let _ = std::io::stdout().flush();
     }
-    println!(
-        "\nmedians of {} runs, each configuration in a process of its own, {} thread(s)",
-        args.repeat, args.threads
-    );
-    let twins: Vec<&Config> = CONFIGS
-        .iter()
-        .filter(|c| c.twin.is_some() && (args.only.is_empty() || args.only.iter().any(|o| o == c.label)))
-        .collect();
+    if args.format == Format::Text {
+        println!(
+            "\nmedians of {} runs, each configuration in a process of its own, {} thread(s)",
+            args.repeat, args.threads
+        );
+    }
+    let twins: Vec<&Config> = CONFIGS.iter().filter(chosen).filter(|c| c.twin.is_some()).collect();
     if args.no_tlc || twins.is_empty() {
-        return 0;
+        return Ok(0);
     }
     let Some(jar) = std::env::var_os("TLA2TOOLS_JAR").filter(|j| !j.is_empty()) else {
-        println!("\nTLC: not measured (set TLA2TOOLS_JAR to tla2tools.jar; specs/README.md, \"Running TLC\")");
-        return 0;
+        if args.format == Format::Text {
+            println!("\nTLC: not measured (set TLA2TOOLS_JAR to tla2tools.jar; specs/README.md, \"Running TLC\")");
+        }
+        return Ok(0);
     };
-    println!("\n| configuration | TLC on | TLC distinct states | TLC wall s | TLC distinct states/s |");
-    println!("|---|---|---:|---:|---:|");
+    tlc_table(&PathBuf::from(&jar), &twins, args.format)
+}
+
+/// One run of configuration `c` in a child process of its own.
+fn run_child(exe: &std::path::Path, c: &Config, threads: usize) -> Result<Run, String> {
+    let out = Command::new(exe)
+        .args(["bench", "--child", c.label, "--threads", &threads.to_string()])
+        .output()
+        .map_err(|e| format!("cannot run the bench child for {}: {e}", c.label))?;
+    if !out.status.success() {
+        return Err(format!(
+            "bench {} failed: {}",
+            c.label,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    parse(&String::from_utf8_lossy(&out.stdout)).ok_or_else(|| format!("bench {}: unreadable child output", c.label))
+}
+
+/// The second table: TLC on each configuration's TLA+ twin.
+fn tlc_table(jar: &std::path::Path, twins: &[&Config], format: Format) -> Exit {
+    if format == Format::Text {
+        println!("\n| configuration | TLC on | TLC distinct states | TLC wall s | TLC distinct states/s |");
+        println!("|---|---|---:|---:|---:|");
+    }
     for c in twins {
         let cfg = c.twin.unwrap_or_default();
-        match tlc::run(&PathBuf::from(&jar), cfg) {
-            Ok((distinct, seconds)) => println!(
-                "| {} | specs/mirror/{cfg} | {distinct} | {seconds:.2} | {:.0} |",
-                c.label,
-                distinct as f64 / seconds.max(1e-9)
+        let (distinct, seconds) =
+            tlc::run(jar, cfg).map_err(|e| format!("bench {}: TLC on specs/mirror/{cfg}: {e}", c.label))?;
+        let per_second = distinct as f64 / seconds.max(1e-9);
+        match format {
+            Format::Text => println!(
+                "| {} | specs/mirror/{cfg} | {distinct} | {seconds:.2} | {per_second:.0} |",
+                c.label
             ),
-            Err(e) => {
-                eprintln!("locksmith: bench {}: TLC on specs/mirror/{cfg}: {e}", c.label);
-                return 2;
-            }
+            Format::Json => println!(
+                "{}",
+                json::bench(&json::BenchTlc {
+                    kind: "bench_tlc",
+                    configuration: c.label,
+                    spec: format!("specs/mirror/{cfg}"),
+                    distinct_states: distinct,
+                    seconds,
+                    distinct_states_per_second: per_second.round(),
+                    workers: tlc::WORKERS,
+                })
+            ),
         }
         let _ = std::io::stdout().flush();
     }
-    println!(
-        "\nTLC: one run each, {} workers, wall time from start to exit (the JVM's start included)",
-        tlc::WORKERS
-    );
-    0
+    if format == Format::Text {
+        println!(
+            "\nTLC: one run each, {} workers, wall time from start to exit (the JVM's start included)",
+            tlc::WORKERS
+        );
+    }
+    Ok(0)
 }
 
 /// TLC on a configuration's twin, for the second table.
@@ -321,41 +345,27 @@ fn parse(line: &str) -> Option<Run> {
     })
 }
 
-fn child(label: &str, threads: usize) -> i32 {
+fn child(label: &str, threads: usize) -> Exit {
     let Some(c) = CONFIGS.iter().find(|c| c.label == label) else {
-        eprintln!("locksmith: {label:?} is not a bench configuration");
-        return 2;
+        return Err(Failure::bad(format!("{label:?} is not a bench configuration")));
     };
     let loaded = match c.text {
         Some(text) => catalog::parse(std::path::Path::new(c.scenario), text),
         None => catalog::open(c.scenario),
     };
-    let mut sc = match loaded {
-        Ok(sc) => sc,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
+    let mut sc = loaded?;
     if c.no_symmetry {
         sc.symmetry = false;
     }
-    match dispatch(&sc, Measure { threads }) {
-        Ok(r) => {
-            println!(
-                "{}",
-                serde_json::json!({
-                    "unique": r.unique, "generated": r.generated, "depth": r.depth,
-                    "seconds": r.seconds, "peak": r.peak, "base": r.base,
-                })
-            );
-            0
-        }
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
-        }
-    }
+    let r = dispatch(&sc, Measure { threads })?;
+    println!(
+        "{}",
+        serde_json::json!({
+            "unique": r.unique, "generated": r.generated, "depth": r.depth,
+            "seconds": r.seconds, "peak": r.peak, "base": r.base,
+        })
+    );
+    Ok(0)
 }
 
 struct Measure {

@@ -21,7 +21,8 @@ use crate::scenario::{self, Scenario, ScenarioError};
 use crate::sim::messages::messages_per_acquisition;
 use crate::world::World;
 
-use super::Format;
+use super::failure::{Exit, Failure, Shown};
+use super::{json, Format};
 
 /// `check`: the named scenarios, or every bundled one with `--all`.
 pub(super) fn check_cmd(
@@ -32,7 +33,7 @@ pub(super) fn check_cmd(
     reports: Option<&Path>,
     no_symmetry: bool,
     jobs: Option<usize>,
-) -> i32 {
+) -> Exit {
     let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
         (true, true) => Ok(scenario::all()),
         (false, false) => names.iter().map(|n| scenario::find(n)).collect(),
@@ -41,14 +42,15 @@ pub(super) fn check_cmd(
             "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
         )),
     };
-    check_paths(paths, opts, format, reports, no_symmetry, jobs, all).1
+    check_paths(paths, opts, format, reports, no_symmetry, jobs, all).map(|(_, code)| code)
 }
 
 /// What `check` and `matrix` share: loads every scenario first (bad input
 /// exits 2 with nothing written), checks them side by side, prints each
 /// one's text in order, writes the index reports/README.md when `index`
 /// (every bundled scenario was checked), and returns the scenarios with
-/// their summaries and the exit code (docs/design.md §9).
+/// their summaries and the exit code their verdicts give (docs/design.md
+/// §9), or the failure.
 pub(super) fn check_paths(
     paths: Result<Vec<PathBuf>, ScenarioError>,
     opts: &Options,
@@ -57,7 +59,7 @@ pub(super) fn check_paths(
     no_symmetry: bool,
     jobs: Option<usize>,
     index: bool,
-) -> (Vec<(Scenario, Summary)>, i32) {
+) -> Result<Checks, Failure> {
     // Load and validate everything before checking anything, so bad input
     // exits 2 with nothing written.
     let loaded: Result<Vec<Scenario>, ScenarioError> =
@@ -68,24 +70,17 @@ pub(super) fn check_paths(
         }
         all
     });
-    let scenarios = match loaded {
-        Ok(s) if s.is_empty() => {
-            eprintln!("locksmith: no scenarios to check");
-            return (Vec::new(), 2);
-        }
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return (Vec::new(), 2);
-        }
-    };
+    let scenarios = loaded?;
+    if scenarios.is_empty() {
+        return Err(Failure::bad("no scenarios to check"));
+    }
     check_loaded(scenarios, opts, format, reports, jobs, index)
 }
 
 /// [`check_paths`] on scenarios already loaded. The reports folder is
 /// tried first, so that a long search does not end in a write error; one
 /// that fails later anyway still prints its verdicts, then the error, and
-/// exits 2. Ctrl-C stops the running checks (their verdicts so far are
+/// exits 2 (the first such error). Ctrl-C stops the running checks (their verdicts so far are
 /// printed, their reports not written) and skips the rest: exit 130.
 pub(super) fn check_loaded(
     scenarios: Vec<Scenario>,
@@ -94,14 +89,13 @@ pub(super) fn check_loaded(
     reports: Option<&Path>,
     jobs: Option<usize>,
     index: bool,
-) -> (Vec<(Scenario, Summary)>, i32) {
+) -> Result<Checks, Failure> {
     if let Some(Err(e)) = reports.map(report::writable) {
-        eprintln!("locksmith: {e}");
-        return (Vec::new(), 2);
+        return Err(Failure::bad(e.to_string()));
     }
     let (mut differ, mut unknown, mut agree, mut interrupted) = (0, 0, 0, 0);
     let jobs = jobs.unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut failed = false;
+    let mut failed: Option<String> = None;
     let mut summaries = Vec::new();
     let run = |sc: &Scenario, quiet: &Options| {
         let mut text = String::new();
@@ -115,7 +109,7 @@ pub(super) fn check_loaded(
         (text, result)
     };
     let labels: Vec<String> = scenarios.iter().map(|sc| sc.name.clone()).collect();
-    let shown = Shown {
+    let shown = Labels {
         command: "check",
         noun: "scenarios",
         labels: &labels,
@@ -136,42 +130,33 @@ pub(super) fn check_loaded(
                 }
                 interrupted += usize::from(checked.interrupted);
                 summaries.push(summary);
-                if let Some(e) = checked.write_error {
-                    eprintln!("locksmith: {e}");
-                    failed = true;
-                }
+                failed = checked.write_error;
             }
-            Err(e) => {
-                eprintln!("locksmith: {e}");
-                failed = true;
-            }
+            Err(e) => failed = Some(e),
         }
-        !failed
+        failed.is_none()
     });
-    if failed {
-        return (Vec::new(), 2);
+    if let Some(e) = failed {
+        return Err(Failure::bad(e));
     }
     // Interrupted, or scenarios skipped: no index, and exit 130 whatever
     // the verdicts (docs/design.md §9).
     let finished = summaries.len() - interrupted;
     if finished < scenarios.len() {
-        if format == Format::Text {
-            say!(
-                "interrupted: {finished} of {} scenarios checked ({agree} as expected, {differ} differ); reports of the interrupted ones not written",
-                scenarios.len()
-            );
-        }
-        return (Vec::new(), interrupt::EXIT_CODE);
+        let said = format!(
+            "interrupted: {finished} of {} scenarios checked ({agree} as expected, {differ} differ); reports of the interrupted ones not written",
+            scenarios.len()
+        );
+        return Err(Failure::new(interrupt::EXIT_CODE, said, Shown::Stdout));
     }
     // Every bundled scenario was checked: index them beside their reports.
     if let (true, Some(root)) = (index, reports) {
         if let Err(e) = report::index::write(root, &summaries) {
-            eprintln!(
-                "locksmith: cannot write {} under {}: {e}",
+            return Err(Failure::bad(format!(
+                "cannot write {} under {}: {e}",
                 report::index::FILE,
                 root.display()
-            );
-            return (Vec::new(), 2);
+            )));
         }
     }
     if format == Format::Text && scenarios.len() > 1 {
@@ -187,8 +172,12 @@ pub(super) fn check_loaded(
     } else {
         0
     };
-    (scenarios.into_iter().zip(summaries).collect(), code)
+    Ok((scenarios.into_iter().zip(summaries).collect(), code))
 }
+
+/// The scenarios checked with their summaries, and the exit code their
+/// verdicts give.
+pub(super) type Checks = (Vec<(Scenario, Summary)>, i32);
 
 /// One scenario's check as [`in_order`] hands it on.
 struct Checked {
@@ -212,7 +201,7 @@ struct Checked {
 /// scenarios done and naming those still running.
 pub(super) fn in_order<R: Send>(
     scenarios: &[Scenario],
-    shown: &Shown,
+    shown: &Labels,
     jobs: usize,
     opts: &Options,
     run: impl Fn(&Scenario, &Options) -> R + Sync,
@@ -297,7 +286,7 @@ pub(super) fn in_order<R: Send>(
 
 /// How [`in_order`]'s display names its work when several jobs run: the
 /// command, what it counts, and each scenario's label.
-pub(super) struct Shown<'a> {
+pub(super) struct Labels<'a> {
     pub command: &'static str,
     pub noun: &'static str,
     pub labels: &'a [String],
@@ -348,11 +337,7 @@ impl Job for CheckJob<'_> {
         };
         match self.format {
             Format::Json => {
-                let _ = writeln!(
-                    self.text,
-                    "{}",
-                    serde_json::to_string(&summary).map_err(|e| e.to_string())?
-                );
+                let _ = writeln!(self.text, "{}", json::check(&summary, dir.as_deref()));
             }
             Format::Text => print_text(self.text, &summary, dir.as_deref()),
         }

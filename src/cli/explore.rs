@@ -25,31 +25,15 @@ use crate::properties::Lock;
 use crate::scenario::Scenario;
 use crate::world::World;
 
-pub fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> i32 {
-    let mut sc = match catalog::open(name) {
-        Ok(sc) => sc,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
+use super::failure::{Exit, Failure};
+
+pub(super) fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> Exit {
+    let mut sc = catalog::open(name).map_err(|e| Failure::bad(e.to_string()))?;
     if no_symmetry {
         sc.symmetry = false;
     }
-    let addr = match listen_address(addr) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
-    match dispatch(&sc, Serve { addr }) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
-        }
-    }
+    let addr = listen_address(addr)?;
+    dispatch(&sc, Serve { addr }).map_err(|e| Failure::bad(e.to_string()))?
 }
 
 /// The address to listen on, checked by binding it (and letting it go
@@ -98,13 +82,10 @@ struct Serve {
 }
 
 impl Job for Serve {
-    type Output = i32;
+    type Output = Exit;
 
-    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> i32 {
-        if let Err(e) = leave_working_directory() {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Exit {
+        leave_working_directory()?;
         let symmetry = if world.symmetry.is_empty() {
             ""
         } else {
@@ -138,7 +119,6 @@ impl Job for Serve {
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "its web server failed".into()),
         };
-        eprintln!("locksmith: the explorer on {addr} stopped: {why}");
-        2
+        Err(Failure::bad(format!("the explorer on {addr} stopped: {why}")))
     }
 }

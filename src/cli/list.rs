@@ -5,15 +5,16 @@ use std::io::Write;
 use crate::catalog;
 use crate::scenario;
 
-use super::Format;
+use super::failure::{Exit, Failure, Shown};
+use super::{json, Format};
 
 /// The bundled scenarios, then the user's own in ./scenarios/ (files that
 /// are not a bundled one's exact text), each marked as which it is; a local
 /// file named like a bundled scenario is listed once, as local. A
-/// local file that does not load is listed too; its error goes to stderr
-/// and the exit code is 2.
-pub(super) fn list(format: Format) -> i32 {
-    let mut code = 0;
+/// local file that does not load is not listed: its error is a failure
+/// (exit 2), after the scenarios that do load.
+pub(super) fn list(format: Format) -> Exit {
+    let mut errors = Vec::new();
     // A local file named like a bundled scenario replaces it: one line,
     // the local one.
     let bundled = scenario::not_replaced().into_iter().map(|p| ("bundled", p));
@@ -22,23 +23,16 @@ pub(super) fn list(format: Format) -> i32 {
         let sc = match catalog::load(&path) {
             Ok(sc) => sc,
             Err(e) => {
-                eprintln!("locksmith: {e}");
-                code = 2;
+                errors.push(e.to_string());
                 continue;
             }
         };
         let file = (origin == "local").then(|| path.display().to_string());
         match format {
-            Format::Json => {
-                let line = serde_json::json!({
-                    "name": sc.name,
-                    "origin": origin,
-                    "algorithm": sc.algorithm,
-                    "summary": sc.summary,
-                    "path": file,
-                });
-                say!("{line}");
-            }
+            Format::Json => say!(
+                "{}",
+                json::scenario(&sc.name, origin, &sc.algorithm, &sc.summary, file.as_deref())
+            ),
             Format::Text => {
                 let line = format!("{:32} {:8} {:16} {}", sc.name, origin, sc.algorithm, sc.summary);
                 match file {
@@ -48,5 +42,13 @@ pub(super) fn list(format: Format) -> i32 {
             }
         }
     }
-    code
+    if errors.is_empty() {
+        Ok(0)
+    } else {
+        Err(Failure {
+            code: 2,
+            messages: errors,
+            shown: Shown::Stderr,
+        })
+    }
 }

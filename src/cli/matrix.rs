@@ -5,12 +5,12 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::check::Options;
-use crate::interrupt;
 use crate::matrix;
 use crate::scenario::{self, Scenario};
 
 use super::check::{check_loaded, check_paths};
-use super::Format;
+use super::failure::Exit;
+use super::{json, Format};
 
 /// `matrix`: checks the named scenarios (every bundled one when none is
 /// named) as `check` does, writing their reports, then writes
@@ -24,17 +24,15 @@ pub(super) fn matrix_cmd(
     reports: &Path,
     jobs: Option<usize>,
     full: Option<usize>,
-) -> i32 {
+    format: Format,
+) -> Exit {
     let paths = if names.is_empty() {
         Ok(scenario::all())
     } else {
         names.iter().map(|n| scenario::find(n)).collect()
     };
-    let (checked, code) = check_paths(paths, opts, Format::Text, Some(reports), false, jobs, names.is_empty());
     // Bad input, or Ctrl-C: no table from a partial set of verdicts.
-    if code == 2 || code == interrupt::EXIT_CODE {
-        return code;
-    }
+    let (checked, code) = check_paths(paths, opts, format, Some(reports), false, jobs, names.is_empty())?;
     let bundled: Vec<&Scenario> = checked.iter().map(|(sc, _)| sc).filter(|sc| sc.bundled).collect();
     let full = match full {
         // Every bundled scenario was checked: the generated cells of the
@@ -42,23 +40,17 @@ pub(super) fn matrix_cmd(
         None if names.is_empty() => matrix::full_from_disk(reports, &bundled),
         None => None,
         Some(max_states) => {
-            let (generated, absent) = match matrix::write_generated(reports, &bundled, max_states) {
-                Ok(g) => g,
-                Err(e) => {
-                    eprintln!("locksmith: {e}");
-                    return 2;
-                }
-            };
+            let (generated, absent) =
+                matrix::write_generated(reports, &bundled, max_states).map_err(|e| e.to_string())?;
             let mut bounded = opts.clone();
             bounded.max_states = Some(max_states);
-            say!(
-                "checking {} generated scenarios (at most {max_states} states each)",
-                generated.len()
-            );
-            let (checked, gcode) = check_loaded(generated, &bounded, Format::Text, Some(reports), jobs, false);
-            if gcode == 2 || gcode == interrupt::EXIT_CODE {
-                return gcode;
+            if format == Format::Text {
+                say!(
+                    "checking {} generated scenarios (at most {max_states} states each)",
+                    generated.len()
+                );
             }
+            let (checked, _) = check_loaded(generated, &bounded, format, Some(reports), jobs, false)?;
             Some(matrix::Full {
                 generated: checked,
                 absent,
@@ -72,14 +64,14 @@ pub(super) fn matrix_cmd(
             matrix::write(reports, &text)
                 .map_err(|e| format!("cannot write {}: {e}", reports.join(matrix::FILE).display()))
         });
-    match written {
-        Ok(()) => {
-            say!("wrote {}", reports.join(matrix::FILE).display());
-            code
-        }
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
+    written?;
+    let table = reports.join(matrix::FILE);
+    match format {
+        Format::Text => say!("wrote {}", table.display()),
+        Format::Json => {
+            let generated = full.as_ref().map_or(0, |f| f.generated.len());
+            say!("{}", json::matrix(&table, checked.len(), generated));
         }
     }
+    Ok(code)
 }

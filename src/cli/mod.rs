@@ -9,8 +9,9 @@
 //! printed; a check keeps its previous report, a simulation writes what it
 //! found). A definite verdict that differs from the expectation is 1 even
 //! when another property is still unknown; 130 outweighs every verdict.
+//! Every command returns a [`failure::Exit`]; [`failure::finish`] prints a
+//! failure as text or JSON (docs/json.md) and gives its code.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser};
@@ -19,7 +20,6 @@ use crate::check::Options;
 use crate::interrupt;
 use crate::memory;
 use crate::progress::{self, Progress};
-use crate::trace::replay_file;
 
 /// Prints a line on stdout. A closed stdout (`locksmith ... | head`) is not
 /// an error worth a panic: the check goes on, its reports are written and
@@ -34,41 +34,49 @@ mod args;
 mod bench;
 mod check;
 mod explore;
+mod failure;
+mod json;
 mod list;
 mod matrix;
+mod replay;
 mod show;
 mod simulate;
 mod sweep;
+mod usage;
 
-use args::{usage_error, Cli, Command, Format, DEFAULT_MEMORY};
+use args::{Cli, Command, Format, DEFAULT_MEMORY};
+use failure::{finish, format_in, Exit, Failure};
 
+/// Parses the command line, runs its command and maps the outcome to the
+/// exit code, printing a failure in the format asked for
+/// ([`failure::finish`]): the one place an error becomes an exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
             let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
-            eprintln!("locksmith: {}", usage_error(&e, &args));
-            return 2;
+            let usage = Failure::bad(usage::usage_error(&e, &args));
+            return finish(format_in(&args), Err(usage));
         }
         Err(e) => {
             let _ = e.print();
             return 0;
         }
     };
-    match cli.command {
+    let format = cli.command.format();
+    finish(format, run(cli.command))
+}
+
+/// Runs one command: the exit code its verdicts give, or its failure.
+fn run(command: Command) -> Exit {
+    match command {
         Command::List { format } => list::list(format),
         Command::Show { name, spec } => show::show(&name, spec),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "locksmith", &mut std::io::stdout());
-            0
+            Ok(0)
         }
-        Command::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("locksmith: the man page could not be written: {e}");
-                2
-            }
-        },
+        Command::Man => man(),
         Command::Check {
             scenarios,
             all,
@@ -84,17 +92,13 @@ pub fn main() -> i32 {
             jobs,
             threads,
         } => {
-            if let Err(e) = progress::interval() {
-                eprintln!("locksmith: {e}");
-                return 2;
-            }
-            let max_memory = max_memory.unwrap_or_else(default_memory);
+            progress::interval()?;
             let opts = Options {
                 dfs,
                 max_states,
                 max_depth,
                 timeout,
-                max_memory: Some(max_memory),
+                max_memory: Some(max_memory.unwrap_or_else(default_memory)),
                 progress: Some(Progress::search("check")),
                 threads,
                 interrupt: interrupt::on_ctrl_c(),
@@ -110,23 +114,18 @@ pub fn main() -> i32 {
             max_states,
             reports,
             jobs,
+            format,
         } => {
-            if let Err(e) = progress::interval() {
-                eprintln!("locksmith: {e}");
-                return 2;
-            }
+            progress::interval()?;
             let opts = Options {
-                dfs: false,
-                max_states: None,
-                max_depth: None,
-                timeout: None,
                 max_memory: Some(default_memory()),
                 progress: Some(Progress::search("matrix")),
                 threads: 1,
                 interrupt: interrupt::on_ctrl_c(),
+                ..Options::default()
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
-            matrix::matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states))
+            matrix::matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states), format)
         }
         Command::Simulate {
             scenario,
@@ -150,26 +149,17 @@ pub fn main() -> i32 {
                 threads,
                 rates: rate,
                 check_determinism,
-                json: format == Format::Json,
+                format,
                 reports: (!no_reports).then_some(reports.as_path()),
                 interrupt: interrupt::on_ctrl_c(),
             };
             simulate::simulate_cmd(&scenario, job)
         }
-        Command::Bench {
-            repeat,
-            only,
-            threads,
-            no_tlc,
-            child,
-        } => bench::bench_cmd(bench::BenchArgs {
-            repeat,
-            only,
-            threads,
-            no_tlc,
-            child,
-        }),
-        Command::Merge { dirs } => simulate::merge_cmd(&dirs),
+        #[rustfmt::skip]
+        Command::Bench { repeat, only, threads, no_tlc, format, child } => {
+            bench::bench_cmd(bench::BenchArgs { repeat, only, threads, no_tlc, format, child })
+        },
+        Command::Merge { dirs, format } => simulate::merge_cmd(&dirs, format),
         Command::Explore {
             scenario,
             addr,
@@ -180,27 +170,22 @@ pub fn main() -> i32 {
             tick_ms,
             scenario,
             log,
-        } => {
-            let opts = crate::real::reenact::Options { tick_ms, scenario, log };
-            let r = crate::real::reenact::reenact_file(&trace, &opts);
-            if r.exit_code() == 0 {
-                say!("{r}");
-            } else {
-                eprintln!("locksmith: {r}");
-            }
-            r.exit_code()
-        }
-        Command::Replay { trace, scenario } => {
-            let r =
-                crate::observe::replay::replay_path(&trace, scenario.as_deref()).unwrap_or_else(|| replay_file(&trace));
-            if r.exit_code() == 0 {
-                say!("{r}");
-            } else {
-                eprintln!("locksmith: {r}");
-            }
-            r.exit_code()
-        }
+            format,
+        } => replay::reenact_cmd(&trace, crate::real::reenact::Options { tick_ms, scenario, log }, format),
+        Command::Replay {
+            trace,
+            scenario,
+            format,
+        } => replay::replay_cmd(&trace, scenario.as_deref(), format),
     }
+}
+
+/// `man`: the man page, from the same definitions as the command line.
+fn man() -> Exit {
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut std::io::stdout())
+        .map(|()| 0)
+        .map_err(|e| Failure::bad(format!("the man page could not be written: {e}")))
 }
 
 /// The memory bound when `--max-memory` is not given: 3/4 of the machine's

@@ -5,9 +5,11 @@ use std::io::Write;
 
 use crate::{algorithms, catalog, scenario};
 
+use super::failure::{Exit, Failure};
+
 /// Prints the scenario `name` (its file's text, exactly), or with `spec`
 /// the TLA+ module of its algorithm.
-pub(super) fn show(name: &str, spec: bool) -> i32 {
+pub(super) fn show(name: &str, spec: bool) -> Exit {
     let text = scenario::find(name).and_then(|path| {
         let (_, source) = scenario::source(&path)?;
         if !spec {
@@ -18,14 +20,7 @@ pub(super) fn show(name: &str, spec: bool) -> i32 {
             .expect("a valid scenario's algorithm is registered")
             .to_string())
     });
-    match text {
-        Ok(t) => {
-            let _ = std::io::stdout().write_all(t.as_bytes());
-            0
-        }
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
-        }
-    }
+    let text = text.map_err(|e| Failure::bad(e.to_string()))?;
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    Ok(0)
 }

@@ -21,7 +21,11 @@ use crate::scenario::Scenario;
 use crate::sim::{check_determinism, shrink, simulate_with, trace_of, Options, Outcome, Rates};
 use crate::world::World;
 
-pub struct SimJob<'a> {
+use super::failure::{Exit, Failure, Shown};
+use super::json::{self, SimPaths};
+use super::Format;
+
+pub(super) struct SimJob<'a> {
     pub seed: u64,
     /// `--seed-range A..B`, as typed.
     pub seed_range: Option<String>,
@@ -31,69 +35,38 @@ pub struct SimJob<'a> {
     /// `--rate KIND=P` flags.
     pub rates: Vec<String>,
     pub check_determinism: bool,
-    pub json: bool,
+    pub format: Format,
     pub reports: Option<&'a Path>,
     /// Raised by Ctrl-C: no run starts after it.
     pub interrupt: Interrupt,
 }
 
-pub fn simulate_cmd(name: &str, job: SimJob<'_>) -> i32 {
+pub(super) fn simulate_cmd(name: &str, job: SimJob<'_>) -> Exit {
     // --runs, --max-steps and --threads are in range (cli/args.rs).
-    let usage = match job.seed_range.as_deref().map(parse_range) {
-        Some(Err(e)) => Some(e),
-        _ => None,
-    };
-    let usage = usage.or_else(|| progress::interval().err());
-    if let Some(e) = usage {
-        eprintln!("locksmith: {e}");
-        return 2;
+    if let Some(range) = job.seed_range.as_deref() {
+        parse_range(range)?;
     }
-    let sc = match catalog::open(name) {
-        Ok(sc) => sc,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
-    match dispatch(&sc, job) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
-        }
-    }
+    progress::interval()?;
+    let sc = catalog::open(name)?;
+    dispatch(&sc, job)?
 }
 
 impl Job for SimJob<'_> {
-    type Output = i32;
+    type Output = Exit;
 
-    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> i32 {
-        let mut rates = match Rates::read(sc) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("locksmith: {e}");
-                return 2;
-            }
-        };
+    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Exit {
+        let mut rates = Rates::read(sc).map_err(|e| Failure::bad(e.to_string()))?;
         for flag in &self.rates {
-            if let Err(e) = rates.set(flag, &sc.faults) {
-                eprintln!("locksmith: {e}");
-                return 2;
-            }
+            rates.set(flag, &sc.faults).map_err(|e| Failure::bad(e.to_string()))?;
         }
-        let seeds = match self.seed_range.as_deref().map(parse_range) {
-            Some(Ok((a, b))) => (a, b),
-            Some(Err(e)) => {
-                eprintln!("locksmith: {e}");
-                return 2;
-            }
+        let seeds = match self.seed_range.as_deref() {
+            Some(range) => parse_range(range)?,
             None => (self.seed, self.seed + 1),
         };
         // Before the runs, not after them: a folder that cannot take the
         // report is bad input.
         if let Some(Err(e)) = self.reports.map(crate::report::writable) {
-            eprintln!("locksmith: {e}");
-            return 2;
+            return Err(Failure::bad(e.to_string()));
         }
         let mut opts = Options {
             seed: seeds.0,
@@ -115,8 +88,7 @@ impl Job for SimJob<'_> {
             opts.seed = seed;
             if self.check_determinism {
                 if let Err(e) = check_determinism(&world, &opts, &self.interrupt) {
-                    eprintln!("locksmith: {e}");
-                    return 3;
+                    return Err(Failure::new(3, e.to_string(), Shown::Stderr));
                 }
             }
             let o = simulate_with(&world, &opts, Some(&progress), &self.interrupt);
@@ -178,36 +150,29 @@ impl Job for SimJob<'_> {
                 )
             })
         });
-        let dir = written.as_ref().and_then(|w| w.as_ref().ok());
-        if self.json {
-            match serde_json::to_string(&summary) {
-                Ok(line) => say!("{line}"),
-                Err(e) => {
-                    eprintln!("locksmith: {e}");
-                    return 2;
-                }
-            }
-        } else {
-            // Interrupted, not every run was compared.
-            print_text(
-                &summary,
-                dir.map(PathBuf::as_path),
-                self.check_determinism && !interrupted,
-            );
+        let dir = written.as_ref().and_then(|w| w.as_ref().ok()).map(PathBuf::as_path);
+        // Interrupted, not every run was compared.
+        let determinism = self.check_determinism && !interrupted;
+        match self.format {
+            Format::Json => say!(
+                "{}",
+                json::sim("simulate", &summary, SimPaths::Report(dir), determinism)
+            ),
+            Format::Text => print_text(&summary, dir, determinism),
         }
         // The results are out; then the reason they are not on disk.
         if let Some(Err(e)) = written {
-            eprintln!("locksmith: {e}");
-            return 2;
+            return Err(Failure::bad(e));
         }
         if interrupted {
-            interrupt::EXIT_CODE
+            let note = format!("interrupted after {} of {total} runs", out.runs);
+            Err(Failure::new(interrupt::EXIT_CODE, note, Shown::InResults))
         } else if !summary.unexpected().is_empty() {
-            1
+            Ok(1)
         } else if !summary.missed().is_empty() {
-            3
+            Ok(3)
         } else {
-            0
+            Ok(0)
         }
     }
 }
@@ -293,32 +258,24 @@ fn parse_range(text: &str) -> Result<(u64, u64), String> {
 }
 
 /// `locksmith merge DIR...`: adds up simulation summaries of one scenario
-/// over disjoint seed ranges, and prints the merged summary as JSON.
-/// Exit codes as `simulate`'s: 0, 1 unexpected violation, 2 bad input, 3
-/// an expected violation no job found.
-pub fn merge_cmd(dirs: &[std::path::PathBuf]) -> i32 {
-    match merge(dirs) {
-        Ok(s) => {
-            match serde_json::to_string_pretty(&s) {
-                Ok(json) => say!("{json}"),
-                Err(e) => {
-                    eprintln!("locksmith: {e}");
-                    return 2;
-                }
-            }
-            if !s.unexpected().is_empty() {
-                1
-            } else if !s.missed().is_empty() {
-                3
-            } else {
-                0
-            }
-        }
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            2
-        }
+/// over disjoint seed ranges, and prints the merged summary as indented
+/// JSON (summary.json's fields), or with `--format json` as one line of
+/// kind `merge` (docs/json.md). Exit codes as `simulate`'s: 0, 1
+/// unexpected violation, 2 bad input, 3 an expected violation no job
+/// found.
+pub(super) fn merge_cmd(dirs: &[std::path::PathBuf], format: Format) -> Exit {
+    let s = merge(dirs)?;
+    match format {
+        Format::Text => say!("{}", serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?),
+        Format::Json => say!("{}", json::sim("merge", &s, SimPaths::Merged, false)),
     }
+    Ok(if !s.unexpected().is_empty() {
+        1
+    } else if !s.missed().is_empty() {
+        3
+    } else {
+        0
+    })
 }
 
 /// The merged summary, or the one sentence saying which input is wrong.

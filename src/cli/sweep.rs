@@ -29,37 +29,21 @@ use crate::sweep::{self, Axis, Cell, Sweep};
 use crate::world::World;
 
 use super::args::{Format, SweepArgs};
-use super::check::{in_order, Shown};
+use super::check::{in_order, Labels};
+use super::failure::{self, Exit, Failure};
 
 /// Runs a sweep: exit 0 done (a sweep expects nothing), 2 bad input or a
 /// folder that cannot be written, 3 a bound left some verdict unknown,
 /// 130 Ctrl-C (nothing written, the previous sweep kept).
-pub(super) fn sweep_cmd(args: &SweepArgs) -> i32 {
-    if let Err(e) = progress::interval() {
-        eprintln!("locksmith: {e}");
-        return 2;
-    }
-    let (axes, combos, base) = match load(args) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
+pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
+    progress::interval()?;
+    let (axes, combos, base) = load(args)?;
     let root = args.reports.clone().unwrap_or_else(|| PathBuf::from("reports"));
-    if let Err(e) = report::writable(&root) {
-        eprintln!("locksmith: {e}");
-        return 2;
-    }
+    report::writable(&root)?;
     let folder = format!("sweep-{}", base.name);
     let dir = root.join(&folder);
-    let partial = match report::partial_dir(&root, &folder) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("locksmith: cannot write the sweep under {}: {e}", root.display());
-            return 2;
-        }
-    };
+    let partial = report::partial_dir(&root, &folder)
+        .map_err(|e| Failure::bad(format!("cannot write the sweep under {}: {e}", root.display())))?;
     let opts = Options {
         dfs: false,
         max_states: args.max_states,
@@ -70,22 +54,17 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> i32 {
         threads: 1,
         interrupt: interrupt::on_ctrl_c(),
     };
-    let done = match check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir) {
-        Ok(done) => done,
-        Err(e) => {
-            eprintln!("locksmith: {e}");
-            return 2;
-        }
-    };
+    let done = check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir)?;
     let finished = done.iter().filter(|d| !d.interrupted).count();
     if finished < combos.len() {
-        if args.format == Format::Text {
-            say!(
+        return Err(Failure::new(
+            interrupt::EXIT_CODE,
+            format!(
                 "interrupted: {finished} of {} combinations checked; the sweep was not written",
                 combos.len()
-            );
-        }
-        return interrupt::EXIT_CODE;
+            ),
+            failure::Shown::Stdout,
+        ));
     }
     let sweep = Sweep {
         scenario: base.name.clone(),
@@ -96,19 +75,12 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> i32 {
     let written = report::write_synced(&partial.path().join("SWEEP.md"), &sweep_md(&sweep))
         .and_then(|()| report::write_synced(&partial.path().join("sweep.svg"), &sweep_svg(&sweep)))
         .and_then(|()| report::swap_into_place(partial.path(), &dir));
-    if let Err(e) = written {
-        eprintln!("locksmith: cannot write the sweep {}: {e}", dir.display());
-        return 2;
-    }
+    written.map_err(|e| Failure::bad(format!("cannot write the sweep {}: {e}", dir.display())))?;
     match args.format {
         Format::Text => print_text(&sweep, &dir),
         Format::Json => say!("{}", as_json(&sweep, &dir)),
     }
-    if sweep.has_unknown() {
-        3
-    } else {
-        0
-    }
+    Ok(if sweep.has_unknown() { 3 } else { 0 })
 }
 
 /// Checks every combination on up to `jobs` threads, in order, writing
@@ -137,7 +109,7 @@ fn check_combinations(
         };
         dispatch(sc, job).unwrap_or_else(|ScenarioError(e)| Err(e))
     };
-    let shown = Shown {
+    let shown = Labels {
         command: "sweep",
         noun: "combinations",
         labels: &labels,
@@ -319,10 +291,12 @@ fn as_json(s: &Sweep, dir: &Path) -> String {
                 .iter()
                 .map(|(p, v, _)| (p.clone(), json!(v.as_str())))
                 .collect();
+            // Every property, null where no trace was written (docs/json.md:
+            // optional fields are always present).
             let traces: serde_json::Map<String, serde_json::Value> = c
                 .verdicts
                 .iter()
-                .filter_map(|(p, _, t)| t.as_ref().map(|t| (p.clone(), json!(dir.join(t)))))
+                .map(|(p, _, t)| (p.clone(), t.as_ref().map_or(json!(null), |t| json!(dir.join(t)))))
                 .collect();
             json!({"values": values, "verdicts": verdicts, "traces": traces})
         })
@@ -338,6 +312,7 @@ fn as_json(s: &Sweep, dir: &Path) -> String {
         .map(|a| json!({"key": a.dotted(), "lo": a.lo, "hi": a.hi}))
         .collect();
     json!({
+        "kind": "sweep",
         "scenario": s.scenario,
         "axes": axes,
         "cells": cells,

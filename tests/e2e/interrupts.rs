@@ -12,7 +12,7 @@ use crate::common::{locksmith, Run, TempDir};
 
 /// Starts the binary with `args`, sends it SIGINT after `after`, and waits
 /// for it to end (failing if it does not within two minutes).
-fn interrupted(args: &[&OsStr], after: Duration) -> Run {
+pub(crate) fn interrupted(args: &[&OsStr], after: Duration) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_locksmith"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -31,6 +31,7 @@ mod fidelity;
 mod harmless;
 mod interrupts;
 mod itf;
+mod json;
 mod liveness;
 mod lock_table;
 mod matrix;

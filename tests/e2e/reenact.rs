@@ -68,7 +68,7 @@ fn the_same_steps_against_fsynced_masters_keep_the_lock_safe() {
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
     assert!(
-        String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&out.stdout)
             .contains("mutual_exclusion is not violated on real Redis (redlock-fsync configuration)"),
         "{shown}"
     );
