@@ -152,22 +152,26 @@ fn lockstep(name: &str, steps: usize) {
     }
 }
 
-/// the deterministic back-off keeps the livelock that
-/// the random one rules out (the light scenarios; the heavy ones in the
-/// ignored test below).
+/// The deterministic back-off keeps the livelock that the random one
+/// rules out: in CI on one scenario (the livelock is the clients'
+/// back-off, whatever the masters' restart mode); the others in the
+/// ignored test below.
 #[test]
 fn a_fixed_back_off_keeps_the_lockstep_livelock() {
-    for &(name, steps) in LOCKSTEP.iter().filter(|(name, _)| !HEAVY.contains(name)) {
+    for &(name, steps) in LOCKSTEP.iter().filter(|(name, _)| *name == LOCKSTEP_IN_CI) {
         lockstep(name, steps);
     }
 }
 
-/// The heavy scenarios of [`LOCKSTEP`] (some minutes):
+/// The scenario of [`LOCKSTEP`] that CI checks.
+const LOCKSTEP_IN_CI: &str = "redlock-no-fsync";
+
+/// The other scenarios of [`LOCKSTEP`] (some minutes):
 /// `cargo test --release --test e2e fidelity:: -- --ignored`.
 #[test]
 #[ignore]
 fn a_fixed_back_off_keeps_the_lockstep_livelock_everywhere() {
-    for &(name, steps) in LOCKSTEP.iter().filter(|(name, _)| HEAVY.contains(name)) {
+    for &(name, steps) in LOCKSTEP.iter().filter(|(name, _)| *name != LOCKSTEP_IN_CI) {
         lockstep(name, steps);
     }
 }

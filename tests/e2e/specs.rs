@@ -674,11 +674,9 @@ impl Tlc {
             .arg(format!("-Djava.io.tmpdir={}", tmp.display()))
             // specs/mirror's modules extend specs/World.tla.
             .arg(format!("-DTLA-Library={}", specs_dir().display()))
-            // The CI rows are small (seconds of search), so the JIT's
-            // optimising tier costs more than it wins: C1 only and the
-            // serial collector halve each run (10 s to 4-5 s on
-            // SingleRedisCrashEmpty.cfg, one run, same machine).
-            .args(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp"])
+            // The CI rows are small (seconds of search): common/jvm.rs.
+            .args(crate::common::jvm::tlc_flags(&self.jar))
+            .arg("-cp")
             .arg(&self.jar)
             .args([
                 "tlc2.TLC",

@@ -203,6 +203,7 @@ pub fn reenact_text(out: &std::process::Output) -> String {
 }
 
 pub mod driven;
+pub mod jvm;
 pub mod tla_constants;
 
 /// Every file under `dir` (in every sub-folder) whose name ends in
