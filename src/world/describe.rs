@@ -22,7 +22,17 @@ pub trait Describe: Actor {
         format!("{msg:?}")
     }
 
-    /// A step in the words of the algorithm's description ("Acquire").
+    /// A message as [`Describe::show_msg`] writes it, for a family whose
+    /// message names its sender (Ricart–Agrawala's `REQUEST(ts 3, n1)`:
+    /// the paper's request carries the node's number, which the model keeps
+    /// as the envelope's source). `src` is the sender's id.
+    fn show_sent(&self, msg: &Self::Msg, _src: Id, names: &[String]) -> String {
+        self.show_msg(msg, names)
+    }
+
+    /// A step in the words of the algorithm's description ("asks for the
+    /// lock"), with what it sends in the system's API where one message
+    /// says it (`create /lock/lock- EPHEMERAL_SEQUENTIAL`).
     fn show_step(&self, step: &Self::Step) -> String {
         format!("{step:?}")
     }
@@ -48,7 +58,7 @@ impl<A: Program> World<A> {
 
     /// A message from `src`, as the sender's program writes it.
     pub fn show_msg(&self, src: Id, msg: &A::Msg) -> String {
-        self.actors[src].show_msg(msg, &self.names)
+        self.actors[src].show_sent(msg, src, &self.names)
     }
 
     /// One of `node`'s timers by name ("key TTL").

@@ -34,6 +34,7 @@ mod itf;
 mod liveness;
 mod lock_table;
 mod matrix;
+mod own_words;
 mod primary_replica;
 mod progress;
 mod random_faults;

@@ -3,6 +3,7 @@
 
 use super::{Fencing, Msg, Node, Restart, State, Step, Timer};
 use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -65,16 +66,16 @@ impl Describe for Node {
             }
             State::Client(c) => {
                 let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field(field::VALUE, show::value(c.value)));
                 out.push(show::field("answered", show::mask(c.answered.into(), names)));
                 out.push(show::field("OK from", show::mask(c.yes.into(), names)));
-                out.push(show::field("validity checked", show::yes(c.checked)));
+                out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 match fencing {
                     Fencing::None => {}
-                    Fencing::LockValue => out.push(show::field("token", c.token.map_or("none".into(), show::value))),
-                    Fencing::Counter => out.push(show::field("token", c.token.map_or("none".into(), show::token))),
+                    Fencing::LockValue => out.push(show::field(field::TOKEN, c.token.map_or("none".into(), show::value))),
+                    Fencing::Counter => out.push(show::field(field::TOKEN, c.token.map_or("none".into(), show::token))),
                 }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 out.push(show::field("drawing a back-off", show::yes(c.drawing)));
                 out
             }
