@@ -2,7 +2,7 @@
 //! the actors' `show_*` hooks: messages as the real system writes them
 //! ("redis receives SET lock v1 NX PX 4 from c1"), never Rust's `Debug`.
 
-use super::{Action, Actor, Id, Program, World};
+use super::{Action, Actor, Id, Node, Program, World};
 
 /// A node's program in the words of the real system, for traces and the
 /// explorer. Apart from [`Actor`], which is behaviour only; every method
@@ -35,6 +35,15 @@ pub trait Describe: Actor {
     /// says it (`create /lock/lock- EPHEMERAL_SEQUENTIAL`).
     fn show_step(&self, step: &Self::Step) -> String {
         format!("{step:?}")
+    }
+
+    /// A decision this node took in `action` that its changed fields do
+    /// not explain by themselves, with its reasons in the model's own
+    /// numbers (Redlock: `validity 8 − 3 − 1 = 4 ticks`, `validity left
+    /// 2 ≤ margin 2: gives up`); traces print it after the node's changes.
+    /// `id` is this node's, `before` and `after` the node around the action.
+    fn decision(&self, _id: Id, _before: &Node<Self>, _after: &Node<Self>, _action: &Action<Self>) -> Option<String> {
+        None
     }
 
     /// A timer's name as traces print it ("key expiry").

@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use crate::common::{locksmith, TempDir};
+use crate::common::{files_under, locksmith, TempDir};
 
 /// The `trace.md` that `locksmith check <scenario>` writes.
 fn trace(scenario: &str) -> String {
@@ -114,4 +114,49 @@ fn primary_replica_clients_send_set_nx_px() {
         "replica-restart-empty",
         &["c1 asks for the lock: SET lock … NX PX", "SET lock v1 NX PX"],
     );
+}
+
+/// The `trace.md` that `locksmith check` writes for a scenario of our
+/// own, one Redlock master and client with the given `[system]` lines.
+fn redlock_trace(test: &str, system: &str) -> String {
+    let dir = TempDir::new(test);
+    let file = dir.join(format!("{test}.toml"));
+    let text = format!(
+        "summary = \"Redlock: {test}\"\nalgorithm = \"redlock\"\n\n[system]\nmasters = 1\nclients = 1\n{system}\n\n\
+         [faults]\nmax_delay = 1\n\n[bounds]\nacquisitions = 1\n"
+    );
+    fs::write(&file, text).expect("write the scenario");
+    let reports = dir.join("reports");
+    let run = locksmith([
+        "check".into(),
+        file.display().to_string(),
+        "--reports".into(),
+        reports.display().to_string(),
+    ]);
+    assert!(run.code <= 1, "{test}: {}", run.stderr);
+    let md = files_under(&reports, "trace.md")
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "trace.md"))
+        .expect("check writes a trace.md");
+    fs::read_to_string(md).expect("read trace.md")
+}
+
+/// A majority won with no validity left says so with `validity_left`'s
+/// arithmetic on the model's numbers: ttl 5, the stopwatch, drift 3.
+#[test]
+fn a_redlock_win_without_validity_shows_the_arithmetic() {
+    let md = redlock_trace("redlock-short-key", "ttl = 5\ntimeout = 3\ndrift = 3");
+    assert!(
+        md.contains("c1 has OK from 1 of 1 masters, but validity 5 − 2 − 3 = 0 ≤ 0: gives up"),
+        "{md}"
+    );
+}
+
+/// A win whose validity is not above the margin when the client checks
+/// says so with the timer's value and the margin.
+#[test]
+fn a_redlock_check_below_the_margin_shows_both_numbers() {
+    let md = redlock_trace("redlock-big-margin", "ttl = 8\ntimeout = 3\ndrift = 1\nmargin = 7");
+    assert!(md.contains("c1 has OK from 1 of 1 masters and validity 8 − "), "{md}");
+    assert!(md.contains("≤ margin 7: gives up"), "{md}");
 }
