@@ -117,13 +117,14 @@ fn primary_replica_clients_send_set_nx_px() {
 }
 
 /// The `trace.md` that `locksmith check` writes for a scenario of our
-/// own, one Redlock master and client with the given `[system]` lines.
-fn redlock_trace(test: &str, system: &str) -> String {
+/// own, one Redlock master and client with the given `[system]` lines and
+/// `[faults]` lines besides a delay bound.
+fn redlock_trace(test: &str, system: &str, faults: &str) -> String {
     let dir = TempDir::new(test);
     let file = dir.join(format!("{test}.toml"));
     let text = format!(
         "summary = \"Redlock: {test}\"\nalgorithm = \"redlock\"\n\n[system]\nmasters = 1\nclients = 1\n{system}\n\n\
-         [faults]\nmax_delay = 1\n\n[bounds]\nacquisitions = 1\n"
+         [faults]\nmax_delay = 1\n{faults}\n\n[bounds]\nacquisitions = 1\n"
     );
     fs::write(&file, text).expect("write the scenario");
     let reports = dir.join("reports");
@@ -145,7 +146,7 @@ fn redlock_trace(test: &str, system: &str) -> String {
 /// arithmetic on the model's numbers: ttl 5, the stopwatch, drift 3.
 #[test]
 fn a_redlock_win_without_validity_shows_the_arithmetic() {
-    let md = redlock_trace("redlock-short-key", "ttl = 5\ntimeout = 3\ndrift = 3");
+    let md = redlock_trace("redlock-short-key", "ttl = 5\ntimeout = 3\ndrift = 3", "");
     assert!(
         md.contains("c1 has OK from 1 of 1 masters, but validity 5 − 2 − 3 = 0 ≤ 0: gives up"),
         "{md}"
@@ -156,7 +157,21 @@ fn a_redlock_win_without_validity_shows_the_arithmetic() {
 /// says so with the timer's value and the margin.
 #[test]
 fn a_redlock_check_below_the_margin_shows_both_numbers() {
-    let md = redlock_trace("redlock-big-margin", "ttl = 8\ntimeout = 3\ndrift = 1\nmargin = 7");
+    let md = redlock_trace("redlock-big-margin", "ttl = 8\ntimeout = 3\ndrift = 1\nmargin = 7", "");
     assert!(md.contains("c1 has OK from 1 of 1 masters and validity 8 − "), "{md}");
     assert!(md.contains("≤ margin 7: gives up"), "{md}");
+}
+
+/// A scenario whose clocks drift says so among the trace's faults, even
+/// when no step of its trace moves a clock: drift is the run's condition.
+#[test]
+fn a_drift_scenario_lists_its_drift_among_the_faults() {
+    let md = redlock_trace("redlock-drifting", "ttl = 5\ntimeout = 3\ndrift = 3", "max_drift = 1");
+    assert!(
+        md.contains("faults in this trace: clocks may drift by up to 1 tick (max_drift = 1)"),
+        "{md}"
+    );
+    assert!(!md.contains("faults in this trace: none"), "{md}");
+    let md = redlock_trace("redlock-still-clocks", "ttl = 5\ntimeout = 3\ndrift = 3", "");
+    assert!(md.contains("faults in this trace: none."), "{md}");
 }
