@@ -18,7 +18,8 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     let _ = writeln!(md, "# {}: {} violated\n", sc.name, prop.name());
     let _ = writeln!(md, "> **{}**: {}.\n", prop.name(), prop.meaning());
     let _ = writeln!(md, "{}\n", sc.summary);
-    let faults: Vec<String> = clock_faults(sc)
+    let jumped = actions.iter().any(|a| matches!(a, Action::ClockJump { .. }));
+    let faults: Vec<String> = clock_faults(sc, jumped)
         .into_iter()
         .chain(actions.iter().filter(|a| a.is_fault()).map(|a| world.describe(a)))
         .collect();
@@ -298,9 +299,9 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
 /// The clock faults the scenario sets for the whole run, which no single
 /// step of the trace shows: clocks drift within `max_drift` (the table's
 /// clocks column shows where they stand), and `clock_jumps` NTP steps may
-/// happen. A trace of a drift scenario lists them among its faults, not
-/// "none".
-fn clock_faults(sc: &Scenario) -> Vec<String> {
+/// happen (said only when no step of the trace, `jumped`, shows a jump).
+/// A trace of a drift scenario lists them among its faults, not "none".
+fn clock_faults(sc: &Scenario, jumped: bool) -> Vec<String> {
     let f = &sc.faults;
     let ticks = |n: u8| format!("{n} tick{}", if n == 1 { "" } else { "s" });
     let mut out = Vec::new();
@@ -311,7 +312,7 @@ fn clock_faults(sc: &Scenario) -> Vec<String> {
             f.max_drift
         ));
     }
-    if f.clock_jumps > 0 {
+    if f.clock_jumps > 0 && !jumped {
         out.push(format!(
             "up to {} clock jump{} of up to {} (clock_jumps = {}, max_jump = {})",
             f.clock_jumps,
