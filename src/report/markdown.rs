@@ -18,10 +18,10 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     let _ = writeln!(md, "# {}: {} violated\n", sc.name, prop.name());
     let _ = writeln!(md, "> **{}**: {}.\n", prop.name(), prop.meaning());
     let _ = writeln!(md, "{}\n", sc.summary);
-    let faults: Vec<String> = actions
-        .iter()
-        .filter(|a| a.is_fault())
-        .map(|a| world.describe(a))
+    let jumped = actions.iter().any(|a| matches!(a, Action::ClockJump { .. }));
+    let faults: Vec<String> = clock_faults(sc, jumped)
+        .into_iter()
+        .chain(actions.iter().filter(|a| a.is_fault()).map(|a| world.describe(a)))
         .collect();
     let _ = writeln!(
         md,
@@ -294,4 +294,33 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
     );
     m.push_str("```\n");
     m
+}
+
+/// The clock faults the scenario sets for the whole run, which no single
+/// step of the trace shows: clocks drift within `max_drift` (the table's
+/// clocks column shows where they stand), and `clock_jumps` NTP steps may
+/// happen (said only when no step of the trace, `jumped`, shows a jump).
+/// A trace of a drift scenario lists them among its faults, not "none".
+fn clock_faults(sc: &Scenario, jumped: bool) -> Vec<String> {
+    let f = &sc.faults;
+    let ticks = |n: u8| format!("{n} tick{}", if n == 1 { "" } else { "s" });
+    let mut out = Vec::new();
+    if f.max_drift > 0 {
+        out.push(format!(
+            "clocks may drift by up to {} (max_drift = {})",
+            ticks(f.max_drift),
+            f.max_drift
+        ));
+    }
+    if f.clock_jumps > 0 && !jumped {
+        out.push(format!(
+            "up to {} clock jump{} of up to {} (clock_jumps = {}, max_jump = {})",
+            f.clock_jumps,
+            if f.clock_jumps == 1 { "" } else { "s" },
+            ticks(f.max_jump),
+            f.clock_jumps,
+            f.max_jump
+        ));
+    }
+    out
 }

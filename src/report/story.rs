@@ -258,6 +258,9 @@ pub(crate) fn changed<A: Lock>(
         if !diff.is_empty() {
             out.push(format!("{name}: {}", diff.join(", ")));
         }
+        if let Some(why) = world.actors[i].decision(i, b, n, a) {
+            out.push(format!("{name} {why}"));
+        }
         for (t, v) in &n.timers {
             let set = b.timer(*t).is_none_or(|o| *v > o) && !ticking;
             if set {

@@ -9,6 +9,7 @@
 //! lays it out.
 
 mod draw;
+mod room;
 mod timeline;
 
 pub use draw::esc;
@@ -316,7 +317,7 @@ mod tests {
             .collect();
         assert_eq!(lost, d.lost);
         assert_eq!(count(&d.svg, r#"class="lost""#), 1);
-        assert!(d.svg.contains("REQUEST(ts 1) (lost)"));
+        assert!(d.svg.contains("REQUEST(ts 1, n1) (lost)"));
         assert_eq!(
             t.beliefs,
             Vec::<Belief>::new(),

@@ -2,7 +2,7 @@
 //! the actors' `show_*` hooks: messages as the real system writes them
 //! ("redis receives SET lock v1 NX PX 4 from c1"), never Rust's `Debug`.
 
-use super::{Action, Actor, Id, Program, World};
+use super::{Action, Actor, Id, Node, Program, World};
 
 /// A node's program in the words of the real system, for traces and the
 /// explorer. Apart from [`Actor`], which is behaviour only; every method
@@ -22,9 +22,28 @@ pub trait Describe: Actor {
         format!("{msg:?}")
     }
 
-    /// A step in the words of the algorithm's description ("Acquire").
+    /// A message as [`Describe::show_msg`] writes it, for a family whose
+    /// message names its sender (Ricart–Agrawala's `REQUEST(ts 3, n1)`:
+    /// the paper's request carries the node's number, which the model keeps
+    /// as the envelope's source). `src` is the sender's id.
+    fn show_sent(&self, msg: &Self::Msg, _src: Id, names: &[String]) -> String {
+        self.show_msg(msg, names)
+    }
+
+    /// A step in the words of the algorithm's description ("asks for the
+    /// lock"), with what it sends in the system's API where one message
+    /// says it (`create /lock/lock- EPHEMERAL_SEQUENTIAL`).
     fn show_step(&self, step: &Self::Step) -> String {
         format!("{step:?}")
+    }
+
+    /// A decision this node took in `action` that its changed fields do
+    /// not explain by themselves, with its reasons in the model's own
+    /// numbers (Redlock: `validity 8 − 3 − 1 = 4 ticks`, `validity left
+    /// 2 ≤ margin 2: gives up`); traces print it after the node's changes.
+    /// `id` is this node's, `before` and `after` the node around the action.
+    fn decision(&self, _id: Id, _before: &Node<Self>, _after: &Node<Self>, _action: &Action<Self>) -> Option<String> {
+        None
     }
 
     /// A timer's name as traces print it ("key expiry").
@@ -48,7 +67,7 @@ impl<A: Program> World<A> {
 
     /// A message from `src`, as the sender's program writes it.
     pub fn show_msg(&self, src: Id, msg: &A::Msg) -> String {
-        self.actors[src].show_msg(msg, &self.names)
+        self.actors[src].show_sent(msg, src, &self.names)
     }
 
     /// One of `node`'s timers by name ("key TTL").

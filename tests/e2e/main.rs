@@ -35,6 +35,7 @@ mod json;
 mod liveness;
 mod lock_table;
 mod matrix;
+mod own_words;
 mod primary_replica;
 mod progress;
 mod random_faults;

@@ -127,3 +127,75 @@ fn simulate_writes_a_well_formed_svg_beside_every_trace() {
     let traces = check_traces(&tmp.join("redis-ttl-gc-pause").join("sim-1"));
     assert!(traces >= 1);
 }
+
+/// A message label as drawn: its box, from its anchor and its length at
+/// the 11 px monospace advance (6.7 px a character) the drawing assumes.
+fn label_box(t: roxmltree::Node) -> (i32, i32, i32, i32, String) {
+    let num = |a: &str| {
+        t.attribute(a)
+            .and_then(|v| v.parse::<i32>().ok())
+            .expect("integer coordinates")
+    };
+    let (x, y) = (num("x"), num("y"));
+    let text = t.text().unwrap_or("").to_string();
+    let w = text.chars().count() as i32 * 67 / 10;
+    let (left, right) = if t.attribute("text-anchor") == Some("end") {
+        (x - w, x)
+    } else {
+        (x, x + w)
+    };
+    (left, right, y - 10, y + 3, text)
+}
+
+/// Labels use the room the layout leaves them (up to the step words'
+/// column, past the sender's lane), and none crosses a pause's rotated
+/// word: zk-session-expiry-pause pauses c1 while c2 connects across its
+/// lane.
+#[test]
+fn message_labels_use_the_room_and_stay_clear_of_pause_words() {
+    let dir = TempDir::new("svg-room");
+    let run = locksmith([
+        "check",
+        "zk-session-expiry-pause",
+        "--reports",
+        dir.path().to_str().expect("utf-8 temp dir"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = fs::read_to_string(dir.join("zk-session-expiry-pause/trace.svg")).expect("trace.svg");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+    let texts: Vec<roxmltree::Node> = doc.descendants().filter(|n| n.has_tag_name((SVG_NS, "text"))).collect();
+    let labels: Vec<_> = texts
+        .iter()
+        .filter(|t| t.attribute("class") == Some("msgl"))
+        .map(|t| label_box(*t))
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.4.starts_with("create /lock/_c_g2-lock- EPHEMERAL_SEQUENTIAL")),
+        "the create is cut to the gap between two lanes although the row is free: {labels:?}"
+    );
+    let words: Vec<(i32, i32, i32)> = texts
+        .iter()
+        .filter_map(|t| {
+            let r = t
+                .attribute("transform")?
+                .strip_prefix("rotate(90 ")?
+                .strip_suffix(')')?;
+            let (x, cy) = r.split_once(' ')?;
+            let half = t.text()?.chars().count() as i32 * 55 / 20;
+            Some((
+                x.parse().ok()?,
+                cy.parse::<i32>().ok()? - half,
+                cy.parse::<i32>().ok()? + half,
+            ))
+        })
+        .collect();
+    assert!(!words.is_empty(), "the trace's pause has no word to stay clear of");
+    for (left, right, top, bottom, text) in &labels {
+        for (x, wtop, wbottom) in &words {
+            let crosses = left < &(x + 6) && right > &(x - 6) && top < wbottom && bottom > wtop;
+            assert!(!crosses, "label {text:?} crosses the pause word at x {x}");
+        }
+    }
+}

@@ -135,7 +135,8 @@ fn lock_table_writes_sql() {
     let (db, c1) = (0, 1);
     assert_eq!(
         w.show_msg(c1, &Msg::Insert { value: 3 }),
-        "INSERT INTO locks VALUES ('lock', 'v3', now() + 4)"
+        "INSERT INTO locks VALUES ('lock', 'v3', now() + 4) ON CONFLICT (name) DO UPDATE \
+         SET owner = 'v3', expires_at = now() + 4 WHERE locks.expires_at < now()"
     );
     assert_eq!(
         w.show_msg(db, &Msg::Inserted { value: 3, ghost: 1 }),
@@ -143,7 +144,8 @@ fn lock_table_writes_sql() {
     );
     assert_eq!(
         w.show_msg(db, &Msg::Duplicate { value: 3 }),
-        "ERROR: duplicate key ('v3')"
+        "INSERT 0 0 ('v3')",
+        "with expiry the upsert inserts nothing rather than failing"
     );
     assert_eq!(
         w.show_msg(c1, &Msg::Delete { value: 3 }),
@@ -153,6 +155,10 @@ fn lock_table_writes_sql() {
     assert_eq!(
         w.show_msg(c1, &Msg::Insert { value: 3 }),
         "INSERT INTO locks VALUES ('lock', 'v3')"
+    );
+    assert_eq!(
+        w.show_msg(db, &Msg::Duplicate { value: 3 }),
+        "ERROR: duplicate key ('v3')"
     );
     let state = w.init().nodes[db].state.clone();
     assert_eq!(

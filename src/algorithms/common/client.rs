@@ -246,9 +246,9 @@ pub mod show {
     /// when the scenario counts them (a client that loops for ever keeps
     /// `left` at 0 and is never done).
     pub fn script(s: &Script) -> Vec<(String, String)> {
-        let mut out = vec![field("phase", s.phase.word())];
+        let mut out = vec![field(crate::words::field::PHASE, s.phase.word())];
         if s.left > 0 || s.phase == super::Phase::Done {
-            out.push(field("acquisitions left", s.left));
+            out.push(field(crate::words::field::LEFT, s.left));
         }
         out
     }

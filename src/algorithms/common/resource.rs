@@ -95,14 +95,14 @@ impl Resource {
     /// The resource's state in words; `token` as in [`ResourceMsg::show`],
     /// `None` without fencing.
     pub fn show(&self, token: Option<&dyn Fn(u32) -> String>) -> Vec<(String, String)> {
-        let mut out = vec![show::field("latest acquisition written", show::ghost(self.max_ghost))];
+        let mut out = vec![show::field(crate::words::field::WRITTEN, show::ghost(self.max_ghost))];
         if let Some(token) = token {
             let t = if self.max_token == 0 {
                 "none".into()
             } else {
                 token(self.max_token)
             };
-            out.push(show::field("highest token", t));
+            out.push(show::field(crate::words::field::HIGHEST_TOKEN, t));
         }
         out
     }

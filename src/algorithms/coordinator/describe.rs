@@ -1,19 +1,18 @@
 //! The coordinator family's words: its messages, steps, timers and states
-//! as traces and reports show them; the phase and resource words other
-//! families borrow.
+//! as traces and reports show them.
 
 use std::fmt::Write as _;
 
 use super::{Msg, Node, Request, State, Step, Timer};
-use crate::algorithms::client::Phase;
-use crate::algorithms::resource::ResourceMsg;
+use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
     fn show_msg(&self, msg: &Msg, names: &[String]) -> String {
         match msg {
             Msg::Request { id } => format!("REQUEST(r{id})"),
-            Msg::Grant { id, ghost } => format!("GRANT(r{id}, acquisition {ghost})"),
+            Msg::Grant { id, ghost } => format!("GRANT(r{id}, acquisition {})", show::ghost(*ghost)),
             Msg::Release { id } => format!("RELEASE(r{id})"),
             Msg::Replicate { holder, queue } => format!(
                 "REPLICATE(holder {}, queue {})",
@@ -26,14 +25,14 @@ impl Describe for Node {
             Msg::Heartbeat => "HEARTBEAT".into(),
             Msg::HeartbeatAck => "HEARTBEAT_ACK".into(),
             Msg::ClientRestarted => "CLIENT_RESTARTED".into(),
-            Msg::Resource(m) => show_resource(m),
+            Msg::Resource(m) => m.show(&show::token),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "Acquire (sends REQUEST)".into(),
-            Step::Write => "Write".into(),
+            Step::Acquire => "asks for the lock: REQUEST".into(),
+            Step::Write => "writes to the resource".into(),
         }
     }
 
@@ -51,18 +50,18 @@ impl Describe for Node {
                 ("mode".into(), format!("{:?}", s.mode).to_lowercase()),
                 ("holder".into(), show_holder(&s.holder, names)),
                 ("queue".into(), show_queue(&s.queue, names)),
-                ("replicating".into(), s.replicating.to_string()),
-                ("alone".into(), s.alone.to_string()),
+                show::field("replicating", show::yes(s.replicating)),
+                show::field("alone", show::yes(s.alone)),
             ],
-            State::Client(c) => vec![
-                ("phase".into(), show_phase(c.script.phase)),
-                ("left".into(), c.script.left.to_string()),
-                ("request".into(), show_id(c.id)),
-                ("last released".into(), show_id(c.released)),
-                ("acquisition".into(), show_id_plain(c.ghost)),
-                ("coordinator".into(), names[c.coordinator].clone()),
-            ],
-            State::Resource(r) => vec![("latest acquisition written".into(), show_id_plain(r.max_ghost))],
+            State::Client(c) => {
+                let mut out = show::script(&c.script);
+                out.push(show::field("request", show_id(c.id)));
+                out.push(show::field("last released", show_id(c.released)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
+                out.push(show::field("coordinator", &names[c.coordinator]));
+                out
+            }
+            State::Resource(r) => r.show(None),
         })
     }
 }
@@ -72,14 +71,6 @@ fn show_id(id: u32) -> String {
         "none".into()
     } else {
         format!("r{id}")
-    }
-}
-
-fn show_id_plain(n: u32) -> String {
-    if n == 0 {
-        "none".into()
-    } else {
-        n.to_string()
     }
 }
 
@@ -98,26 +89,4 @@ fn show_queue(queue: &[Request], names: &[String]) -> String {
     }
     s.push(']');
     s
-}
-
-/// A client phase in words.
-pub fn show_phase(phase: Phase) -> String {
-    match phase {
-        Phase::Want => "wants",
-        Phase::Acquiring => "requested",
-        Phase::Holding => "holding",
-        Phase::Writing => "writing",
-        Phase::Releasing => "releasing",
-        Phase::Done => "done",
-    }
-    .into()
-}
-
-/// The resource's messages in words.
-pub fn show_resource(m: &ResourceMsg) -> String {
-    match m {
-        ResourceMsg::Write { ghost, .. } => format!("write (acquisition {ghost})"),
-        ResourceMsg::Accepted => "accepted".into(),
-        ResourceMsg::Rejected => "rejected".into(),
-    }
 }

@@ -122,7 +122,6 @@ use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 pub use client::Client;
 use client::{client_receive, client_step};
-pub use describe::{show_phase, show_resource};
 use server::{server_receive, server_timer};
 pub use server::{Mode, Server};
 

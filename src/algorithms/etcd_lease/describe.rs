@@ -2,8 +2,9 @@
 //! traces and reports show them.
 
 use super::{Msg, Node, Stage, State, Step, Timer, Unlock};
-use crate::algorithms::client::Phase;
+use crate::algorithms::client::{show, Phase};
 use crate::algorithms::resource::ResourceMsg;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -46,20 +47,19 @@ impl Describe for Node {
                 format!("predecessor {pred}, /lock/{id} {mine}")
             }
             Msg::Unlocked { id } => format!("unlock of /lock/{id} done"),
-            Msg::Resource(ResourceMsg::Write { token, .. }) if *token > 0 => format!("write (revision {token})"),
-            Msg::Resource(ResourceMsg::Write { .. }) => "write".to_string(),
-            Msg::Resource(ResourceMsg::Accepted) => "accepted".to_string(),
-            Msg::Resource(ResourceMsg::Rejected) => "rejected".to_string(),
+            Msg::Resource(ResourceMsg::Write { token, ghost }) if *token > 0 => {
+                format!("write (revision {token}, acquisition {})", show::ghost(*ghost))
+            }
+            Msg::Resource(m) => m.show(&show::token),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "Acquire (LeaseGrant)",
-            Step::Check => "Check (validity above the margin?)",
-            Step::Write => "Write",
+            Step::Acquire => format!("asks for the lock: LeaseGrant TTL {}", self.params().ttl),
+            Step::Check => "checks its validity".into(),
+            Step::Write => "writes to the resource".into(),
         }
-        .to_string()
     }
 
     fn show_timer(&self, timer: &Timer) -> String {
@@ -94,28 +94,27 @@ impl Describe for Node {
                 ),
             ],
             State::Client(c) => {
-                let phase = match (c.script.phase, c.stage) {
-                    (Phase::Want, _) => "wants the lock",
+                let stage = match (c.script.phase, c.stage) {
                     (Phase::Acquiring, Stage::Grant) => "granting a lease",
                     (Phase::Acquiring, Stage::Put) => "putting its key",
                     (Phase::Acquiring, Stage::Watch) => "watching its predecessor",
                     (Phase::Acquiring, Stage::Range) => "looking for a predecessor",
-                    (Phase::Holding, _) => "holding",
-                    (Phase::Writing, _) => "writing",
-                    (Phase::Releasing, _) => "unlocking",
-                    (Phase::Done, _) => "done",
+                    _ => "idle",
                 };
-                let mut v = vec![
-                    ("phase".into(), phase.to_string()),
-                    ("lease".into(), num(c.lease)),
-                    ("revision".into(), num(c.rev)),
-                ];
+                let mut v = show::script(&c.script);
+                v.push(show::field(field::RECIPE_STEP, stage));
+                v.push(show::field("lease", num(c.lease)));
+                v.push(show::field("revision", num(c.rev)));
                 if self.params().validity() {
-                    v.push(("checked".into(), c.checked.to_string()));
+                    v.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 }
+                v.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 v
             }
-            State::Resource(r) => vec![("highest revision".into(), num(r.max_token))],
+            State::Resource(r) => {
+                let rev = |t: u32| format!("revision {t}");
+                r.show(self.params().fencing.then_some(&rev as &dyn Fn(u32) -> String))
+            }
         })
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Msg, Node, State, Step, Timer};
 use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -16,12 +17,23 @@ impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {
         let v = |v: &u32| show::value(*v);
         match msg {
+            // With expiry, one statement takes the row when it is absent
+            // or its expires_at has passed (the model's insert, which
+            // first removes an expired row); otherwise it inserts nothing.
             Msg::Insert { value } => match self.params().filter(|p| p.expiry) {
-                Some(p) => format!("INSERT INTO locks VALUES ('lock', '{}', now() + {})", v(value), p.ttl),
+                Some(p) => format!(
+                    "INSERT INTO locks VALUES ('lock', '{v}', now() + {t}) ON CONFLICT (name) DO UPDATE \
+                     SET owner = '{v}', expires_at = now() + {t} WHERE locks.expires_at < now()",
+                    v = v(value),
+                    t = p.ttl
+                ),
                 None => format!("INSERT INTO locks VALUES ('lock', '{}')", v(value)),
             },
             Msg::Delete { value } => format!("DELETE FROM locks WHERE owner = '{}'", v(value)),
             Msg::Inserted { value, .. } => format!("INSERT 0 1 ('{}')", v(value)),
+            Msg::Duplicate { value } if self.params().is_some_and(|p| p.expiry) => {
+                format!("INSERT 0 0 ('{}')", v(value))
+            }
             Msg::Duplicate { value } => format!("ERROR: duplicate key ('{}')", v(value)),
             Msg::Deleted { value } => format!("DELETE done ('{}')", v(value)),
             Msg::Resource(m) => m.show(&show::token),
@@ -30,7 +42,7 @@ impl Describe for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "asks for the lock",
+            Step::Acquire => "asks for the lock: INSERT INTO locks …",
             Step::Check => "checks its validity",
             Step::Write => "writes to the resource",
         }
@@ -59,11 +71,11 @@ impl Describe for Node {
             }
             State::Client(c) => {
                 let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field(field::VALUE, show::value(c.value)));
                 if self.params().is_some_and(|p| p.validity()) {
-                    out.push(show::field("validity checked", show::yes(c.checked)));
+                    out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 out
             }
             State::Resource(r) => r.show(None),

@@ -3,6 +3,7 @@
 
 use super::{Failover, Key, Msg, Node, Replication, Standing, State, Step, Timer};
 use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::{Describe, Id};
 
 impl Describe for Node {
@@ -66,10 +67,16 @@ impl Describe for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "asks for the lock".into(),
+            Step::Acquire if self.params().replication == Replication::Wait => format!(
+                "asks for the lock: SET lock … NX PX {}; WAIT {} {}",
+                self.params().ttl,
+                self.params().wait_replicas,
+                self.params().wait_timeout
+            ),
+            Step::Acquire => format!("asks for the lock: SET lock … NX PX {}", self.params().ttl),
             Step::Check => "checks its validity".into(),
             Step::Write => "writes to the resource".into(),
-            Step::Replicate => "ships the key to a replica".into(),
+            Step::Replicate => "ships the key to a replica on the replication stream".into(),
             // Replicas are ids 1..=N, named `replica` alone or `replica1`.. (see `world`).
             Step::SelectReplica { .. } if self.params().replicas == 1 => "+selected-slave replica".into(),
             Step::SelectReplica { replica } => format!("+selected-slave replica{replica}"),
@@ -177,11 +184,11 @@ impl Describe for Node {
             State::Client(c) => {
                 let mut out = show::script(&c.script);
                 out.push(show::field("talks to", name(c.primary)));
-                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field(field::VALUE, show::value(c.value)));
                 if self.validity() {
-                    out.push(show::field("validity checked", show::yes(c.checked)));
+                    out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 out
             }
             State::Resource(r) => r.show(None),

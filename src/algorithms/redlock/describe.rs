@@ -1,8 +1,10 @@
 //! The words of `redlock`: Redis commands and replies, steps, timers and
 //! node states as reports and traces show them.
 
-use super::{Fencing, Msg, Node, Restart, State, Step, Timer};
-use crate::algorithms::client::show;
+use super::{Elapsed, Fencing, Msg, Node, Restart, State, Step, Timer};
+use crate::algorithms::client::{show, validity_left, Phase};
+use crate::world::{Action, Id};
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -42,6 +44,63 @@ impl Describe for Node {
         }
     }
 
+    /// A client's two validity decisions, with the numbers the model used:
+    /// T2 (every master answered, or the timeout) computes `validity_left`
+    /// from the stopwatch, as `client::decide` does; Check compares the
+    /// validity timer with the margin, as `client_step` does.
+    fn decision(
+        &self,
+        id: Id,
+        before: &crate::world::Node<Node>,
+        after: &crate::world::Node<Node>,
+        action: &Action<Node>,
+    ) -> Option<String> {
+        let (Node::Client(p), State::Client(b), State::Client(a)) = (self, &before.state, &after.state) else {
+            return None;
+        };
+        if !after.is_up() {
+            return None;
+        }
+        match action {
+            Action::Step { node, step: Step::Check } if *node == id => {
+                let left = before.timer(Timer::Validity).map_or("none".into(), |v| v.to_string());
+                Some(if a.checked {
+                    format!("finds validity left {left} > margin {}: goes on to write", p.margin)
+                } else {
+                    format!("finds validity left {left} ≤ margin {}: gives up", p.margin)
+                })
+            }
+            Action::Deliver { dst, .. } | Action::Fire { node: dst, .. } if *dst != id => None,
+            _ if b.script.phase == Phase::Acquiring && a.script.phase != Phase::Acquiring => {
+                let mut yes = b.yes;
+                if let Action::Deliver { src, msg: Msg::Locked { value, ok: true }, .. } = action {
+                    if *value == b.value {
+                        yes |= 1 << src;
+                    }
+                }
+                let won = yes.count_ones();
+                if won < p.quorum() {
+                    return Some(format!(
+                        "has OK from {won} of {} masters, fewer than a majority of {}: gives up",
+                        p.masters,
+                        p.quorum()
+                    ));
+                }
+                // The same call as `client::decide`; a stopwatch that is not
+                // running counts as the whole TTL there, and so here.
+                let elapsed = before.elapsed(Elapsed);
+                let shown = elapsed.unwrap_or(p.ttl);
+                let value = i16::from(p.ttl) - i16::from(shown) - i16::from(p.drift);
+                let sum = format!("validity {} − {shown} − {} = {value}", p.ttl, p.drift);
+                Some(match validity_left(p.ttl, elapsed, p.drift) {
+                    Some(_) => format!("has OK from {won} of {} masters and {sum} ticks", p.masters),
+                    None => format!("has OK from {won} of {} masters, but {sum} ≤ 0: gives up", p.masters),
+                })
+            }
+            _ => None,
+        }
+    }
+
     fn show_timer(&self, timer: &Timer) -> String {
         match timer {
             Timer::KeyExpiry => "key TTL",
@@ -65,16 +124,16 @@ impl Describe for Node {
             }
             State::Client(c) => {
                 let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field(field::VALUE, show::value(c.value)));
                 out.push(show::field("answered", show::mask(c.answered.into(), names)));
                 out.push(show::field("OK from", show::mask(c.yes.into(), names)));
-                out.push(show::field("validity checked", show::yes(c.checked)));
+                out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 match fencing {
                     Fencing::None => {}
-                    Fencing::LockValue => out.push(show::field("token", c.token.map_or("none".into(), show::value))),
-                    Fencing::Counter => out.push(show::field("token", c.token.map_or("none".into(), show::token))),
+                    Fencing::LockValue => out.push(show::field(field::TOKEN, c.token.map_or("none".into(), show::value))),
+                    Fencing::Counter => out.push(show::field(field::TOKEN, c.token.map_or("none".into(), show::token))),
                 }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 out.push(show::field("drawing a back-off", show::yes(c.drawing)));
                 out
             }

@@ -2,9 +2,9 @@
 //! states (the paper's variables) as reports and traces show them.
 
 use super::{Msg, Node, Replies, State, Step, Timer};
-use crate::algorithms::client::{show, Phase};
-use crate::algorithms::coordinator::show_resource;
-use crate::world::Describe;
+use crate::algorithms::client::show;
+use crate::words::field;
+use crate::world::{Describe, Id};
 
 impl Describe for Node {
     fn persistence(&self) -> &'static str {
@@ -16,15 +16,25 @@ impl Describe for Node {
             Msg::Request { ts } => format!("REQUEST(ts {ts})"),
             Msg::Reply => "REPLY".to_string(),
             Msg::TaggedReply { ts } => format!("REPLY(to ts {ts})"),
-            Msg::Resource(m) => show_resource(m),
+            Msg::Resource(m) => m.show(&show::token),
+        }
+    }
+
+    /// The paper's REQUEST carries the sender's sequence number and its
+    /// node number j (ties go to the lower j); the model keeps j as the
+    /// envelope's source, so the trace writes the sender's name there.
+    fn show_sent(&self, msg: &Msg, src: Id, names: &[String]) -> String {
+        match msg {
+            Msg::Request { ts } => format!("REQUEST(ts {ts}, {})", names.get(src).map_or("?", String::as_str)),
+            _ => self.show_msg(msg, names),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Request => "Request",
-            Step::Enter => "Enter (all replies counted)",
-            Step::Write => "Write",
+            Step::Request => "asks for the critical section: REQUEST to every other node",
+            Step::Enter => "enters the critical section (every REPLY in)",
+            Step::Write => "writes to the resource",
         }
         .to_string()
     }
@@ -37,27 +47,16 @@ impl Describe for Node {
         let (p, s) = match (self, state) {
             (Node::Peer(p), State::Peer(s)) => (p, s),
             (_, State::Resource(r)) => {
-                return Some(vec![show::field(
-                    "latest acquisition written",
-                    show::ghost(r.max_ghost),
-                )])
+                return Some(r.show(None))
             }
             (Node::Resource, State::Peer(_)) => return None,
-        };
-        let phase = match s.script.phase {
-            Phase::Want => "wants",
-            Phase::Acquiring => "requesting",
-            Phase::Holding => "in critical section",
-            Phase::Writing => "writing",
-            Phase::Done => "done",
-            Phase::Releasing => "releasing",
         };
         let deferred: Vec<&str> = (0..names.len())
             .filter(|&j| s.deferred & (1 << j) != 0)
             .map(|j| names[j].as_str())
             .collect();
-        let mut fields = vec![
-            ("phase".to_string(), phase.to_string()),
+        let mut fields = show::script(&s.script);
+        fields.extend([
             ("highest sequence number".to_string(), s.highest.to_string()),
             (
                 "our sequence number".to_string(),
@@ -65,7 +64,7 @@ impl Describe for Node {
             ),
             ("outstanding replies".to_string(), s.outstanding.to_string()),
             ("deferred".to_string(), format!("{{{}}}", deferred.join(", "))),
-        ];
+        ]);
         if p.replies == Replies::Tagged {
             let replied: Vec<&str> = (0..names.len())
                 .filter(|&j| s.replied & (1 << j) != 0)
@@ -73,10 +72,7 @@ impl Describe for Node {
                 .collect();
             fields.push(("replied".to_string(), format!("{{{}}}", replied.join(", "))));
         }
-        fields.push(show::field("acquisition", show::ghost(s.ghost)));
-        if p.acquisitions > 0 {
-            fields.push(("acquisitions left".to_string(), s.script.left.to_string()));
-        }
+        fields.push(show::field(field::ACQUISITION, show::ghost(s.ghost)));
         Some(fields)
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Command, Expire, Msg, Node, Release, Restart, State, Step, Timer};
 use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -71,7 +72,7 @@ impl Describe for Node {
             }
             State::Client(c) => {
                 let mut out = show::script(&c.script);
-                out.push(show::field("value", show::value(c.value)));
+                out.push(show::field(field::VALUE, show::value(c.value)));
                 if p.command == Command::SetnxExpire {
                     let expire = match c.expire {
                         Expire::Done => "done",
@@ -81,12 +82,12 @@ impl Describe for Node {
                     out.push(show::field("EXPIRE", expire));
                 }
                 if p.validity() {
-                    out.push(show::field("validity checked", show::yes(c.checked)));
+                    out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 }
                 if p.fencing {
-                    out.push(show::field("token", show::token(c.token)));
+                    out.push(show::field(field::TOKEN, show::token(c.token)));
                 }
-                out.push(show::field("acquisition", show::ghost(c.ghost)));
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
                 out
             }
             State::Resource(r) => r.show(p.fencing.then_some(&show::token as &dyn Fn(u32) -> String)),

@@ -1,7 +1,8 @@
 //! The family's words: how messages, steps, timers and states are shown.
 
 use super::{Msg, Node, State, Step, Timer};
-use crate::algorithms::coordinator::{show_phase, show_resource};
+use crate::algorithms::client::show;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -9,15 +10,15 @@ impl Describe for Node {
         match msg {
             Msg::Token => "TOKEN".into(),
             Msg::TopToken => "TOKEN (top ring)".into(),
-            Msg::Resource(m) => show_resource(m),
+            Msg::Resource(m) => m.show(&show::token),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Enter => "Enter (with the token)",
-            Step::Pass => "Pass (the token on)",
-            Step::Write => "Write",
+            Step::Enter => "enters the critical section with the TOKEN",
+            Step::Pass => "passes the TOKEN on",
+            Step::Write => "writes to the resource",
         }
         .into()
     }
@@ -29,23 +30,19 @@ impl Describe for Node {
     }
 
     fn show_state(&self, state: &State, _names: &[String]) -> Option<Vec<(String, String)>> {
-        let plain = |n: u32| if n == 0 { "none".to_string() } else { n.to_string() };
         Some(match state {
-            State::Node(n) => vec![
-                ("phase".into(), show_phase(n.script.phase)),
-                ("left".into(), n.script.left.to_string()),
-                (
-                    "token".into(),
-                    match n.tokens {
-                        0 => "no",
-                        1 => "held",
-                        _ => "two held",
-                    }
-                    .into(),
-                ),
-                ("acquisition".into(), plain(n.ghost)),
-            ],
-            State::Resource(r) => vec![("latest acquisition written".into(), plain(r.max_ghost))],
+            State::Node(n) => {
+                let token = match n.tokens {
+                    0 => "no",
+                    1 => "held",
+                    _ => "two held",
+                };
+                let mut out = show::script(&n.script);
+                out.push(show::field("TOKEN", token));
+                out.push(show::field(field::ACQUISITION, show::ghost(n.ghost)));
+                out
+            }
+            State::Resource(r) => r.show(None),
         })
     }
 }

@@ -1,7 +1,9 @@
 //! The family's words: how messages, steps, timers and states are shown.
 
 use super::{Child, Msg, Node, Params, State, Step, Timer};
+use crate::algorithms::client::show;
 use crate::algorithms::resource::ResourceMsg;
+use crate::words::field;
 use crate::world::Describe;
 
 impl Describe for Node {
@@ -60,22 +62,19 @@ impl Describe for Node {
             Msg::NodeDeleted { node, .. } => format!("WatchedEvent NodeDeleted /lock/{}", show_seq(*node)),
             Msg::NodeChildrenChanged { .. } => "WatchedEvent NodeChildrenChanged /lock".into(),
             Msg::Resource(ResourceMsg::Write { token, ghost }) if *token > 0 => {
-                format!("write (czxid {token}, acquisition {ghost})")
+                format!("write (czxid {token}, acquisition {})", show::ghost(*ghost))
             }
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => format!("write (acquisition {ghost})"),
-            Msg::Resource(ResourceMsg::Accepted) => "accepted".into(),
-            Msg::Resource(ResourceMsg::Rejected) => "rejected".into(),
+            Msg::Resource(m) => m.show(&show::token),
         }
     }
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "Acquire",
-            Step::Check => "Check (connection not suspended?)",
-            Step::Write => "Write",
-            Step::Read => "Read",
+            Step::Acquire => format!("asks for the lock: create {} EPHEMERAL_SEQUENTIAL", self.create_path()),
+            Step::Check => "checks its connection is not SUSPENDED".into(),
+            Step::Write => "writes to the resource".into(),
+            Step::Read => "reads the resource, then deletes its node".into(),
         }
-        .into()
     }
 
     fn show_timer(&self, timer: &Timer) -> String {
@@ -122,44 +121,49 @@ impl Describe for Node {
                     ("child watches", set(&child)),
                 ]
             }
-            State::Client(c) => vec![
-                ("phase", format!("{:?}", c.script.phase).to_lowercase()),
-                ("left", c.script.left.to_string()),
-                (
-                    "session",
-                    if c.session == 0 {
-                        "none".into()
-                    } else {
-                        show_session(c.session)
-                    },
-                ),
-                (
-                    "guid",
-                    if c.value == 0 {
-                        "none".into()
-                    } else {
-                        format!("g{}", c.value)
-                    },
-                ),
-                ("node", if c.node == 0 { "none".into() } else { show_seq(c.node) }),
-                ("recipe step", format!("{:?}", c.wait).to_lowercase()),
-                (
-                    "watching",
-                    if c.target == 0 {
-                        "none".into()
-                    } else {
-                        show_seq(c.target)
-                    },
-                ),
-                ("checked", c.checked.to_string()),
-                ("acquisition", c.ghost.to_string()),
-            ],
-            State::Resource(r) => vec![
-                ("highest czxid accepted", r.max_token.to_string()),
-                ("latest acquisition written", r.max_ghost.to_string()),
-            ],
+            State::Client(c) => {
+                let mut out = show::script(&c.script);
+                out.push(show::field("session", opt(c.session, show_session)));
+                out.push(show::field("guid", opt(c.value, |v| format!("g{v}"))));
+                out.push(show::field("node", opt(c.node, show_seq)));
+                out.push(show::field(field::RECIPE_STEP, format!("{:?}", c.wait).to_lowercase()));
+                out.push(show::field("watching", opt(c.target, show_seq)));
+                if p.curator() {
+                    out.push(show::field(field::CONNECTION_CHECKED, show::yes(c.checked)));
+                }
+                out.push(show::field(field::ACQUISITION, show::ghost(c.ghost)));
+                return Some(out);
+            }
+            State::Resource(r) => {
+                let czxid = |t: u32| format!("czxid {t}");
+                return Some(r.show(p.fencing.then_some(&czxid as &dyn Fn(u32) -> String)));
+            }
         };
         Some(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+}
+
+impl Node {
+    /// The path a client's `create` names before the ensemble appends the
+    /// sequence number: its mode's prefix, behind Curator's protection
+    /// prefix `_c_<guid>-` when there is one (the guid is drawn at the
+    /// step, so the label writes it `…`).
+    fn create_path(&self) -> String {
+        let prefix = match self {
+            Node::Client(_, mode) => mode.prefix(),
+            _ => "lock-",
+        };
+        let guid = if self.params().protection { "_c_…-" } else { "" };
+        format!("/lock/{guid}{prefix}")
+    }
+}
+
+/// A number the state keeps as 0 for "none yet", shown by `show` otherwise.
+fn opt(v: u32, show: impl Fn(u32) -> String) -> String {
+    if v == 0 {
+        "none".into()
+    } else {
+        show(v)
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::fmt::Write;
 
+use super::room::{Room, Word};
 use super::timeline::{BlockKind, End, Lasso, Timeline, Tone};
 
 const MARGIN: i32 = 16;
@@ -231,6 +232,11 @@ pub fn render(t: &Timeline) -> String {
     }
 
     // Pauses and crashes, beliefs, own steps, cut links.
+    let mut room = Room {
+        left: STEP_X + 6,
+        right: if looped { bracket_x - 6 } else { desc_x - 8 },
+        words: Vec::new(),
+    };
     for blk in &t.blocks {
         let x = lane_x(blk.lane);
         let (y0, y1) = (rows.mid(blk.from), blk.to.map_or(rows.end, |r| rows.mid(r)));
@@ -247,6 +253,12 @@ pub fn render(t: &Timeline) -> String {
         );
         if y1 - y0 > 64 {
             let cy = (y0 + y1) / 2;
+            let half = word.chars().count() as i32 * SANS_10 / 20 + 2;
+            room.words.push(Word {
+                x,
+                top: cy - half,
+                bottom: cy + half,
+            });
             let _ = writeln!(
                 b,
                 r#"<text x="{x}" y="{}" transform="rotate(90 {x} {cy})" class="{ink}" text-anchor="middle">{word}</text>"#,
@@ -292,7 +304,7 @@ pub fn render(t: &Timeline) -> String {
                 );
                 // Clear of the receiver's belief bar, on its right.
                 let x = if dir > 0 { x1 - 12 } else { x1 + 20 };
-                let text = clip(&a.label, fits(dx.abs() - 28, MONO_11));
+                let text = clip(&a.label, fits(room.at(x, y1 - 5, dir) - 4, MONO_11));
                 label(&mut labels, &text, x, y1 - 5, dir, "msgl");
             }
             End::Lost(r) | End::Dropped(r) => {
