@@ -58,7 +58,7 @@ pub(super) fn matrix_cmd(
             })
         }
     };
-    let written = matrix::render(&checked, full.as_ref())
+    let written = matrix::render(&checked, full.as_ref(), reports)
         .map_err(|e| e.to_string())
         .and_then(|text| {
             matrix::write(reports, &text)

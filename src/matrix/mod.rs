@@ -44,11 +44,12 @@ pub struct Full {
 
 /// MATRIX.md for these checked scenarios, each with the summary its check
 /// wrote, and with `full`'s generated cells when there are any. Trace
-/// links are relative to the reports root, where the file is written;
-/// bundled scenario links assume that root is `reports/` beside
-/// `scenarios/`, as in this repository; generated scenarios are files
-/// under the root.
-pub fn render(checked: &[(Scenario, Summary)], full: Option<&Full>) -> Result<String, ScenarioError> {
+/// links are relative to the reports root `root`, where the file is
+/// written; a bundled scenario's name links to `../scenarios/NAME.toml`
+/// only where that file exists (a reports folder beside this repository's
+/// `scenarios/`), and is plain text elsewhere (`locksmith show NAME`
+/// prints it); generated scenarios are files under the root.
+pub fn render(checked: &[(Scenario, Summary)], full: Option<&Full>, root: &Path) -> Result<String, ScenarioError> {
     type Cell = Vec<(String, String)>;
     let mut rows: BTreeMap<(String, String), BTreeMap<FaultClass, Cell>> = BTreeMap::new();
     let generated = full.map_or(&[][..], |f| &f.generated[..]);
@@ -56,7 +57,7 @@ pub fn render(checked: &[(Scenario, Summary)], full: Option<&Full>) -> Result<St
         let v = variant(sc)?;
         let row = rows.entry((v.family.clone(), v.name.clone())).or_default();
         for class in classes(sc, &v) {
-            let entry = entry(sc, summary, &detail(sc, &v, class));
+            let entry = entry(sc, summary, &detail(sc, &v, class), root);
             row.entry(class).or_default().push((sc.name.clone(), entry));
         }
     }
@@ -151,9 +152,10 @@ checker's verdicts and, where measured, the messages per acquisition in fault-fr
 
 /// One scenario in a cell: its name (linked to its file), the budget in
 /// parentheses, its verdicts, and messages per acquisition.
-fn entry(sc: &Scenario, s: &Summary, detail: &str) -> String {
+fn entry(sc: &Scenario, s: &Summary, detail: &str, root: &Path) -> String {
     let dir = catalog::report_key(sc).to_string_lossy().replace('\\', "/");
-    let mut text = if sc.bundled {
+    let file_beside = || root.join("../scenarios").join(format!("{}.toml", sc.name)).is_file();
+    let mut text = if sc.bundled && file_beside() {
         format!("[{0}](../scenarios/{0}.toml)", sc.name)
     } else if sc.generated {
         format!("*generated* [{0}]({1}/{0}.toml)", sc.name, GENERATED)

@@ -125,7 +125,7 @@ fn matrix_of(stdout: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
     let bundled: Vec<&Scenario> = checked.iter().map(|(sc, _)| sc).collect();
     let full = matrix::full_from_disk(&root, &bundled);
-    matrix::render(&checked, full.as_ref()).expect("every bundled scenario has a row")
+    matrix::render(&checked, full.as_ref(), &root).expect("every bundled scenario has a row")
 }
 
 /// A `check --format json` line as the summary.json it reports on
