@@ -292,12 +292,13 @@ seeds); 3 an expected violation no job found.")]
   locksmith bench --repeat 5            # medians of five runs
   locksmith bench --only redlock-fsync --repeat 3
 
-Run it from the repository (bench-only scenarios live in bench/). Peak
+The configurations are inside the binary: it runs from any folder. Peak
 resident memory is Linux's VmHWM; bytes per state count what the check
 added to the process's resident memory at its peak. With TLA2TOOLS_JAR
 set, a second table gives TLC's figures (2 workers, one run) where a
-configuration has a TLA+ twin in specs/ (--no-tlc skips it). Exit codes: 0 done;
-2 bad usage or a configuration that could not be run.")]
+configuration has a TLA+ twin in the checkout's specs/mirror/ (run from
+the repository for that; --no-tlc skips it). Exit codes: 0 done; 2 bad
+usage or a configuration that could not be run.")]
     Bench {
         /// Run every configuration N times and print the medians.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one::<usize>("runs"))]
