@@ -120,13 +120,16 @@ impl Committed {
 }
 
 /// Every committed counterexample of a bundled scenario, sorted: the
-/// `*trace.json` under `reports/<scenario>/` (not `generated/` nor `own/`).
+/// `*trace.json` under `reports/<scenario>/` (not `generated/` nor `own/`,
+/// nor a sweep's `sweep-<scenario>/`, whose combinations are no bundled
+/// scenario's text).
 fn committed() -> Vec<Committed> {
     let reports = root().join("reports");
+    let sweep = |p: &Path| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("sweep-"));
     let mut dirs: Vec<PathBuf> = fs::read_dir(&reports)
         .expect("reports/ lists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir() && !p.ends_with("generated") && !p.ends_with("own"))
+        .filter(|p| p.is_dir() && !p.ends_with("generated") && !p.ends_with("own") && !sweep(p))
         .collect();
     dirs.sort();
     let mut all = Vec::new();
