@@ -38,15 +38,7 @@ pub(crate) fn interrupted(args: &[&OsStr], after: Duration) -> Run {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = child.wait_with_output().expect("collect the output");
-    let run = Run {
-        // A process killed by the signal has no code: -1 fails every test.
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "locksmith panicked:\n{}", run.stderr);
-    run
+    Run::checked(child.wait_with_output().expect("collect the output"))
 }
 
 /// Every file and folder under `dir` whose name says it is a temporary

@@ -6,11 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::TempDir;
+use crate::common::{locksmith_in, TempDir};
 
 /// The object kinds docs/json.md must define, one schema each.
 const KINDS: [&str; 11] = [
@@ -80,29 +79,6 @@ fn valid_lines(stdout: &str) -> Vec<Value> {
             serde_json::from_str(l).expect("checked above")
         })
         .collect()
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the binary in `dir` (so that default paths are relative to it).
-fn run_in(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run locksmith");
-    let out = Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!out.stderr.contains("panicked"), "{args:?} panicked: {}", out.stderr);
-    out
 }
 
 /// The one object of kind `kind` among `values`.
@@ -181,11 +157,11 @@ fn every_command_prints_what_the_schema_says() {
     let tmp = TempDir::new("json-commands");
     let dir = tmp.path();
 
-    let list = run_in(dir, &["list", "--format", "json"]);
+    let list = locksmith_in(dir, &["list", "--format", "json"]);
     assert_eq!(list.code, 0, "{}", list.stderr);
     assert_eq!(valid_lines(&list.stdout).len(), crate::common::bundled().len());
 
-    let check = run_in(
+    let check = locksmith_in(
         dir,
         &[
             "check",
@@ -205,7 +181,7 @@ fn every_command_prints_what_the_schema_says() {
     assert!(dir.join("reports/redis-ttl-gc-pause/trace.md").is_file());
     assert!(lines[1]["properties"][0]["trace"].is_null());
 
-    let sim = run_in(
+    let sim = locksmith_in(
         dir,
         &[
             "simulate",
@@ -226,7 +202,7 @@ fn every_command_prints_what_the_schema_says() {
     let trace = sim["properties"][0]["trace"].as_str().expect("a violation in 100 runs");
     assert!(dir.join(trace).is_file(), "{trace}");
 
-    let range = run_in(
+    let range = locksmith_in(
         dir,
         &[
             "simulate",
@@ -240,7 +216,7 @@ fn every_command_prints_what_the_schema_says() {
         ],
     );
     let range = valid_lines(&range.stdout);
-    let merged = run_in(
+    let merged = locksmith_in(
         dir,
         &[
             "merge",
@@ -255,14 +231,14 @@ fn every_command_prints_what_the_schema_says() {
     assert_eq!(merged["runs"], 300);
     assert!(merged["report"].is_null() && merged["seconds"].is_null(), "{merged}");
 
-    let matrix = run_in(dir, &["matrix", "token-ring-no-faults", "--format", "json"]);
+    let matrix = locksmith_in(dir, &["matrix", "token-ring-no-faults", "--format", "json"]);
     assert_eq!(matrix.code, 0, "{}", matrix.stderr);
     let matrix = valid_lines(&matrix.stdout);
     assert_eq!(matrix.len(), 2);
     assert_eq!(matrix[0]["kind"], "check");
     assert_eq!(matrix[1]["table"], "reports/MATRIX.md");
 
-    let sweep = run_in(
+    let sweep = locksmith_in(
         dir,
         &[
             "sweep",
@@ -280,11 +256,11 @@ fn every_command_prints_what_the_schema_says() {
     assert!(dir.join("reports/sweep-redis-ttl-gc-pause/SWEEP.md").is_file());
 
     let trace = "reports/redis-ttl-gc-pause/trace.json";
-    let replay = run_in(dir, &["replay", trace, "--format", "json"]);
+    let replay = locksmith_in(dir, &["replay", trace, "--format", "json"]);
     assert_eq!(replay.code, 0, "{}", replay.stderr);
     let replay = valid_lines(&replay.stdout);
     assert_eq!(only(&replay, "replay")["reproduced"], true);
-    let text = run_in(dir, &["replay", trace]);
+    let text = locksmith_in(dir, &["replay", trace]);
     assert!(
         text.stdout.contains("mutual_exclusion is violated again"),
         "{}",
@@ -299,7 +275,7 @@ fn paths_are_absolute_under_an_absolute_reports_folder() {
     let tmp = TempDir::new("json-absolute");
     let reports = tmp.join("out");
     let reports = reports.to_str().expect("a UTF-8 path");
-    let check = run_in(
+    let check = locksmith_in(
         tmp.path(),
         &["check", "redis-ttl-gc-pause", "--reports", reports, "--format", "json"],
     );
@@ -326,7 +302,7 @@ fn errors_are_json_lines_with_the_text_modes_sentence_and_code() {
         &["list", "--bogus"],
     ];
     for args in cases {
-        let text = run_in(tmp.path(), args);
+        let text = locksmith_in(tmp.path(), args);
         assert_eq!(text.code, 2, "{args:?}: {}", text.stderr);
         assert_eq!(text.stdout, "", "{args:?}");
         let sentence = text
@@ -335,7 +311,7 @@ fn errors_are_json_lines_with_the_text_modes_sentence_and_code() {
             .expect("the text's prefix")
             .trim_end();
         for spelling in [&["--format", "json"][..], &["--format=json"]] {
-            let json = run_in(tmp.path(), &[args, spelling].concat());
+            let json = locksmith_in(tmp.path(), &[args, spelling].concat());
             assert_eq!(json.code, 2, "{args:?}");
             let lines = valid_lines(&json.stdout);
             assert_eq!(lines.len(), 1, "{args:?}: {}", json.stdout);
@@ -354,7 +330,7 @@ fn reenact_prints_what_the_schema_says() {
         return;
     }
     let tmp = TempDir::new("json-reenact");
-    let check = run_in(tmp.path(), &["check", "redis-ttl-gc-pause", "--format", "json"]);
+    let check = locksmith_in(tmp.path(), &["check", "redis-ttl-gc-pause", "--format", "json"]);
     assert_eq!(check.code, 0, "{}", check.stderr);
     let log = tmp.join("reenact.log");
     let log = log.to_str().expect("a UTF-8 path");
@@ -366,7 +342,7 @@ fn reenact_prints_what_the_schema_says() {
         "--format",
         "json",
     ];
-    let out = run_in(tmp.path(), &args);
+    let out = locksmith_in(tmp.path(), &args);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let lines = valid_lines(&out.stdout);
     let verdict = only(&lines, "reenact");
@@ -380,7 +356,7 @@ fn reenact_prints_what_the_schema_says() {
 #[test]
 fn bench_prints_what_the_schema_says() {
     let tmp = TempDir::new("json-bench");
-    let out = run_in(tmp.path(), &["bench", "--only", "token-ring-3", "--format", "json"]);
+    let out = locksmith_in(tmp.path(), &["bench", "--only", "token-ring-3", "--format", "json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let lines = valid_lines(&out.stdout);
     assert_eq!(only(&lines, "bench")["unique_states"], 18);

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{locksmith, Run, TempDir};
+use crate::common::{locksmith, locksmith_in, TempDir};
 
 /// The bundled sweep, as docs/sweep.md shows it.
 const BUNDLED: [&str; 6] = [
@@ -19,22 +19,6 @@ const BUNDLED: [&str; 6] = [
     "--vary",
     "faults.max_pause=1..3",
 ];
-
-/// Runs the binary in `dir` (not the checkout).
-fn locksmith_in(dir: &Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_locksmith"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run locksmith");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "locksmith panicked:\n{}", run.stderr);
-    run
-}
 
 /// Every file under `root`, by path relative to it.
 fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -119,14 +119,34 @@ where
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().expect("run locksmith");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "locksmith panicked:\n{}", run.stderr);
-    run
+    Run::checked(cmd.output().expect("run locksmith"))
+}
+
+impl Run {
+    /// A finished run's code and text; a panic fails the test. A process
+    /// killed by a signal has no code: -1 fails every test that asks.
+    pub fn checked(out: std::process::Output) -> Run {
+        let run = Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        assert!(!run.stderr.contains("panicked"), "locksmith panicked:\n{}", run.stderr);
+        run
+    }
+}
+
+/// Runs the binary in `dir` (not the checkout), so that default paths such
+/// as `reports/` are relative to it.
+pub fn locksmith_in(dir: &std::path::Path, args: &[&str]) -> Run {
+    Run::checked(
+        std::process::Command::new(env!("CARGO_BIN_EXE_locksmith"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("run locksmith"),
+    )
 }
 
 /// Runs the binary from the crate root (see [`locksmith_env`]).
