@@ -66,14 +66,32 @@ pub struct Graph {
     /// [`Graph::seal`] has run.
     pub edges: Vec<Edge>,
     pub offsets: Vec<u32>,
-    /// Edges as discovered: (from, edge); sorted into `edges` by `seal`.
+    /// Edges as discovered out of order (depth-first search, the lifts of
+    /// the liveness pass): (from, edge); sorted into `edges` by `seal`.
     pub raw: Vec<(u32, Edge)>,
 }
 
 impl Graph {
-    /// Orders the edges by source state (DFS discovers them out of order).
+    /// Records an edge out of `from`, which is the state expanded last or
+    /// a later one: breadth-first search expands states in the order it
+    /// numbers them, so its edges go straight to their place, 12 bytes
+    /// each, instead of through `raw` at 16.
+    pub fn push_in_order(&mut self, from: u32, e: Edge) {
+        debug_assert!(self.raw.is_empty() && self.offsets.len() <= from as usize + 1);
+        while self.offsets.len() <= from as usize {
+            self.offsets.push(self.edges.len() as u32);
+        }
+        self.edges.push(e);
+    }
+
+    /// Orders the edges by source state (DFS discovers them out of order)
+    /// and closes the offsets of the states never expanded.
     pub fn seal(&mut self) {
         let n = self.facts.len();
+        if self.raw.is_empty() {
+            self.offsets.resize(n + 1, self.edges.len() as u32);
+            return;
+        }
         let mut counts = vec![0u32; n + 1];
         for (from, _) in &self.raw {
             counts[*from as usize + 1] += 1;
@@ -81,8 +99,8 @@ impl Graph {
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
-        // Breadth-first search expands states in the order it numbers
-        // them, so its edges come sorted: they are then moved into place
+        // Edges that came sorted (a lift searched breadth-first) are moved
+        // into place
         // in their own allocation (an in-place collect), not copied into a
         // second one, which would hold every edge twice at the peak.
         if self.raw.is_sorted_by_key(|(from, _)| *from) {

@@ -360,16 +360,18 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                         to
                     }
                 };
-                g.raw.push((
-                    i,
-                    Edge {
-                        to,
-                        class,
-                        ordinal: succ.ordinal,
-                        strong: succ.strong,
-                        random: succ.random,
-                    },
-                ));
+                let edge = Edge {
+                    to,
+                    class,
+                    ordinal: succ.ordinal,
+                    strong: succ.strong,
+                    random: succ.random,
+                };
+                if opts.dfs {
+                    g.raw.push((i, edge));
+                } else {
+                    g.push_in_order(i, edge);
+                }
             }
         }
     }
