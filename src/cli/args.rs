@@ -291,14 +291,19 @@ seeds); 3 an expected violation no job found.")]
   locksmith bench                       # every configuration once
   locksmith bench --repeat 5            # medians of five runs
   locksmith bench --only redlock-fsync --repeat 3
+  locksmith bench --repeat 3 --baseline ./locksmith-0.1.0 --no-tlc
 
 The configurations are inside the binary: it runs from any folder. Peak
 resident memory is Linux's VmHWM; bytes per state count what the check
-added to the process's resident memory at its peak. With TLA2TOOLS_JAR
-set, a second table gives TLC's figures (2 workers, one run) where a
+added to the process's resident memory at its peak. --baseline runs
+another locksmith binary on each configuration too, alternating with
+this one, and adds its unique states/s and the speed-up (a dash where it
+does not know the configuration). With TLA2TOOLS_JAR set, a second table
+gives TLC's figures (2 workers, one run) beside locksmith's where a
 configuration has a TLA+ twin in the checkout's specs/mirror/ (run from
 the repository for that; --no-tlc skips it). Exit codes: 0 done; 2 bad
-usage or a configuration that could not be run.")]
+usage, a --baseline that is not an executable file, or a configuration
+that could not be run.")]
     Bench {
         /// Run every configuration N times and print the medians.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one::<usize>("runs"))]
@@ -313,6 +318,11 @@ usage or a configuration that could not be run.")]
         /// TLA2TOOLS_JAR names it.
         #[arg(long)]
         no_tlc: bool,
+        /// Another locksmith executable, such as the previous release's:
+        /// run it alternately with this one, --repeat times each, and add
+        /// its median unique states/s and the speed-up over it.
+        #[arg(long, value_name = "PATH")]
+        baseline: Option<PathBuf>,
         /// `json` prints one JSON line per configuration (docs/json.md).
         #[arg(long, value_enum, default_value = "text")]
         format: Format,

@@ -1,29 +1,27 @@
 //! `locksmith bench`: the exhaustive checker's benchmark. It
 //! checks a fixed set of configurations, each in a child process of its
-//! own (so that the peak resident memory, Linux's `VmHWM`, is that
-//! configuration's alone), and prints per configuration: unique states,
-//! states generated, depth, wall seconds, unique states per second, peak
-//! resident memory and bytes per unique state. With `--repeat N` every
-//! figure is the median of N runs. Where `TLA2TOOLS_JAR` names TLC, a
-//! second table gives TLC's distinct states per second (2 workers, one
-//! run) on the configurations whose TLA+ twin in specs/mirror/ has the same state
-//! space (`--no-tlc` skips it).
+//! own (child.rs), and prints per configuration: unique states, states
+//! generated, depth, wall seconds, unique and generated states per
+//! second, peak resident memory and bytes per unique state. These figures
+//! depend on no other tool's spec, so they lead. With `--repeat N` every
+//! figure is the median of N runs. `--baseline PATH` runs another
+//! locksmith binary's child (the previous release's) alternately with
+//! this one's and adds its unique states per second and the speed-up.
+//! Where `TLA2TOOLS_JAR` names TLC, a second table (tlc.rs) gives TLC's
+//! figures on the configurations whose TLA+ twin in specs/mirror/ has the
+//! same state space (`--no-tlc` skips it).
 //!
 //! The configurations are bundled scenarios, plus bench-only files in
 //! `bench/` (larger sizes of the classic families) that `check --all`
 //! does not run.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::Instant;
+mod child;
+mod tlc;
 
-use crate::algorithms::{dispatch, Job};
-use crate::catalog;
-use crate::check::{check, Options};
-use crate::properties::Lock;
-use crate::scenario::Scenario;
-use crate::world::World;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use child::{median, median_of, spawn, Run};
 
 use super::failure::{Exit, Failure};
 use super::{json, Format};
@@ -77,13 +75,19 @@ macro_rules! bench_file {
     };
 }
 
-/// The fixed set: Redlock 3 x 2 (with and without symmetry), 5 x 2, one
-/// single Redis, and the classic families at N = 3 and 4.
+/// The fixed set: Redlock 3 x 2 (with and without symmetry), 5 x 2, two
+/// single Redis ones, and the classic families at N = 3 and 4. The
+/// first, Redlock with fsync restarts and no symmetry, is the headline:
+/// the size class of the independent Redlock spec TLC is compared on in
+/// docs/performance.md. redis-duplicate is the smallest that takes over
+/// 0.2 s in a release build, for tests/e2e/bench.rs's guard.
 const CONFIGS: &[Config] = &[
+    config("redlock-fsync --no-symmetry", "redlock-fsync", true),
     config("redlock-fsync", "redlock-fsync", false),
     twin("redlock-no-faults --no-symmetry", "redlock-no-faults", "Redlock.cfg"),
     config("redlock-five-masters", "redlock-five-masters", false),
     config("redis-ttl-gc-pause --no-symmetry", "redis-ttl-gc-pause", true),
+    config("redis-duplicate", "redis-duplicate", false),
     twin("ricart-agrawala-3", "ricart-agrawala-no-faults", "RicartAgrawala.cfg"),
     bench_file!("ricart-agrawala-4"),
     twin("token-ring-3", "token-ring-no-faults", "TokenRing.cfg"),
@@ -92,30 +96,6 @@ const CONFIGS: &[Config] = &[
     bench_file!("coordinator-4"),
 ];
 
-/// What one run of one configuration measured.
-#[derive(Clone, Copy, Debug, Default)]
-struct Run {
-    unique: u64,
-    generated: u64,
-    depth: u64,
-    seconds: f64,
-    /// Peak resident memory of the whole child process, in bytes.
-    peak: u64,
-    /// Resident memory just before the check started, in bytes.
-    base: u64,
-}
-
-impl Run {
-    fn per_second(&self) -> f64 {
-        self.unique as f64 / self.seconds.max(1e-9)
-    }
-
-    /// Bytes the check itself retained at its peak, per unique state.
-    fn bytes_per_state(&self) -> f64 {
-        self.peak.saturating_sub(self.base) as f64 / self.unique.max(1) as f64
-    }
-}
-
 /// Arguments of `locksmith bench`.
 pub(super) struct BenchArgs {
     pub repeat: usize,
@@ -123,15 +103,30 @@ pub(super) struct BenchArgs {
     pub threads: usize,
     /// Skip TLC even where `TLA2TOOLS_JAR` names it.
     pub no_tlc: bool,
+    /// Another locksmith executable to compare with, run alternately.
+    pub baseline: Option<PathBuf>,
     pub format: Format,
     /// Hidden: run this one configuration here and print its figures.
     pub child: Option<String>,
 }
 
+/// What `--baseline` measured on one configuration it knows.
+#[derive(Clone, Copy, Debug)]
+struct Versus {
+    /// The baseline's median unique states per second.
+    per_second: f64,
+    /// The median of the per-pair ratios, this binary's unique states per
+    /// second over the baseline's.
+    speedup: f64,
+    /// The baseline's unique states: a speed-up over a binary that
+    /// explores another state space is flagged under the table.
+    unique: u64,
+}
+
 pub(super) fn bench_cmd(args: BenchArgs) -> Exit {
     // --repeat and --threads are in range (cli/args.rs).
     if let Some(label) = &args.child {
-        return child(label, args.threads);
+        return child::child(label, args.threads);
     }
     let labels: Vec<&str> = CONFIGS.iter().map(|c| c.label).collect();
     if let Some(bad) = args.only.iter().find(|o| !labels.contains(&o.as_str())) {
@@ -140,32 +135,19 @@ pub(super) fn bench_cmd(args: BenchArgs) -> Exit {
             labels.join(", ")
         )));
     }
+    let baseline = args.baseline.as_deref().map(executable).transpose()?;
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the locksmith executable to run the bench: {e}"))?;
     let chosen = |c: &&Config| args.only.is_empty() || args.only.iter().any(|o| o == c.label);
     if args.format == Format::Text {
-        println!(
-            "| configuration | unique states | generated | depth | wall s | unique states/s | peak RSS | bytes/state |"
-        );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        header(baseline.is_some());
     }
+    let mut measured = Vec::new();
+    let mut elsewhere = Vec::new();
     for c in CONFIGS.iter().filter(chosen) {
-        let runs = (0..args.repeat)
-            .map(|_| run_child(&exe, c, args.threads))
-            .collect::<Result<Vec<Run>, String>>()?;
-        let m = median(&runs);
+        let (m, versus) = measure(&exe, baseline.as_deref(), c, args.repeat, args.threads)?;
         match args.format {
-            Format::Text => println!(
-                "| {} | {} | {} | {} | {:.2} | {:.0} | {:.1} MiB | {:.0} |",
-                c.label,
-                m.unique,
-                m.generated,
-                m.depth,
-                m.seconds,
-                m.per_second(),
-                m.peak as f64 / (1 << 20) as f64,
-                m.bytes_per_state()
-            ),
+            Format::Text => row(c.label, &m, baseline.is_some().then_some(versus)),
             Format::Json => println!(
                 "{}",
                 json::bench(&json::Bench {
@@ -176,22 +158,30 @@ pub(super) fn bench_cmd(args: BenchArgs) -> Exit {
                     depth: m.depth,
                     seconds: m.seconds,
                     unique_states_per_second: m.per_second().round(),
+                    generated_per_second: m.generated_per_second().round(),
                     peak_rss_bytes: m.peak,
                     bytes_per_state: m.bytes_per_state().round(),
+                    baseline: baseline.as_ref().map(|b| b.display().to_string()),
+                    baseline_unique_states_per_second: versus.map(|v| v.per_second.round()),
+                    speedup: versus.map(|v| (v.speedup * 1000.0).round() / 1000.0),
                     runs: args.repeat,
                     threads: args.threads,
                 })
             ),
         }
         let _ = std::io::stdout().flush();
+        if let Some(v) = versus.filter(|v| v.unique != m.unique) {
+            elsewhere.push(format!(
+                "{} ({} unique states, this binary {})",
+                c.label, v.unique, m.unique
+            ));
+        }
+        measured.push((c, m.per_second()));
     }
     if args.format == Format::Text {
-        println!(
-            "\nmedians of {} runs, each configuration in a process of its own, {} thread(s)",
-            args.repeat, args.threads
-        );
+        footer(args.repeat, args.threads, baseline.as_deref(), &elsewhere);
     }
-    let twins: Vec<&Config> = CONFIGS.iter().filter(chosen).filter(|c| c.twin.is_some()).collect();
+    let twins: Vec<(&Config, f64)> = measured.into_iter().filter(|(c, _)| c.twin.is_some()).collect();
     if args.no_tlc || twins.is_empty() {
         return Ok(0);
     }
@@ -201,205 +191,112 @@ pub(super) fn bench_cmd(args: BenchArgs) -> Exit {
         }
         return Ok(0);
     };
-    tlc_table(&PathBuf::from(&jar), &twins, args.format)
+    tlc::table(&PathBuf::from(&jar), &twins, args.threads, args.format)
 }
 
-/// One run of configuration `c` in a child process of its own.
-fn run_child(exe: &std::path::Path, c: &Config, threads: usize) -> Result<Run, String> {
-    let out = Command::new(exe)
-        .args(["bench", "--child", c.label, "--threads", &threads.to_string()])
-        .output()
-        .map_err(|e| format!("cannot run the bench child for {}: {e}", c.label))?;
-    if !out.status.success() {
-        return Err(format!(
-            "bench {} failed: {}",
-            c.label,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    parse(&String::from_utf8_lossy(&out.stdout)).ok_or_else(|| format!("bench {}: unreadable child output", c.label))
-}
-
-/// The second table: TLC on each configuration's TLA+ twin.
-fn tlc_table(jar: &std::path::Path, twins: &[&Config], format: Format) -> Exit {
-    if format == Format::Text {
-        println!("\n| configuration | TLC on | TLC distinct states | TLC wall s | TLC distinct states/s |");
-        println!("|---|---|---:|---:|---:|");
-    }
-    for c in twins {
-        let cfg = c.twin.unwrap_or_default();
-        let (distinct, seconds) =
-            tlc::run(jar, cfg).map_err(|e| format!("bench {}: TLC on specs/mirror/{cfg}: {e}", c.label))?;
-        let per_second = distinct as f64 / seconds.max(1e-9);
-        match format {
-            Format::Text => println!(
-                "| {} | specs/mirror/{cfg} | {distinct} | {seconds:.2} | {per_second:.0} |",
-                c.label
-            ),
-            Format::Json => println!(
-                "{}",
-                json::bench(&json::BenchTlc {
-                    kind: "bench_tlc",
-                    configuration: c.label,
-                    spec: format!("specs/mirror/{cfg}"),
-                    distinct_states: distinct,
-                    seconds,
-                    distinct_states_per_second: per_second.round(),
-                    workers: tlc::WORKERS,
-                })
-            ),
-        }
-        let _ = std::io::stdout().flush();
-    }
-    if format == Format::Text {
-        println!(
-            "\nTLC: one run each, {} workers, wall time from start to exit (the JVM's start included)",
-            tlc::WORKERS
-        );
-    }
-    Ok(0)
-}
-
-/// TLC on a configuration's twin, for the second table.
-mod tlc {
-    use std::path::Path;
-    use std::process::Command;
-    use std::time::Instant;
-
-    /// TLC's workers: one per core of the machine the figures are for.
-    pub const WORKERS: usize = 2;
-
-    /// Runs TLC on `specs/mirror/<cfg>` (its module is the `.cfg`'s stem) with
-    /// the options tests/e2e/specs.rs uses, in a temporary directory of its
-    /// own, and returns the distinct states of the complete search and the
-    /// wall seconds.
-    pub fn run(jar: &Path, cfg: &str) -> Result<(u64, f64), String> {
-        // The mirror specs have the Rust model's state spaces; they extend
-        // specs/World.tla.
-        let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
-        let specs = world.join("mirror");
-        let module = cfg.trim_end_matches(".cfg");
-        let work = std::env::temp_dir().join(format!("locksmith-bench-tlc-{}-{module}", std::process::id()));
-        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-        let start = Instant::now();
-        let out = Command::new("java")
-            .arg(format!("-Djava.io.tmpdir={}", work.display()))
-            .arg(format!("-DTLA-Library={}", world.display()))
-            .args(["-XX:+UseParallelGC", "-cp"])
-            .arg(jar)
-            .args(["tlc2.TLC", "-tool", "-deadlock", "-lncheck", "final", "-workers"])
-            .arg(WORKERS.to_string())
-            .arg("-metadir")
-            .arg(work.join("meta"))
-            .args(["-config", cfg, module])
-            .current_dir(&specs)
-            .output()
-            .map_err(|e| format!("java does not run: {e}"));
-        let seconds = start.elapsed().as_secs_f64();
-        let _ = std::fs::remove_dir_all(&work);
-        let out = out?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        // Message 2199: "N states generated, M distinct states found, ...".
-        let distinct = text
-            .lines()
-            .rev()
-            .filter_map(|l| l.find(" distinct states found").map(|at| &l[..at]))
-            .find_map(|head| head.rsplit(' ').next()?.replace(',', "").parse::<u64>().ok())
-            .ok_or_else(|| {
-                let tail: Vec<&str> = text.lines().rev().take(5).collect();
-                format!(
-                    "no distinct-state count in TLC's output (exit {:?}): {}",
-                    out.status.code(),
-                    tail.join(" / ")
-                )
-            })?;
-        Ok((distinct, seconds))
-    }
-}
-
-/// The median of each figure on its own (counts are the same every run).
-fn median(runs: &[Run]) -> Run {
-    let mid = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let first = runs[0];
-    Run {
-        seconds: mid(runs.iter().map(|r| r.seconds).collect()),
-        peak: mid(runs.iter().map(|r| r.peak as f64).collect()) as u64,
-        base: mid(runs.iter().map(|r| r.base as f64).collect()) as u64,
-        ..first
-    }
-}
-
-fn parse(line: &str) -> Option<Run> {
-    let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
-    let u = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
-    Some(Run {
-        unique: u("unique")?,
-        generated: u("generated")?,
-        depth: u("depth")?,
-        seconds: v.get("seconds")?.as_f64()?,
-        peak: u("peak")?,
-        base: u("base")?,
+/// `--baseline`'s path, if it names an executable file, made absolute (so
+/// that a bare name is not looked up in `PATH`).
+fn executable(path: &Path) -> Result<PathBuf, Failure> {
+    let file = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file);
+    #[cfg(unix)]
+    let file = file.filter(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0);
+    file.and_then(|_| std::fs::canonicalize(path).ok()).ok_or_else(|| {
+        Failure::bad(format!(
+            "--baseline {:?} is not an executable file: give the path of another locksmith binary, such as the previous release's",
+            path.display().to_string()
+        ))
     })
 }
 
-fn child(label: &str, threads: usize) -> Exit {
-    let Some(c) = CONFIGS.iter().find(|c| c.label == label) else {
-        return Err(Failure::bad(format!("{label:?} is not a bench configuration")));
-    };
-    let loaded = match c.text {
-        Some(text) => catalog::parse(std::path::Path::new(c.scenario), text),
-        None => catalog::open(c.scenario),
-    };
-    let mut sc = loaded?;
-    if c.no_symmetry {
-        sc.symmetry = false;
-    }
-    let r = dispatch(&sc, Measure { threads })?;
-    println!(
-        "{}",
-        serde_json::json!({
-            "unique": r.unique, "generated": r.generated, "depth": r.depth,
-            "seconds": r.seconds, "peak": r.peak, "base": r.base,
-        })
-    );
-    Ok(0)
-}
-
-struct Measure {
+/// Runs configuration `c` `repeat` times in child processes, alternating
+/// with the baseline's child where there is one (baseline, this, baseline,
+/// this...), so that both sides see the machine in the same moods; the
+/// medians, and what the baseline measured if it knows `c`. A baseline
+/// child that fails or prints no line this version reads does not know
+/// `c` (an older release without it): no figures, not a failure.
+fn measure(
+    exe: &Path,
+    baseline: Option<&Path>,
+    c: &Config,
+    repeat: usize,
     threads: usize,
-}
-
-impl Job for Measure {
-    type Output = Run;
-
-    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> Run {
-        let base = status_kib("VmRSS").unwrap_or(0) << 10;
-        let start = Instant::now();
-        let opts = Options {
-            threads: self.threads,
-            ..Options::default()
-        };
-        let out = check(&world, &opts);
-        let seconds = start.elapsed().as_secs_f64();
-        Run {
-            unique: out.unique_states as u64,
-            generated: out.states as u64,
-            depth: out.max_depth as u64,
-            seconds,
-            peak: status_kib("VmHWM").unwrap_or(0) << 10,
-            base,
+) -> Result<(Run, Option<Versus>), String> {
+    let mut ours = Vec::with_capacity(repeat);
+    let mut theirs = Vec::with_capacity(repeat);
+    let mut known = baseline.is_some();
+    for _ in 0..repeat {
+        if let Some(b) = baseline.filter(|_| known) {
+            match spawn(b, c.label, threads) {
+                Ok(run) => theirs.push(run),
+                Err(_) => known = false,
+            }
         }
+        ours.push(spawn(exe, c.label, threads)?);
     }
+    let versus = known.then(|| Versus {
+        per_second: median(&theirs).per_second(),
+        speedup: median_of(
+            ours.iter()
+                .zip(&theirs)
+                .map(|(o, t)| o.per_second() / t.per_second().max(1e-9))
+                .collect(),
+        ),
+        unique: theirs[0].unique,
+    });
+    Ok((median(&ours), versus))
 }
 
-/// A `kB` field of `/proc/self/status` (0 where there is none).
-fn status_kib(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status
-        .lines()
-        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+/// The first table's header; with `--baseline`, two more columns.
+fn header(baseline: bool) {
+    let (more, align) = if baseline {
+        (" baseline unique states/s | speed-up |", "---:|---:|")
+    } else {
+        ("", "")
+    };
+    println!(
+        "| configuration | unique states | generated | depth | wall s | unique states/s | generated/s | peak RSS | bytes/state |{more}"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|{align}");
+}
+
+/// One configuration's row; `versus` is `Some` under `--baseline` (and
+/// `Some(None)`, a dash, where the baseline does not know it).
+fn row(label: &str, m: &Run, versus: Option<Option<Versus>>) {
+    let more = match versus {
+        None => String::new(),
+        Some(None) => " \u{2014} | \u{2014} |".to_string(),
+        Some(Some(v)) => format!(" {:.0} | {:.2}x |", v.per_second, v.speedup),
+    };
+    println!(
+        "| {label} | {} | {} | {} | {:.2} | {:.0} | {:.0} | {:.1} MiB | {:.0} |{more}",
+        m.unique,
+        m.generated,
+        m.depth,
+        m.seconds,
+        m.per_second(),
+        m.generated_per_second(),
+        m.peak as f64 / (1 << 20) as f64,
+        m.bytes_per_state()
+    );
+}
+
+/// The lines under the first table: how its figures were taken, and
+/// `elsewhere`, the configurations on which the baseline found another
+/// number of states.
+fn footer(repeat: usize, threads: usize, baseline: Option<&Path>, elsewhere: &[String]) {
+    println!("\nmedians of {repeat} runs, each configuration in a process of its own, {threads} thread(s)");
+    if let Some(b) = baseline {
+        println!(
+            "baseline: {}, its run and this binary's in turn for each of the {repeat} runs; speed-up: the \
+             median of the per-pair ratios of unique states/s (this / baseline); \u{2014} where the \
+             baseline does not know the configuration",
+            b.display()
+        );
+    }
+    if !elsewhere.is_empty() {
+        println!(
+            "the baseline explores another state space on {}: its speed-up compares unlike searches",
+            elsewhere.join(", ")
+        );
+    }
 }

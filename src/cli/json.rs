@@ -292,8 +292,16 @@ pub(super) struct Bench<'a> {
     pub depth: u64,
     pub seconds: f64,
     pub unique_states_per_second: f64,
+    pub generated_per_second: f64,
     pub peak_rss_bytes: u64,
     pub bytes_per_state: f64,
+    /// `--baseline`'s path, absolute; `None` without it.
+    pub baseline: Option<String>,
+    /// `None` without `--baseline`, or where the baseline does not know
+    /// the configuration.
+    pub baseline_unique_states_per_second: Option<f64>,
+    /// Likewise.
+    pub speedup: Option<f64>,
     pub runs: usize,
     pub threads: usize,
 }
@@ -308,6 +316,10 @@ pub(super) struct BenchTlc<'a> {
     pub seconds: f64,
     pub distinct_states_per_second: f64,
     pub workers: usize,
+    /// The operator the twin's `.cfg` declares as its `VIEW`, if any.
+    pub view: Option<String>,
+    /// locksmith's figure on the same state space (the `bench` line's).
+    pub locksmith_unique_states_per_second: f64,
 }
 
 /// A bench object as its line.

@@ -156,8 +156,8 @@ fn run(command: Command) -> Exit {
             simulate::simulate_cmd(&scenario, job)
         }
         #[rustfmt::skip]
-        Command::Bench { repeat, only, threads, no_tlc, format, child } => {
-            bench::bench_cmd(bench::BenchArgs { repeat, only, threads, no_tlc, format, child })
+        Command::Bench { repeat, only, threads, no_tlc, baseline, format, child } => {
+            bench::bench_cmd(bench::BenchArgs { repeat, only, threads, no_tlc, baseline, format, child })
         },
         Command::Merge { dirs, format } => simulate::merge_cmd(&dirs, format),
         Command::Explore {

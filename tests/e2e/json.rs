@@ -352,7 +352,7 @@ fn reenact_prints_what_the_schema_says() {
 }
 
 /// bench's rows (and TLC's, where TLA2TOOLS_JAR names it; required under
-/// CI=true, as tests/e2e/bench.rs does).
+/// CI=true, as tests/e2e/bench.rs does), without and with --baseline.
 #[test]
 fn bench_prints_what_the_schema_says() {
     let tmp = TempDir::new("json-bench");
@@ -365,6 +365,23 @@ fn bench_prints_what_the_schema_says() {
     } else {
         assert_eq!(lines.len(), 1, "{}", out.stdout);
     }
+    assert!(only(&lines, "bench")["speedup"].is_null());
+    // With --baseline (this very binary) its fields are filled in.
+    let exe = env!("CARGO_BIN_EXE_locksmith");
+    let args = [
+        "bench",
+        "--only",
+        "token-ring-3",
+        "--no-tlc",
+        "--baseline",
+        exe,
+        "--format",
+        "json",
+    ];
+    let out = locksmith_in(tmp.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = valid_lines(&out.stdout);
+    assert!(only(&lines, "bench")["speedup"].is_number(), "{}", out.stdout);
 }
 
 /// Ctrl-C during `check`: the scenario's object (its search incomplete,
