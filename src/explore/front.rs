@@ -7,9 +7,9 @@
 //! process), titles it with the model's Rust type (`Explorer<Node>`),
 //! opens it on an empty "Pre-init" step and knows nothing of liveness.
 //! Its API (`/.status`, `/.states/...`, `/.runtocompletion`) and its
-//! stylesheet and scripts are served unchanged; the page
-//! ([`ui/index.htm`](ui/index.htm)) and its script ([`ui/app.js`](ui/app.js))
-//! are stateright's with the changes their headers list.
+//! stylesheet and scripts are served unchanged; the page (`ui/index.htm`)
+//! and its script (`ui/app.js`) are stateright's with the changes their
+//! headers list.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
