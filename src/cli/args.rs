@@ -358,10 +358,13 @@ step naming a node the scenario does not have) or a step is not enabled.")]
   locksmith explore redis-ttl-gc-pause                 # then open http://127.0.0.1:3000/
   locksmith explore redlock-no-fsync --addr 127.0.0.1:8080 --no-symmetry
 
-The page lists the actions enabled in the current state; follow one to
-step. \"Run to completion\" searches the whole state space for the safety
-properties (liveness is `locksmith check`'s). The explorer runs in an
-empty directory of its own, so a ./ui/ folder here is never served.
+The page opens on the scenario's initial state (\"start\") and lists the
+actions enabled in the current state; follow one to step. \"Run to
+completion\" searches the whole state space for the safety properties.
+The liveness properties show as `locksmith check` decides them, from its
+search, which starts with the explorer (with check's bounds: a verdict a
+bound left open says which). The explorer runs in an empty directory of
+its own, so a ./ui/ folder here is never served.
 
 Exit codes: 2 bad input, or the address is taken or cannot be bound (the
 explorer otherwise runs until stopped).")]

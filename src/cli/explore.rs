@@ -1,9 +1,12 @@
 //! `locksmith explore`: serves stateright's web explorer for one scenario
-//! (docs/design.md §6, §12) until the process is stopped.
+//! (docs/design.md §6, §12) until the process is stopped, behind
+//! locksmith's own front door (`explore::front`), which serves the page
+//! and the liveness verdicts of `check`'s search, started here at once.
 //!
 //! stateright's `serve` has three pitfalls this command steps around:
-//! - it panics when the address cannot be bound, so the address is parsed
-//!   and bound here first, and a bad or taken one is one sentence, exit 2;
+//! - it panics when the address cannot be bound, so the user's address is
+//!   parsed and bound here (for the front door), and a bad or taken one is
+//!   one sentence, exit 2; stateright listens on a loopback port;
 //! - it serves `./ui/` instead of its own page when the working directory
 //!   holds a `ui/` folder, so the explorer runs in an empty directory of
 //!   its own, which is removed again at once: a deleted directory can hold
@@ -15,11 +18,15 @@
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use stateright::{Checker, Model};
 
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
+use crate::check::Options;
+use crate::explore::front::Front;
+use crate::explore::liveness::Liveness;
 use crate::explore::Explorer;
 use crate::properties::Lock;
 use crate::scenario::Scenario;
@@ -32,13 +39,13 @@ pub(super) fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> Exit {
     if no_symmetry {
         sc.symmetry = false;
     }
-    let addr = listen_address(addr)?;
-    dispatch(&sc, Serve { addr }).map_err(|e| Failure::bad(e.to_string()))?
+    let listener = listen(addr)?;
+    dispatch(&sc, Serve { listener }).map_err(|e| Failure::bad(e.to_string()))?
 }
 
-/// The address to listen on, checked by binding it (and letting it go
-/// again at once): stateright's `serve` would panic on it.
-pub fn listen_address(text: &str) -> Result<SocketAddr, String> {
+/// The user's address, bound: stateright's `serve` would panic on a bad
+/// or taken one.
+pub fn listen(text: &str) -> Result<TcpListener, String> {
     let allowed = "allowed: HOST:PORT, such as 127.0.0.1:3000 (port 0 is not allowed)";
     let addr = text
         .to_socket_addrs()
@@ -47,7 +54,7 @@ pub fn listen_address(text: &str) -> Result<SocketAddr, String> {
         .filter(|a| a.port() != 0)
         .ok_or_else(|| format!("--addr {text:?} is not an address to listen on; {allowed}"))?;
     match TcpListener::bind(addr) {
-        Ok(_) => Ok(addr),
+        Ok(listener) => Ok(listener),
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(format!(
             "cannot serve the explorer on {addr}: the port is in use (another explorer?); pick a free one with --addr 127.0.0.1:PORT"
         )),
@@ -77,8 +84,17 @@ fn leave_working_directory() -> Result<(), String> {
     Ok(())
 }
 
+/// A loopback port nobody listens on now, for stateright's server (bound
+/// and let go; stateright binds it again a moment later, and a port taken
+/// in between ends the command with one sentence).
+fn loopback_port() -> Result<SocketAddr, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("cannot find a loopback port for the explorer: {e}"))
+}
+
 struct Serve {
-    addr: SocketAddr,
+    listener: TcpListener,
 }
 
 impl Job for Serve {
@@ -86,6 +102,18 @@ impl Job for Serve {
 
     fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Exit {
         leave_working_directory()?;
+        let addr = self.listener.local_addr().map_err(|e| Failure::bad(e.to_string()))?;
+        let upstream = loopback_port()?;
+        let world = Arc::new(world);
+        // `locksmith check`'s options: no bound but its memory limit.
+        let opts = Options {
+            max_memory: Some(super::default_memory()),
+            ..Options::default()
+        };
+        let liveness = Liveness::start(sc, Arc::clone(&world), opts);
+        let front = Arc::new(Front::new(&sc.name, &sc.summary, liveness, upstream));
+        let listener = self.listener;
+        std::thread::spawn(move || front.serve(listener));
         let symmetry = if world.symmetry.is_empty() {
             ""
         } else {
@@ -94,21 +122,19 @@ impl Job for Serve {
         let mut out = std::io::stdout();
         let _ = writeln!(
             out,
-            "locksmith: exploring {} at http://{}/{symmetry}; press Ctrl-C to stop",
-            sc.name, self.addr
+            "locksmith: exploring {} at http://{addr}/{symmetry}; press Ctrl-C to stop",
+            sc.name
         );
         let _ = writeln!(
             out,
-            "  the safety properties show as \"Searching\" until you press \"Run to completion\"; `locksmith check {}` decides liveness",
-            sc.name
+            "  the safety properties show as \"Searching\" until you press \"Run to completion\"; liveness shows when `locksmith check`'s search, running now, ends"
         );
         let _ = out.flush();
-        let addr = self.addr;
         // stateright's serve returns only by a panic (its web thread
         // failed, or the address was taken since it was checked).
         std::panic::set_hook(Box::new(|_| {}));
         let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-            Explorer::new(world).checker().serve(addr).is_done();
+            Explorer::new(world).checker().serve(upstream).is_done();
         }));
         let _ = std::panic::take_hook();
         let why = match served {

@@ -14,9 +14,14 @@
 //!   same unique states as `check`;
 //! - the properties are the world's own stateright properties (the safety
 //!   ones; liveness needs locksmith's own pass over the whole graph, which
-//!   `check` runs).
+//!   [`liveness`] runs as `check` does, for the page);
+//! - the page is locksmith's ([`front`]): titled with the scenario, opened
+//!   on its initial state, with the liveness verdicts beside the safety
+//!   properties.
 
 pub mod diagram;
+pub mod front;
+pub mod liveness;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -34,8 +39,10 @@ pub struct Explorer<A: Lock> {
 }
 
 impl<A: Lock> Explorer<A> {
-    pub fn new(world: World<A>) -> Self {
-        Explorer { world: Arc::new(world) }
+    /// The explorer over `world`, which it may share (with [`liveness`]'s
+    /// check).
+    pub fn new(world: Arc<World<A>>) -> Self {
+        Explorer { world }
     }
 
     pub fn world(&self) -> &World<A> {

@@ -2,8 +2,8 @@
 //! stateright's explorer on an ephemeral port; the tests speak its HTTP API
 //! over a plain TcpStream, and load its page in headless Chromium.
 //!
-//! The browser test needs Chromium (`.ci/run` installs Debian's). Without
-//! it the test prints `*** BROWSER TEST NOT RUN` and passes, except under
+//! The browser tests need Chromium (`.ci/run` installs Debian's). Without
+//! it each prints `*** BROWSER TEST NOT RUN` and passes, except under
 //! `CI=true`, where it fails.
 
 use std::io::{Read, Write};
@@ -111,6 +111,22 @@ impl Explorer {
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {}", short(&body)))
     }
 
+    /// `/.liveness` once `check`'s search behind it has ended.
+    fn liveness(&self) -> Value {
+        let start = Instant::now();
+        loop {
+            let liveness = self.json("/.liveness");
+            if liveness["done"] == Value::Bool(true) {
+                return liveness;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "the liveness check did not finish: {liveness}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Presses "Run to completion" and waits until the search is done.
     fn run_to_completion(&self) -> Value {
         let (code, _) = self.http("POST", "/.runtocompletion");
@@ -158,11 +174,25 @@ fn the_http_api_serves_the_world_in_plain_words() {
     let own = std::env::temp_dir().join(format!("locksmith-explore-{}", ex.child.id()));
     assert!(!own.exists(), "{} is left behind", own.display());
 
-    // Its own page, not the decoy in the working directory's ui/.
+    // Its own page, not the decoy in the working directory's ui/, titled
+    // with the scenario and its summary, not the model's Rust type.
     let (code, page) = ex.http("GET", "/");
     assert_eq!(code, 200);
     assert!(page.contains("Stateright Explorer"), "{page}");
     assert!(!page.contains("DECOY"), "served ./ui/ from the working directory");
+    assert!(
+        page.contains("<title>redis-ttl-gc-pause · locksmith explore"),
+        "{}",
+        short(&page)
+    );
+    assert!(
+        page.contains("Single Redis with a TTL: the holder pauses past the TTL"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("text: model"),
+        "the page shows the model's Rust type: {page}"
+    );
 
     let status = ex.json("/.status");
     assert_eq!(
@@ -254,6 +284,29 @@ fn run_to_completion_agrees_with_check() {
     for p in status["properties"].as_array().expect("properties") {
         assert_eq!(p[2], Value::Null, "{} has a counterexample in the explorer", p[1]);
     }
+    // The liveness verdicts the page shows are check's: here both are
+    // violated, over every state.
+    let liveness = ex.liveness();
+    assert_eq!(liveness["complete"], Value::Bool(true), "{liveness}");
+    assert_eq!(liveness["unique_states"], summary["unique_states"], "{liveness}");
+    let verdicts = |props: &Value| -> Vec<(String, String)> {
+        props
+            .as_array()
+            .expect("properties")
+            .iter()
+            .map(|p| (p["name"].to_string(), p["verdict"].to_string()))
+            .filter(|(n, _)| n.contains("_freedom"))
+            .collect()
+    };
+    let shown = verdicts(&liveness["properties"]);
+    assert_eq!(shown, verdicts(&summary["properties"]), "{liveness}");
+    assert_eq!(
+        shown,
+        [
+            ("\"deadlock_freedom\"".to_string(), "\"violated\"".to_string()),
+            ("\"starvation_freedom\"".to_string(), "\"violated\"".to_string())
+        ]
+    );
 }
 
 /// Under symmetry reduction the explorer shows canonical states, and its
@@ -329,14 +382,21 @@ fn browse(browser: &Path, profile: &Path, extra: &[&str], url: &str) -> Output {
         .expect("chromium runs")
 }
 
-#[test]
-fn the_page_shows_the_initial_actions_in_a_browser() {
-    let Some(browser) = chromium() else {
+/// Chromium, or `None` after saying the test is not run; under `CI=true`
+/// a missing Chromium fails the test instead.
+fn browser_or_skip() -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
         let why = "*** BROWSER TEST NOT RUN: chromium is not installed (.ci/run installs it with apt-get)";
         assert!(!under_ci(), "{why}; under CI=true it must run");
         eprintln!("{why}");
-        return;
-    };
+    }
+    found
+}
+
+#[test]
+fn the_page_shows_the_initial_actions_in_a_browser() {
+    let Some(browser) = browser_or_skip() else { return };
     let ex = Explorer::start(&["redis-ttl-gc-pause"]);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("explore-browser");
     let _ = std::fs::remove_dir_all(&dir);
@@ -376,4 +436,38 @@ fn the_page_shows_the_initial_actions_in_a_browser() {
     assert!(dom.contains("<svg"), "no diagram on the page");
     assert!(dom.contains("mutual_exclusion"), "no properties on the page");
     eprintln!("explorer screenshot: {}", shot.display());
+}
+
+/// The page as a user first sees it (no `#/steps/...` in the address): the
+/// scenario's name and summary as its title, the initial state selected
+/// as "start" with its actions listed, and `check`'s liveness verdicts.
+#[test]
+fn the_page_opens_on_start_with_the_scenario_and_its_liveness() {
+    let Some(browser) = browser_or_skip() else { return };
+    let ex = Explorer::start(&["redis-ttl-gc-pause"]);
+    ex.liveness();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("explore-browser-start");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = browse(&browser, &dir.join("profile"), &["--dump-dom"], &ex.url("/"));
+    let dom = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "<title>redis-ttl-gc-pause · locksmith explore",
+        ">redis-ttl-gc-pause</a></h1>",
+        "Single Redis with a TTL: the holder pauses past the TTL",
+        // The initial state is selected, under its name, and its actions
+        // are listed.
+        ">start</a>",
+        "c1 asks for the lock",
+        "want the lock: c1, c2",
+        // check's verdicts, and how far its search went.
+        "Holds: </b>",
+        ">deadlock_freedom</span>",
+        ">starvation_freedom</span>",
+        "Checked over all ",
+    ] {
+        assert!(dom.contains(expected), "the page does not show {expected:?}: {dom}");
+    }
+    for stale in ["Pre-init", "Init 0", "Explorer&lt;", "No state selected"] {
+        assert!(!dom.contains(stale), "the page shows {stale:?}: {dom}");
+    }
 }

@@ -63,7 +63,7 @@ fn etcd_grants_a_lease_then_puts_its_key_in_a_txn() {
         "etcd-lease-pause",
         &[
             "c1 asks for the lock: LeaseGrant TTL 6",
-            "Txn if create_revision(/lock/1) = 0 then put /lock/1 lease 1",
+            "Txn If(CreateRevision(/lock/1) = 0) Then(Put(/lock/1, WithLease(1))) Else(Get(/lock/1))",
         ],
     );
 }

@@ -13,16 +13,20 @@ impl Describe for Node {
             Msg::LeaseGrant { id } => format!("LeaseGrant TTL {} ID {id}", self.params().ttl),
             Msg::LeaseKeepAlive { id } => format!("LeaseKeepAlive {id}"),
             Msg::LeaseRevoke { id } => format!("LeaseRevoke {id}"),
-            Msg::Lock { id } => {
-                format!("Txn if create_revision(/lock/{id}) = 0 then put /lock/{id} lease {id}, get newest /lock/")
-            }
+            // As etcd's concurrency.Mutex sends it (its key is the prefix and
+            // the lease ID), with the newest key created before this one.
+            Msg::Lock { id } => format!(
+                "Txn If(CreateRevision(/lock/{id}) = 0) Then(Put(/lock/{id}, WithLease({id}))) Else(Get(/lock/{id})), \
+                 with the newest /lock/ key before it"
+            ),
             Msg::Watch { id, key } => format!("Watch /lock/{key} for DELETE (for lease {id})"),
-            Msg::Range { id, rev } => {
-                format!("Txn get last /lock/ below revision {rev}, get /lock/{id}")
-            }
-            Msg::Unlock { id, .. } if self.params().unlock == Unlock::Delete => format!("Delete /lock/{id}"),
+            Msg::Range { id, rev } => format!(
+                "Txn Then(Get(/lock/, WithLastCreate(), WithMaxCreateRev({})), Get(/lock/{id}))",
+                rev.saturating_sub(1)
+            ),
+            Msg::Unlock { id, .. } if self.params().unlock == Unlock::Delete => format!("Delete(/lock/{id})"),
             Msg::Unlock { id, rev } => {
-                format!("Txn if create_revision(/lock/{id}) = {rev} then delete /lock/{id}")
+                format!("Txn If(CreateRevision(/lock/{id}) = {rev}) Then(Delete(/lock/{id}))")
             }
             Msg::LeaseGranted { id } => format!("lease {id} granted, TTL {}", self.params().ttl),
             Msg::KeepAliveAnswer { id, alive } => {
