@@ -34,6 +34,11 @@ pub struct Options {
     /// states within it are all explored, and when any lies beyond it,
     /// open verdicts become `unknown`.
     pub max_depth: Option<u32>,
+    /// Stop at the first state that violates this safety property, as TLC
+    /// does by default: its counterexample is the one the whole search
+    /// finds (breadth-first, states are numbered in the same order up to
+    /// it), and every other open verdict becomes `unknown`.
+    pub stop_at: Option<Prop>,
     /// Stop after this long; open verdicts become `unknown`.
     pub timeout: Option<Duration>,
     /// Stop when the process's resident memory exceeds this many bytes
@@ -349,6 +354,10 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                                     if bad & (1 << b) != 0 {
                                         first_bad.entry(p).or_insert(to);
                                     }
+                                }
+                                if let Some(p) = opts.stop_at.filter(|p| first_bad.contains_key(p)) {
+                                    stopped = Some(format!("stopped at the first violation of {}", p.name()));
+                                    break 'search;
                                 }
                                 frontier.push_back((t, to));
                                 to

@@ -62,3 +62,39 @@ fn a_tick_is_strongly_fair_and_a_delivery_is_not() {
         assert!(!random(&world, a), "{a:?}");
     }
 }
+
+/// Stopping at a safety property's first violation finds the trace the
+/// whole search finds, in fewer states, and leaves every other open
+/// verdict unknown (threads change none of it).
+#[test]
+fn stopping_at_the_first_violation_keeps_its_trace() {
+    use crate::properties::Prop;
+    let sc = crate::catalog::open("redis-ttl-gc-pause").expect("bundled");
+    let world = single_redis::world(&sc).expect("builds");
+    let whole = check(&world, &Options::default());
+    for threads in [1, 2] {
+        let early = check(
+            &world,
+            &Options {
+                stop_at: Some(Prop::MutualExclusion),
+                threads,
+                ..Options::default()
+            },
+        );
+        let (a, b) = (whole.get(Prop::MutualExclusion), early.get(Prop::MutualExclusion));
+        assert_eq!(b.verdict, Verdict::Violated);
+        assert_eq!(a.trace, b.trace, "the same shortest trace");
+        assert!(early.unique_states < whole.unique_states);
+        assert_eq!(
+            early.stopped.as_deref(),
+            Some("stopped at the first violation of mutual_exclusion")
+        );
+        for p in early.props.iter().filter(|p| p.prop != Prop::MutualExclusion) {
+            assert!(
+                p.verdict == Verdict::Unknown || p.trace.is_some(),
+                "{:?} is decided only by a trace of its own",
+                p.prop
+            );
+        }
+    }
+}

@@ -97,6 +97,7 @@ fn run(command: Command) -> Exit {
                 dfs,
                 max_states,
                 max_depth,
+                stop_at: None,
                 timeout,
                 max_memory: Some(max_memory.unwrap_or_else(default_memory)),
                 progress: Some(Progress::search("check")),

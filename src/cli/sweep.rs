@@ -48,6 +48,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
         dfs: false,
         max_states: args.max_states,
         max_depth: None,
+        stop_at: None,
         timeout: None,
         max_memory: Some(super::default_memory()),
         progress: Some(Progress::search("sweep")),
