@@ -168,8 +168,15 @@ impl<A: Lock> Expand<'_, A> {
             let (fp, t) = if self.symmetric && self.raw_seen.contains_key(&raw) {
                 (0, None)
             } else if self.symmetric {
-                let t = world.canonical(t).0;
-                (fingerprint(&t), Some(t))
+                // A state that is its own representative keeps its
+                // fingerprint: it is not hashed twice.
+                let (t, perm) = world.canonical(t);
+                let fp = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+                    raw
+                } else {
+                    fingerprint(&t)
+                };
+                (fp, Some(t))
             } else {
                 (raw, Some(t))
             };
@@ -231,7 +238,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     // Raw fingerprint to state index, for symmetry reduction only.
     let symmetric = !world.symmetry.is_empty();
     let mut raw_seen: FingerprintMap<u32> = FingerprintMap::default();
-    let mut classes: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut classes: FingerprintMap<u32> = FingerprintMap::default();
     let mut events: BTreeMap<&'static str, u64> = EVENT_KINDS.iter().map(|k| (*k, 0)).collect();
     let mut first_bad: BTreeMap<Prop, u32> = BTreeMap::new();
     let mut generated = 0usize;

@@ -27,7 +27,7 @@
 //! quotient itself: "some client waits and only faults are enabled" does
 //! not depend on names.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Lasso, Waiting};
@@ -106,7 +106,7 @@ fn lift<A: Lock>(
     let mut states: Vec<WorldState<A>> = Vec::new();
     let mut proj: Vec<u32> = vec![root];
     let mut index: FingerprintMap<u32> = FingerprintMap::default();
-    let mut classes: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut classes: FingerprintMap<u32> = FingerprintMap::default();
     let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts[q as usize].depth);
     index.insert(fingerprint(&start), 0);
     graph.facts.push(facts(&start, root));

@@ -214,10 +214,21 @@ impl<A: Program> World<A> {
             }
             perm
         };
-        // No ties: the signatures alone fix the order.
+        // No ties: the signatures alone fix the order. A successor mostly
+        // keeps its parent's order, and renaming by the identity changes
+        // nothing (every stored state is the identity's image already, and
+        // `after` keeps the network and the cut lists in their order), so
+        // the state is kept as it is instead of copied.
         if orders.iter().all(|runs| runs.iter().all(|r| r.len() == 1)) {
             let order: Vec<Vec<Id>> = orders.iter().map(|runs| runs.iter().map(|r| r[0]).collect()).collect();
             let perm = renaming(&order);
+            if perm == identity {
+                debug_assert!(
+                    self.rename_state(&s, &perm) == s,
+                    "renaming by the identity changes nothing"
+                );
+                return (s, perm);
+            }
             return (self.rename_state(&s, &perm), perm);
         }
         let mut best: Option<(u64, WorldState<A>, Renaming)> = None;
