@@ -180,6 +180,17 @@ impl<A: Program> World<A> {
         }
     }
 
+    /// Whether swapping `run[0]` with each other member leaves `s` as it
+    /// is: then every renaming among the members does (transpositions with
+    /// one element generate them all).
+    fn interchangeable(&self, s: &WorldState<A>, run: &[Id]) -> bool {
+        run[1..].iter().all(|&other| {
+            let mut swap: Renaming = (0..s.nodes.len()).collect();
+            swap.swap(run[0], other);
+            self.rename_state(s, &swap) == *s
+        })
+    }
+
     /// The orbit's representative and the renaming that produced it.
     pub fn canonical(&self, s: WorldState<A>) -> (WorldState<A>, Renaming) {
         let n = s.nodes.len();
@@ -202,6 +213,22 @@ impl<A: Program> World<A> {
                 last = Some(k);
             }
             orders.push(runs);
+        }
+        // Tied members that the state cannot tell apart (swapping any two
+        // of them leaves it unchanged, as with idle masters) give the same
+        // state in every order: only their first order is tried, as
+        // singleton runs, and that is the order of the first candidate
+        // the full enumeration would find with the least fingerprint.
+        for runs in &mut orders {
+            let mut split = Vec::with_capacity(runs.len());
+            for run in runs.drain(..) {
+                if run.len() > 1 && self.interchangeable(&s, &run) {
+                    split.extend(run.into_iter().map(|id| vec![id]));
+                } else {
+                    split.push(run);
+                }
+            }
+            *runs = split;
         }
         let renaming = |order: &[Vec<Id>]| {
             let mut perm = identity.clone();
