@@ -543,6 +543,9 @@ struct TlcRun {
     /// found no error, or it found a temporal property violated (with
     /// `-lncheck final`, only once the search is complete).
     distinct: Option<usize>,
+    /// The invariants a recording run ([`recorder_module`]) printed false
+    /// in some state.
+    recorded: BTreeSet<String>,
 }
 
 /// TLC's codes (`tlc2.output.EC`) for "Model checking completed. No error
@@ -577,6 +580,13 @@ fn interpret(output: &str, status: Option<i32>) -> Result<TlcRun, String> {
         let before = m.text.split(" distinct states found").next()?;
         before.rsplit(' ').next()?.replace(',', "").parse::<usize>().ok()
     });
+    let recorded: BTreeSet<String> = loose
+        .iter()
+        .filter_map(|l| {
+            let name = l.trim().strip_prefix(&format!("<<\"{RECORDED}\", \""))?;
+            Some(name.strip_suffix("\">>")?.to_string())
+        })
+        .collect();
     let has = |code: u32| messages.iter().any(|m| m.code == code);
     let errors = || {
         let mut text: Vec<String> = messages
@@ -613,11 +623,13 @@ fn interpret(output: &str, status: Option<i32>) -> Result<TlcRun, String> {
             Ok(TlcRun {
                 violation: Some(v),
                 distinct: distinct.filter(|_| complete),
+                recorded,
             })
         }
         None if status == Some(0) && has(TLC_SUCCESS) && distinct.is_some() => Ok(TlcRun {
             violation: None,
             distinct,
+            recorded,
         }),
         None => Err(errors()),
     }
@@ -662,8 +674,10 @@ impl Tlc {
     }
 
     /// Runs TLC from `dir` on the module `spec` with the `.cfg` at `cfg`,
-    /// its state files under `meta` (removed afterwards).
-    fn run(&self, dir: &Path, spec: &str, cfg: &Path, meta: &Path) -> Result<TlcRun, String> {
+    /// its state files under `meta` (removed afterwards). `library`: one
+    /// more folder where the modules `spec` extends are found, before
+    /// specs/.
+    fn run(&self, dir: &Path, spec: &str, cfg: &Path, meta: &Path, library: Option<&Path>) -> Result<TlcRun, String> {
         // Each run gets its own temporary directory: TLC unpacks its
         // standard modules there, and two TLCs unpacking into one shared
         // directory at once made one fail to parse (seen once: "Module-Table
@@ -673,7 +687,10 @@ impl Tlc {
         let output = Command::new("java")
             .arg(format!("-Djava.io.tmpdir={}", tmp.display()))
             // specs/mirror's modules extend specs/World.tla.
-            .arg(format!("-DTLA-Library={}", specs_dir().display()))
+            .arg(match library {
+                Some(first) => format!("-DTLA-Library={}:{}", first.display(), specs_dir().display()),
+                None => format!("-DTLA-Library={}", specs_dir().display()),
+            })
             // The CI rows are small (seconds of search): common/jvm.rs.
             .args(crate::common::jvm::tlc_flags(&self.jar))
             .arg("-cp")
@@ -717,14 +734,43 @@ struct TlcVerdicts {
     runs: Vec<String>,
 }
 
+/// The module of a recording run: `spec` with one invariant, [`RECORD`],
+/// which holds in every state but prints the name of each of
+/// `invariants` that is false there. TLC evaluates it on every distinct
+/// state, as it would each invariant, and does not stop: one search finds
+/// every invariant violated somewhere, where TLC alone stops at the
+/// first and needs a run per violated invariant, plus one.
+fn recorder_module(spec: &str, invariants: &[String]) -> String {
+    let mut text = format!(
+        "---- MODULE {RECORDER} ----\nEXTENDS {}, TLC\n{RECORD} ==\n    /\\ TRUE\n",
+        spec.trim_end_matches(".tla")
+    );
+    for name in invariants {
+        text.push_str(&format!("    /\\ ~{name} => PrintT(<<\"{RECORDED}\", \"{name}\">>)\n"));
+    }
+    text.push_str("====\n");
+    text
+}
+
+/// The recording run's module and invariant, and the word its lines start
+/// with ([`recorder_module`]).
+const RECORDER: &str = "LocksmithVerdicts";
+const RECORD: &str = "LocksmithRecord";
+const RECORDED: &str = "locksmith-violated";
+
 /// Runs TLC on `spec` (in `dir`) with the `.cfg` text `cfg_text` until
-/// every name it checks has a verdict. TLC stops at the first invariant
+/// every name it checks has a verdict. The invariants are recorded, not
+/// checked ([`recorder_module`]): an invariant printed false is violated,
+/// and once a run has searched the whole space the others hold. TLC stops
+/// at the first property it checks as an invariant (`[]P`) found
 /// violated, and reports a temporal violation without saying which
-/// property: each named violation is recorded and the name dropped from
-/// a copy of the `.cfg` (written under `work`), and TLC runs again; when
-/// TLC reports a temporal violation, the search was complete
-/// (`-lncheck final`), so every invariant left holds, and each property
-/// left is checked alone.
+/// property: each named violation is recorded and the name dropped from a
+/// copy of the `.cfg` (written under `work`), and TLC runs again; when TLC
+/// reports a temporal violation, the search was complete (`-lncheck
+/// final`), and each property left is checked alone. A `.cfg` that lists
+/// only the invariants it shows violated ([`INVARIANTS_LEFT_OUT`]: its
+/// whole space is too big for CI) has them checked by TLC itself, which
+/// stops at the first violation.
 fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) -> Result<TlcVerdicts, String> {
     fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     let cfg = Cfg::parse(cfg_text);
@@ -737,12 +783,15 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
     let mut distinct: Option<usize> = None;
     let run = |invariants: &[String],
                properties: &[String],
+               recording: bool,
                found: &mut TlcVerdicts,
                distinct: &mut Option<usize>|
      -> Result<TlcRun, String> {
         let n = found.runs.len() + 1;
         let path = work.join(format!("run-{n}.cfg"));
-        fs::write(&path, cfg.render(invariants, properties)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let record = [RECORD.to_string()];
+        let listed = if recording { &record[..] } else { invariants };
+        fs::write(&path, cfg.render(listed, properties)).map_err(|e| format!("{}: {e}", path.display()))?;
         let start = std::time::Instant::now();
         let checks = invariants
             .iter()
@@ -750,12 +799,25 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
             .cloned()
             .collect::<Vec<_>>()
             .join(" ");
-        let result = tlc
-            .run(dir, spec, &path, &work.join(format!("meta-{n}")))
-            .map_err(|e| format!("TLC run {n} (checking {checks}): {e}"))?;
+        let meta = work.join(format!("meta-{n}"));
+        let result = if recording {
+            let module = work.join(format!("{RECORDER}.tla"));
+            fs::write(&module, recorder_module(spec, invariants)).map_err(|e| format!("{}: {e}", module.display()))?;
+            tlc.run(work, RECORDER, &path, &meta, Some(dir))
+        } else {
+            tlc.run(dir, spec, &path, &meta, None)
+        }
+        .map_err(|e| format!("TLC run {n} (checking {checks}): {e}"))?;
+        let recorded: Vec<&str> = result.recorded.iter().map(String::as_str).collect();
         found.runs.push(format!(
-            "run {n}, {:.0} s, checking [{checks}]: {}{}",
+            "run {n}, {:.0} s, {} [{checks}]: {}{}{}",
             start.elapsed().as_secs_f64(),
+            if recording { "recording" } else { "checking" },
+            if recorded.is_empty() {
+                String::new()
+            } else {
+                format!("{} false in some state; ", recorded.join(" "))
+            },
             match &result.violation {
                 None => "no error".to_string(),
                 Some(Violation::Named(p)) => format!("{p} violated"),
@@ -776,9 +838,24 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
         Ok(result)
     };
     let (mut invariants, mut properties) = (cfg.invariants.clone(), cfg.properties.clone());
+    let record = !cfg_text.contains(INVARIANTS_LEFT_OUT);
     // Each run but the last takes a name out: at most one run per name, plus one.
     for _ in 0..=found.checked.len() {
-        match run(&invariants, &properties, &mut found, &mut distinct)?.violation {
+        let recording = record && !invariants.is_empty();
+        let result = run(&invariants, &properties, recording, &mut found, &mut distinct)?;
+        if recording {
+            if let Some(name) = result.recorded.iter().find(|n| !invariants.contains(n)) {
+                return Err(format!("TLC printed {name} false, which was not recorded"));
+            }
+            invariants.retain(|n| !result.recorded.contains(n));
+            found.violated.extend(result.recorded.iter().cloned());
+            if result.distinct.is_some() {
+                // The whole space was searched: the invariants not printed
+                // hold.
+                invariants.clear();
+            }
+        }
+        match result.violation {
             None => break,
             Some(Violation::Named(name)) => {
                 if !invariants.contains(&name) && !properties.contains(&name) {
@@ -802,7 +879,7 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
                         // The others hold, and TLC found one violated.
                         true
                     } else {
-                        match run(&[], std::slice::from_ref(p), &mut found, &mut distinct)?.violation {
+                        match run(&[], std::slice::from_ref(p), false, &mut found, &mut distinct)?.violation {
                             None => false,
                             Some(Violation::Temporal) => true,
                             Some(Violation::Named(n)) if n == *p => true,
@@ -824,7 +901,7 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
         // No run searched the whole state space, though some names hold
         // (a run stopped at a violation it could not print): search it
         // once more with what holds.
-        let result = run(&invariants, &[], &mut found, &mut distinct)?;
+        let result = run(&invariants, &[], false, &mut found, &mut distinct)?;
         if let Some(v) = result.violation {
             return Err(format!("TLC, rerun with the invariants left, reports {v:?}"));
         }
@@ -1049,8 +1126,15 @@ fn tlc_output_is_read_by_its_codes() {
         interpret(&ok, Some(0)),
         Ok(TlcRun {
             violation: None,
-            distinct: Some(3397)
+            distinct: Some(3397),
+            recorded: BTreeSet::new()
         })
+    );
+    // A recording run's lines, outside TLC's messages.
+    let printed = format!("{ok}<<\"{RECORDED}\", \"NoStaleWrite\">>\n<<\"{RECORDED}\", \"NoStaleWrite\">>\n");
+    assert_eq!(
+        interpret(&printed, Some(0)).map(|r| r.recorded.into_iter().collect::<Vec<_>>()),
+        Ok(vec!["NoStaleWrite".to_string()])
     );
     // No success message, or a non-zero status, without a violation: an error.
     assert!(interpret(&tool_output(&[stats]), Some(0)).is_err());
@@ -1066,7 +1150,8 @@ fn tlc_output_is_read_by_its_codes() {
         interpret(&inv, Some(12)),
         Ok(TlcRun {
             violation: named("MutualExclusion"),
-            distinct: None
+            distinct: None,
+            recorded: BTreeSet::new()
         })
     );
     let init = tool_output(&[(2107, 1, "Invariant TypeOK is violated by the initial state:")]);
@@ -1077,7 +1162,8 @@ fn tlc_output_is_read_by_its_codes() {
         interpret(&temporal, Some(13)),
         Ok(TlcRun {
             violation: Some(Violation::Temporal),
-            distinct: Some(3397)
+            distinct: Some(3397),
+            recorded: BTreeSet::new()
         })
     );
     // The counterexample cannot be rebuilt under a VIEW (tlaplus/tlaplus#1045):
@@ -1090,7 +1176,8 @@ fn tlc_output_is_read_by_its_codes() {
         interpret(&lost, Some(255)),
         Ok(TlcRun {
             violation: Some(Violation::Temporal),
-            distinct: None
+            distinct: None,
+            recorded: BTreeSet::new()
         })
     );
     // TLC's own errors, with its words.
@@ -1171,9 +1258,14 @@ fn the_tlc_harness_finds_every_violation() {
         "{runs}"
     );
     assert_eq!(v.distinct, Some(6), "{runs}");
-    // Stays (violated first, at x = 1), Small, then a temporal violation,
-    // then Reaches, Overflows, Returns and Settles alone.
-    assert_eq!(v.runs.len(), 7, "{runs}");
+    // Stays (violated first, at x = 1, before Small was false), then the
+    // whole space, where Small is recorded false and a temporal property
+    // violated, then Reaches, Overflows, Returns and Settles alone.
+    assert_eq!(v.runs.len(), 6, "{runs}");
+    assert!(
+        v.runs[1].contains("recording") && v.runs[1].contains("Small false"),
+        "{runs}"
+    );
     // Nothing was written next to the spec but by the test.
     let mut left: Vec<String> = fs::read_dir(dir.path())
         .expect("list")
@@ -1185,7 +1277,7 @@ fn the_tlc_harness_finds_every_violation() {
     // TLC's own errors fail, with its words.
     let bogus = COUNTER_CFG.replace("NonNegative Small", "NonNegative Bogus");
     let e = tlc_verdicts(&tlc, dir.path(), "Counter.tla", &bogus, &dir.join("bogus")).unwrap_err();
-    assert!(e.contains("Bogus") && e.contains("not defined"), "{e}");
+    assert!(e.contains("Bogus") && e.contains("Unknown operator"), "{e}");
     fs::write(
         dir.join("Broken.tla"),
         "---- MODULE Broken ----\nVARIABLE x\nInit == x = \n====\n",
