@@ -4,7 +4,7 @@
 //! (so a path replays without storing states) and its fairness class.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 pub use crate::world::fingerprint;
 
@@ -31,7 +31,63 @@ impl Hasher for Identity {
     }
 }
 
-pub type FingerprintMap<V> = HashMap<u64, V, BuildHasherDefault<Identity>>;
+/// A fingerprint kept as two halves: a map entry with a `u32` value then
+/// takes 12 bytes instead of the 16 that a `u64` key's alignment makes it,
+/// and the seen set holds one per state.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key([u32; 2]);
+
+impl Key {
+    fn new(fp: u64) -> Key {
+        Key([fp as u32, (fp >> 32) as u32])
+    }
+
+    fn get(self) -> u64 {
+        u64::from(self.0[0]) | u64::from(self.0[1]) << 32
+    }
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.get());
+    }
+}
+
+/// A map from fingerprints, which are their own hashes ([`Identity`]).
+pub struct FingerprintMap<V>(HashMap<Key, V, BuildHasherDefault<Identity>>);
+
+impl<V> Default for FingerprintMap<V> {
+    fn default() -> Self {
+        FingerprintMap(HashMap::default())
+    }
+}
+
+impl<V> FingerprintMap<V> {
+    pub fn get(&self, fp: &u64) -> Option<&V> {
+        self.0.get(&Key::new(*fp))
+    }
+
+    pub fn contains_key(&self, fp: &u64) -> bool {
+        self.0.contains_key(&Key::new(*fp))
+    }
+
+    pub fn insert(&mut self, fp: u64, v: V) -> Option<V> {
+        self.0.insert(Key::new(fp), v)
+    }
+
+    /// The value of `fp`, inserting `v` first if it has none.
+    pub fn get_or_insert(&mut self, fp: u64, v: V) -> &mut V {
+        self.0.entry(Key::new(fp)).or_insert(v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge {
@@ -48,10 +104,13 @@ pub struct Edge {
     pub random: bool,
 }
 
-/// Per-state facts the liveness pass needs.
+/// Per-state facts the liveness pass needs: who wants the lock (who holds
+/// it is no part of any liveness property), and the depth. Packed to 4
+/// bytes' alignment, so a state costs 12 bytes here instead of 24 (the
+/// fields are read by value, never borrowed).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(4))]
 pub struct Facts {
-    pub holding: u64,
     pub wanting: u64,
     /// Number of actions taken from the initial state (BFS: the shortest).
     pub depth: u32,

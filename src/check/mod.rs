@@ -329,7 +329,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                     None => FAULT,
                     Some(fp) => {
                         let next = classes.len() as u32;
-                        *classes.entry(fp).or_insert(next)
+                        *classes.get_or_insert(fp, next)
                     }
                 };
                 let known = if symmetric { raw_seen.get(&succ.raw) } else { None };
@@ -451,12 +451,11 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     }
 }
 
-/// What the liveness pass keeps of a state: its lock view and its depth.
+/// What the liveness pass keeps of a state: who wants the lock, and its
+/// depth.
 fn facts<A: Lock>(world: &World<A>, s: &WorldState<A>, depth: u32) -> Facts {
-    let v = view(world, s);
     Facts {
-        holding: v.holding,
-        wanting: v.wanting,
+        wanting: view(world, s).wanting,
         depth,
     }
 }

@@ -164,7 +164,6 @@ fn lift<A: Lock>(
     }
     let sink = states.len() as u32;
     graph.facts.push(Facts {
-        holding: 0,
         wanting: 0,
         depth: u32::MAX,
     });
@@ -174,7 +173,7 @@ fn lift<A: Lock>(
             None => (FAULT, false, false),
             Some((fp, strong, random)) => {
                 let next = classes.len() as u32;
-                (*classes.entry(fp).or_insert(next), strong, random)
+                (*classes.get_or_insert(fp, next), strong, random)
             }
         };
         graph.raw.push((

@@ -4,9 +4,9 @@ use super::*;
 use crate::check::graph::Facts;
 
 const WANTS: u64 = 1 << 1;
-const HOLDS: u64 = 1 << 1;
 
-/// A graph from (from, to, class) edges; `holding` states hold, the rest want.
+/// A graph from (from, to, class) edges; `holding` states hold (they do not
+/// want the lock), the rest want it.
 fn graph(n: u32, edges: &[(u32, u32, Class)], holding: &[u32]) -> Graph {
     graph_sf(n, edges, holding, &[])
 }
@@ -23,7 +23,6 @@ fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Cl
     for s in 0..n {
         let holds = holding.contains(&s);
         g.facts.push(Facts {
-            holding: if holds { HOLDS } else { 0 },
             wanting: if holds { 0 } else { WANTS },
             depth: s,
         });
