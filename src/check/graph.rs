@@ -89,19 +89,44 @@ impl<V> FingerprintMap<V> {
     }
 }
 
+/// An edge of the graph: 10 bytes, its two flags in the top bits of the
+/// action's position and the whole packed to 2-byte alignment (a state
+/// has about four edges, and the edges are most of the graph).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(2))]
 pub struct Edge {
     pub to: u32,
     pub class: Class,
-    /// Position of the action in the source state's enabled list.
-    pub ordinal: u16,
-    /// Whether the action's class is strongly fair: a tick (time passes
-    /// whenever it may infinitely often).
-    pub strong: bool,
-    /// Whether the action is one outcome of a random choice: fair per
-    /// state (a state visited for ever takes each of its outcomes for
-    /// ever). The two flags fit in the padding, so edges stay 12 bytes.
-    pub random: bool,
+    /// The action's position, bits 0 to 13, and the flags, bits 14 and 15.
+    bits: u16,
+}
+
+const STRONG: u16 = 1 << 14;
+const RANDOM: u16 = 1 << 15;
+
+impl Edge {
+    /// `ordinal`: the position of the action in the source state's enabled
+    /// list (below 16,384). `strong`: the action's class is strongly fair,
+    /// a tick (time passes whenever it may infinitely often). `random`:
+    /// the action is one outcome of a random choice, fair per state (a
+    /// state visited for ever takes each of its outcomes for ever).
+    pub fn new(to: u32, class: Class, ordinal: u16, strong: bool, random: bool) -> Edge {
+        assert!(ordinal < STRONG, "a state enables fewer than 16,384 actions");
+        let bits = ordinal | if strong { STRONG } else { 0 } | if random { RANDOM } else { 0 };
+        Edge { to, class, bits }
+    }
+
+    pub fn ordinal(&self) -> u16 {
+        self.bits & (STRONG - 1)
+    }
+
+    pub fn strong(&self) -> bool {
+        self.bits & STRONG != 0
+    }
+
+    pub fn random(&self) -> bool {
+        self.bits & RANDOM != 0
+    }
 }
 
 /// Per-state facts the liveness pass needs: who wants the lock (who holds
@@ -133,7 +158,7 @@ pub struct Graph {
 impl Graph {
     /// Records an edge out of `from`, which is the state expanded last or
     /// a later one: breadth-first search expands states in the order it
-    /// numbers them, so its edges go straight to their place, 12 bytes
+    /// numbers them, so its edges go straight to their place, 10 bytes
     /// each, instead of through `raw` at 16.
     pub fn push_in_order(&mut self, from: u32, e: Edge) {
         debug_assert!(self.raw.is_empty() && self.offsets.len() <= from as usize + 1);
@@ -169,13 +194,7 @@ impl Graph {
         }
         self.offsets = counts.clone();
         let mut slots = counts;
-        let placeholder = Edge {
-            to: 0,
-            class: FAULT,
-            ordinal: 0,
-            strong: false,
-            random: false,
-        };
+        let placeholder = Edge::new(0, FAULT, 0, false, false);
         self.edges = vec![placeholder; self.raw.len()];
         for (from, e) in self.raw.drain(..) {
             let slot = &mut slots[from as usize];

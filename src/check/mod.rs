@@ -376,13 +376,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
                         to
                     }
                 };
-                let edge = Edge {
-                    to,
-                    class,
-                    ordinal: succ.ordinal,
-                    strong: succ.strong,
-                    random: succ.random,
-                };
+                let edge = Edge::new(to, class, succ.ordinal, succ.strong, succ.random);
                 if opts.dfs {
                     g.raw.push((i, edge));
                 } else {
@@ -536,7 +530,7 @@ fn lifted_lasso<A: Lock>(
         .map(|(from, e)| {
             enabled.clear();
             world.enabled(&lift.states[*from as usize], &mut enabled);
-            world.rename_action(&enabled.swap_remove(e.ordinal as usize), &to_run)
+            world.rename_action(&enabled.swap_remove(e.ordinal() as usize), &to_run)
         })
         .collect();
     Counterexample {
@@ -581,7 +575,7 @@ fn starvation<A: Lock>(world: &World<A>, g: &Graph) -> Option<Counterexample<A>>
 
 fn lasso<A: Lock>(world: &World<A>, g: &Graph, l: &liveness::Lasso) -> Counterexample<A> {
     let prefix = g.path_to(l.entry);
-    let cycle: Vec<u16> = l.cycle.iter().map(|(_, e)| e.ordinal).collect();
+    let cycle: Vec<u16> = l.cycle.iter().map(|(_, e)| e.ordinal()).collect();
     let (prefix, cycle) = replay_lasso(world, &prefix, &cycle);
     Counterexample {
         prefix,

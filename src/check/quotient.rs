@@ -176,16 +176,9 @@ fn lift<A: Lock>(
                 (*classes.get_or_insert(fp, next), strong, random)
             }
         };
-        graph.raw.push((
-            from,
-            Edge {
-                to: to.unwrap_or(sink),
-                class,
-                ordinal,
-                strong,
-                random,
-            },
-        ));
+        graph
+            .raw
+            .push((from, Edge::new(to.unwrap_or(sink), class, ordinal, strong, random)));
     }
     graph.seal();
     Ok(Lift { graph, states, proj })

@@ -136,7 +136,7 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
             if !better(&best, entry) {
                 continue;
             }
-            let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
+            let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&{ e.to });
             best = Some(Lasso {
                 entry,
                 cycle: fair_cycle(g, entry, &members, &internal),
@@ -152,7 +152,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
     let mut fair = Vec::new();
     let mut work = vec![component];
     while let Some(Looping { scc, members, entry }) = work.pop() {
-        let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&e.to);
+        let internal = |s: u32, e: &Edge| inside(s, e) && members.contains(&{ e.to });
         if !weakly_fair(g, &scc, &internal) {
             continue;
         }
@@ -161,7 +161,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
             .flat_map(|&s| {
                 g.out(s)
                     .iter()
-                    .filter(move |e| e.strong && internal(s, e))
+                    .filter(move |e| e.strong() && internal(s, e))
                     .map(|e| e.class)
             })
             .collect();
@@ -170,7 +170,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         let refused = |s: u32| {
             g.out(s)
                 .iter()
-                .any(|e| (e.strong && !taken.contains(&e.class)) || (e.random && !internal(s, e)))
+                .any(|e| (e.strong() && !taken.contains(&{ e.class })) || (e.random() && !internal(s, e)))
         };
         let mut keep: Vec<u32> = scc.iter().copied().filter(|&s| !refused(s)).collect();
         if keep.len() == scc.len() {
@@ -179,7 +179,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         }
         keep.sort_unstable();
         let kept: BTreeSet<u32> = keep.iter().copied().collect();
-        let sub = |s: u32, e: &Edge| internal(s, e) && kept.contains(&e.to);
+        let sub = |s: u32, e: &Edge| internal(s, e) && kept.contains(&{ e.to });
         // Pushed in reverse so that parts are decided in discovery order.
         let mut parts: Vec<Looping> = components_in(g, &keep, &sub)
             .into_iter()
@@ -223,7 +223,7 @@ fn with_loop(g: &Graph, scc: Vec<u32>, inside: &impl Fn(u32, &Edge) -> bool) -> 
     let members: BTreeSet<u32> = scc.iter().copied().collect();
     let has_edge = scc
         .iter()
-        .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&e.to)));
+        .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&{ e.to })));
     let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
     has_edge.then_some(Looping { scc, members, entry })
 }
@@ -249,7 +249,7 @@ fn weakly_fair(g: &Graph, scc: &[u32], internal: &impl Fn(u32, &Edge) -> bool) -
 
 /// Strong classes enabled in state `s`.
 fn enabled_strong(g: &Graph, s: u32) -> impl Iterator<Item = Class> + '_ {
-    g.out(s).iter().filter(|e| e.strong).map(|e| e.class)
+    g.out(s).iter().filter(|e| e.strong()).map(|e| e.class)
 }
 
 /// A fair cycle through `entry` inside a fair part: start with the
@@ -284,16 +284,16 @@ fn fair_cycle(
             .find(|c| !taken.contains(c))
         {
             detour(g, &states, members, internal, |_, e| {
-                e.is_some_and(|e| e.strong && e.class == missing)
+                e.is_some_and(|e| e.strong() && e.class == missing)
             })
         } else if let Some((from, missing)) = states.iter().find_map(|&s| {
             g.out(s)
                 .iter()
-                .find(|e| e.random && !cycle.iter().any(|(t, f)| *t == s && f.ordinal == e.ordinal))
+                .find(|e| e.random() && !cycle.iter().any(|(t, f)| *t == s && f.ordinal() == e.ordinal()))
                 .map(|e| (s, *e))
         }) {
             detour(g, &states, members, internal, |s, e| {
-                s == from && e.is_some_and(|e| e.ordinal == missing.ordinal)
+                s == from && e.is_some_and(|e| e.ordinal() == missing.ordinal())
             })
         } else {
             return cycle;
@@ -352,7 +352,7 @@ fn detour(
     }
     let origin = at;
     walk.reverse();
-    debug_assert!(members.contains(&last_edge.to));
+    debug_assert!(members.contains(&{ last_edge.to }));
     // Phase 2: home to the origin, shortest.
     let mut at = last_edge.to;
     if at != origin {

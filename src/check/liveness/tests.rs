@@ -31,13 +31,7 @@ fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Cl
     for (i, &(from, to, class)) in edges.iter().enumerate() {
         g.raw.push((
             from,
-            Edge {
-                to,
-                class,
-                ordinal: i as u16,
-                strong: strong.contains(&class),
-                random: random.contains(&class),
-            },
+            Edge::new(to, class, i as u16, strong.contains(&class), random.contains(&class)),
         ));
     }
     g.seal();
