@@ -580,8 +580,11 @@ fn interpret(output: &str, status: Option<i32>) -> Result<TlcRun, String> {
         let before = m.text.split(" distinct states found").next()?;
         before.rsplit(' ').next()?.replace(',', "").parse::<usize>().ok()
     });
-    let recorded: BTreeSet<String> = loose
-        .iter()
+    // Read from every line, not only those outside TLC's messages: a
+    // worker's PrintT can land between the lines of a message the main
+    // thread prints, and a line missed there would make an invariant hold.
+    let recorded: BTreeSet<String> = output
+        .lines()
         .filter_map(|l| {
             let name = l.trim().strip_prefix(&format!("<<\"{RECORDED}\", \""))?;
             Some(name.strip_suffix("\">>")?.to_string())
@@ -845,7 +848,7 @@ fn tlc_verdicts(tlc: &Tlc, dir: &Path, spec: &str, cfg_text: &str, work: &Path) 
         let result = run(&invariants, &properties, recording, &mut found, &mut distinct)?;
         if recording {
             if let Some(name) = result.recorded.iter().find(|n| !invariants.contains(n)) {
-                return Err(format!("TLC printed {name} false, which was not recorded"));
+                return Err(format!("TLC printed {name} false, which this run did not record"));
             }
             invariants.retain(|n| !result.recorded.contains(n));
             found.violated.extend(result.recorded.iter().cloned());
@@ -1135,6 +1138,19 @@ fn tlc_output_is_read_by_its_codes() {
     assert_eq!(
         interpret(&printed, Some(0)).map(|r| r.recorded.into_iter().collect::<Vec<_>>()),
         Ok(vec!["NoStaleWrite".to_string()])
+    );
+    let inside = tool_output(&[
+        (
+            2200,
+            0,
+            &format!("Progress(3) at …\n<<\"{RECORDED}\", \"MutualExclusion\">>"),
+        ),
+        (2193, 0, "Model checking completed. No error has been found."),
+        stats,
+    ]);
+    assert_eq!(
+        interpret(&inside, Some(0)).map(|r| r.recorded.into_iter().collect::<Vec<_>>()),
+        Ok(vec!["MutualExclusion".to_string()])
     );
     // No success message, or a non-zero status, without a violation: an error.
     assert!(interpret(&tool_output(&[stats]), Some(0)).is_err());
