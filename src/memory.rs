@@ -15,25 +15,45 @@ pub fn resident() -> Option<u64> {
 /// The page size from the auxiliary vector (`AT_PAGESZ`), else 4 KiB.
 fn page_size() -> u64 {
     static PAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *PAGE.get_or_init(|| {
-        const AT_PAGESZ: u64 = 6;
-        let word = std::mem::size_of::<usize>();
-        let auxv = std::fs::read("/proc/self/auxv").unwrap_or_default();
-        let read = |c: &[u8]| {
-            let mut b = [0u8; 8];
-            b[..word].copy_from_slice(c);
-            if cfg!(target_endian = "big") {
-                u64::from_be_bytes(b) >> (64 - 8 * word as u32)
-            } else {
-                u64::from_le_bytes(b)
-            }
-        };
-        auxv.chunks_exact(2 * word)
-            .find(|pair| read(&pair[..word]) == AT_PAGESZ)
-            .map(|pair| read(&pair[word..]))
-            .filter(|p| *p > 0)
-            .unwrap_or(4 * KIB)
-    })
+    const AT_PAGESZ: u64 = 6;
+    *PAGE.get_or_init(|| auxv(AT_PAGESZ).filter(|p| *p > 0).unwrap_or(4 * KIB))
+}
+
+/// One entry of the process's auxiliary vector (`/proc/self/auxv`), the
+/// kernel's answers to what libc's `sysconf` would ask (page size, clock
+/// ticks per second), read without a libc binding.
+pub fn auxv(key: u64) -> Option<u64> {
+    let word = std::mem::size_of::<usize>();
+    let auxv = std::fs::read("/proc/self/auxv").ok()?;
+    let read = |c: &[u8]| {
+        let mut b = [0u8; 8];
+        b[..word].copy_from_slice(c);
+        if cfg!(target_endian = "big") {
+            u64::from_be_bytes(b) >> (64 - 8 * word as u32)
+        } else {
+            u64::from_le_bytes(b)
+        }
+    };
+    auxv.chunks_exact(2 * word)
+        .find(|pair| read(&pair[..word]) == key)
+        .map(|pair| read(&pair[word..]))
+}
+
+/// The CPU time the process has used so far, user and system, in seconds
+/// (`/proc/self/stat`, in clock ticks: `AT_CLKTCK` a second, usually
+/// 100), or `None` where `/proc` cannot be read. Unlike wall time, other
+/// processes on a busy machine barely change it.
+pub fn cpu_seconds() -> Option<f64> {
+    const AT_CLKTCK: u64 = 17;
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: fields are
+    // counted from the last ')'. utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    let ticks = auxv(AT_CLKTCK).filter(|t| *t > 0).unwrap_or(100);
+    Some((user + system) as f64 / ticks as f64)
 }
 
 /// The machine's physical memory in bytes (`MemTotal` in
@@ -59,5 +79,29 @@ pub fn human(bytes: u64) -> String {
         Some((name, u)) if bytes.is_multiple_of(*u) => format!("{} {name}", bytes / u),
         Some((name, u)) => format!("{:.1} {name}", bytes as f64 / *u as f64),
         None => format!("{bytes} bytes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_time_grows_with_work_and_the_page_size_is_read() {
+        // Busy until the process's CPU time has grown by 0.05 s, which a
+        // clock that does not move never reaches (30 s of wall time is the
+        // limit, for a machine as busy as CI's).
+        let before = cpu_seconds().expect("/proc/self/stat reads on Linux");
+        let start = std::time::Instant::now();
+        let mut x = 1u64;
+        let mut now = before;
+        while now - before < 0.05 && start.elapsed().as_secs() < 30 {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            now = cpu_seconds().expect("reads again");
+        }
+        assert!(now - before >= 0.05, "{before} then {now} after 30 s of work");
+        assert!(page_size().is_power_of_two() && page_size() >= 4096);
     }
 }

@@ -235,15 +235,22 @@ fn measure(
     }
     let versus = known.then(|| Versus {
         per_second: median(&theirs).per_second(),
-        speedup: median_of(
-            ours.iter()
-                .zip(&theirs)
-                .map(|(o, t)| o.per_second() / t.per_second().max(1e-9))
-                .collect(),
-        ),
+        speedup: median_of(ours.iter().zip(&theirs).map(|(o, t)| speedup(o, t, threads)).collect()),
         unique: theirs[0].unique,
     });
     Ok((median(&ours), versus))
+}
+
+/// One pair's speed-up, `ours` over `theirs`: on CPU time where both
+/// children report it and searched on one thread (a busy machine, such as
+/// CI running other tests beside the bench, takes wall time from both
+/// sides unevenly but barely changes the CPU time a search needs), else on
+/// wall time, which is also what shows the gain of more threads.
+fn speedup(ours: &Run, theirs: &Run, threads: usize) -> f64 {
+    match (ours.per_cpu_second(threads), theirs.per_cpu_second(threads)) {
+        (Some(o), Some(t)) => o / t,
+        _ => ours.per_second() / theirs.per_second().max(1e-9),
+    }
 }
 
 /// The first table's header; with `--baseline`, two more columns.
@@ -288,9 +295,14 @@ fn footer(repeat: usize, threads: usize, baseline: Option<&Path>, elsewhere: &[S
     if let Some(b) = baseline {
         println!(
             "baseline: {}, its run and this binary's in turn for each of the {repeat} runs; speed-up: the \
-             median of the per-pair ratios of unique states/s (this / baseline); \u{2014} where the \
+             median of the per-pair ratios of unique states per {} (this / baseline); \u{2014} where the \
              baseline does not know the configuration",
-            b.display()
+            b.display(),
+            if threads <= 1 {
+                "CPU second of the search (wall second where a child does not report its CPU time)"
+            } else {
+                "wall second"
+            }
         );
     }
     if !elsewhere.is_empty() {

@@ -92,7 +92,9 @@ fn bench_runs_from_a_folder_without_the_checkout() {
 /// small), must find a speed-up within 20% of 1. Both sides are the same
 /// code, so a larger gap means the figures are broken or noisier than
 /// the 20% a regression check on them could tell apart. No absolute time
-/// is asserted: only one run against another of the same test.
+/// is asserted: only one run against another of the same test. The ratio
+/// is on CPU time (one thread), which the tests running beside this one
+/// barely move: on wall time it once measured 1.36x.
 #[test]
 fn bench_against_itself_as_baseline_finds_no_speed_up() {
     let exe = env!("CARGO_BIN_EXE_locksmith");
@@ -101,7 +103,7 @@ fn bench_against_itself_as_baseline_finds_no_speed_up() {
         "--only",
         "redis-duplicate",
         "--repeat",
-        "3",
+        "5",
         "--baseline",
         exe,
         "--no-tlc",

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
 use crate::check::{check, Options};
+use crate::memory;
 use crate::properties::Lock;
 use crate::scenario::Scenario;
 use crate::world::World;
@@ -25,6 +26,9 @@ pub(super) struct Run {
     pub generated: u64,
     pub depth: u64,
     pub seconds: f64,
+    /// The child's CPU time over the search, user and system (`None` from
+    /// a child that does not report it, or where `/proc` cannot be read).
+    pub cpu: Option<f64>,
     /// Peak resident memory of the whole child process, in bytes.
     pub peak: u64,
     /// Resident memory just before the check started, in bytes.
@@ -34,6 +38,16 @@ pub(super) struct Run {
 impl Run {
     pub fn per_second(&self) -> f64 {
         self.unique as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Unique states per CPU second, where both are known and the search
+    /// ran on one thread: then it is the search's own speed, which other
+    /// work on a busy machine (CI's parallel tests) slows far less than it
+    /// slows the wall clock. `None` otherwise.
+    pub fn per_cpu_second(&self, threads: usize) -> Option<f64> {
+        self.cpu
+            .filter(|c| threads <= 1 && *c > 0.0)
+            .map(|c| self.unique as f64 / c)
     }
 
     /// States generated (successors computed, duplicates included) per
@@ -54,6 +68,7 @@ pub(super) fn median(runs: &[Run]) -> Run {
     let first = runs[0];
     Run {
         seconds: median_of(runs.iter().map(|r| r.seconds).collect()),
+        cpu: runs.iter().map(|r| r.cpu).collect::<Option<Vec<f64>>>().map(median_of),
         peak: median_of(runs.iter().map(|r| r.peak as f64).collect()) as u64,
         base: median_of(runs.iter().map(|r| r.base as f64).collect()) as u64,
         ..first
@@ -97,6 +112,7 @@ fn parse(line: &str) -> Option<Run> {
         generated: u("generated")?,
         depth: u("depth")?,
         seconds: v.get("seconds")?.as_f64()?,
+        cpu: v.get("cpu").and_then(serde_json::Value::as_f64),
         peak: u("peak")?,
         base: u("base")?,
     })
@@ -120,7 +136,7 @@ pub(super) fn child(label: &str, threads: usize) -> Exit {
         "{}",
         serde_json::json!({
             "unique": r.unique, "generated": r.generated, "depth": r.depth,
-            "seconds": r.seconds, "peak": r.peak, "base": r.base,
+            "seconds": r.seconds, "cpu": r.cpu, "peak": r.peak, "base": r.base,
         })
     );
     Ok(0)
@@ -135,6 +151,7 @@ impl Job for Measure {
 
     fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> Run {
         let base = status_kib("VmRSS").unwrap_or(0) << 10;
+        let cpu = memory::cpu_seconds();
         let start = Instant::now();
         let opts = Options {
             threads: self.threads,
@@ -142,11 +159,13 @@ impl Job for Measure {
         };
         let out = check(&world, &opts);
         let seconds = start.elapsed().as_secs_f64();
+        let cpu = cpu.zip(memory::cpu_seconds()).map(|(a, b)| b - a);
         Run {
             unique: out.unique_states as u64,
             generated: out.states as u64,
             depth: out.max_depth as u64,
             seconds,
+            cpu,
             peak: status_kib("VmHWM").unwrap_or(0) << 10,
             base,
         }
@@ -178,6 +197,11 @@ mod tests {
         let r = parse(line).expect("reads");
         assert_eq!((r.unique, r.generated, r.depth), (18, 18, 17));
         assert_eq!(r.generated_per_second(), 36.0);
+        assert_eq!(r.per_cpu_second(1), None, "an older child reports no CPU time");
+        let line = r#"{"unique":18,"generated":18,"depth":17,"seconds":0.5,"cpu":0.25,"peak":2048,"base":1024}"#;
+        let r = parse(line).expect("reads");
+        assert_eq!(r.per_cpu_second(1), Some(72.0));
+        assert_eq!(r.per_cpu_second(2), None, "two threads' CPU time is not their speed");
         assert!(parse("locksmith 0.1.0").is_none());
         assert!(parse(r#"{"unique":18}"#).is_none());
     }
