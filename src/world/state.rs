@@ -23,7 +23,7 @@ pub enum Status {
 }
 
 /// One node: its program's state and its clock.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Node<A: Actor> {
     pub status: Status,
     pub state: A::State,
@@ -50,6 +50,22 @@ impl<A: Actor> std::hash::Hash for Node<A> {
         self.skew.hash(h);
         if self.waited != 0 {
             self.waited.hash(h);
+        }
+    }
+}
+
+/// Cloned once per node per successor: the timers and stopwatches, whose
+/// names are `Copy`, are copied as one block (`SmallVec::from_slice`)
+/// instead of element by element as a derived `Clone` would.
+impl<A: Actor> Clone for Node<A> {
+    fn clone(&self) -> Self {
+        Node {
+            status: self.status,
+            state: self.state.clone(),
+            timers: Clocks::from_slice(&self.timers),
+            watches: Clocks::from_slice(&self.watches),
+            skew: self.skew,
+            waited: self.waited,
         }
     }
 }

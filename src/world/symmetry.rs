@@ -7,10 +7,17 @@
 //! renaming applied is returned, so traces can be mapped back to the names
 //! of the run they describe.
 
+use smallvec::SmallVec;
+
 use super::{fingerprint, Action, Envelope, Id, Program, World, WorldState};
 
 /// `perm[old] = new`.
 pub type Renaming = Vec<Id>;
+
+/// A message in a node's signature: whether the node sent it, the other
+/// end (a group or a node outside every group), the message's fingerprint
+/// with ids erased, its age and whether it was duplicated.
+type Link = (bool, Id, u64, u8, bool);
 
 impl<A: Program> World<A> {
     /// Applies a renaming to every node id in the state.
@@ -147,26 +154,43 @@ impl<A: Program> World<A> {
         self.symmetry.iter().position(|g| g.contains(&id))
     }
 
+    /// Each message in flight's fingerprint with its node ids erased, in
+    /// the network's order: each message enters two nodes' signatures, so
+    /// it is erased and hashed once per state, not once per end.
+    fn erased_messages(&self, s: &WorldState<A>) -> Vec<u64> {
+        let erase = |_: Id| usize::MAX;
+        s.net
+            .iter()
+            .map(|e| {
+                let mut m = e.msg.clone();
+                self.actors[e.dst].rename_msg(&mut m, &erase);
+                fingerprint(&m)
+            })
+            .collect()
+    }
+
     /// A name-free signature of one node: its own state with every id
     /// erased, its clock, and the messages it sends and receives with the
-    /// other end named only by its group.
-    fn signature(&self, s: &WorldState<A>, id: Id) -> u64 {
+    /// other end named only by its group (`erased`: the messages'
+    /// fingerprints from [`World::erased_messages`]).
+    fn signature(&self, s: &WorldState<A>, id: Id, erased: &[u64]) -> u64 {
         let erase = |_: Id| usize::MAX;
         let n = &s.nodes[id];
         let mut state = n.state.clone();
         self.actors[id].rename(&mut state, &erase);
         let end = |other: Id| self.group_of(other).map_or(other, |g| usize::MAX - g);
-        let mut links: Vec<(bool, Id, u64, u8, bool)> = s
+        // Inline: a node has a few messages in flight, and the list hashes
+        // as the `Vec` it was, so the signature is the same number.
+        let mut links: SmallVec<[Link; 8]> = s
             .net
             .iter()
-            .filter(|e| e.src == id || e.dst == id)
-            .map(|e| {
-                let mut m = e.msg.clone();
-                self.actors[e.dst].rename_msg(&mut m, &erase);
+            .zip(erased)
+            .filter(|(e, _)| e.src == id || e.dst == id)
+            .map(|(e, &m)| {
                 (
                     e.src == id,
                     end(if e.src == id { e.dst } else { e.src }),
-                    fingerprint(&m),
+                    m,
                     e.age,
                     e.copied,
                 )
@@ -180,6 +204,25 @@ impl<A: Program> World<A> {
         }
     }
 
+    /// Whether renaming by `perm` leaves every node's own state as it is:
+    /// the first half of [`World::rename_state`]`(s, perm) == s`, node by
+    /// node, so that a renaming that changes a node is refused before the
+    /// network is copied and sorted.
+    fn fixes_nodes(&self, s: &WorldState<A>, perm: &[Id]) -> bool {
+        let ids = |i: Id| perm[i];
+        s.nodes.iter().enumerate().all(|(old, node)| {
+            let other = &s.nodes[perm[old]];
+            // Node's fields but the state hold no ids: compared as they are.
+            (node.status, &node.timers, &node.watches, node.skew, node.waited)
+                == (other.status, &other.timers, &other.watches, other.skew, other.waited)
+                && {
+                    let mut state = node.state.clone();
+                    self.actors[old].rename(&mut state, &ids);
+                    state == other.state
+                }
+        })
+    }
+
     /// Whether swapping `run[0]` with each other member leaves `s` as it
     /// is: then every renaming among the members does (transpositions with
     /// one element generate them all).
@@ -187,8 +230,31 @@ impl<A: Program> World<A> {
         run[1..].iter().all(|&other| {
             let mut swap: Renaming = (0..s.nodes.len()).collect();
             swap.swap(run[0], other);
-            self.rename_state(s, &swap) == *s
+            self.fixes_nodes(s, &swap)
+                && (self.fixes_links(s, &swap, run[0], other) || self.rename_state(s, &swap) == *s)
         })
+    }
+
+    /// Whether swapping `a` and `b` (`perm`) evidently leaves everything
+    /// but the nodes as it is: no message in flight, cut link or broken
+    /// connection has either at an end, and no message names either
+    /// inside. Then the renamed network is the network, in its order, and
+    /// with [`World::fixes_nodes`] the whole state is unchanged, without
+    /// building the renamed copy. `false` only means "not evidently":
+    /// [`World::rename_state`] decides.
+    fn fixes_links(&self, s: &WorldState<A>, perm: &[Id], a: Id, b: Id) -> bool {
+        let ids = |i: Id| perm[i];
+        let apart = |x: Id, y: Id| x != a && x != b && y != a && y != b;
+        s.cut.iter().all(|&(x, y)| apart(x, y))
+            && s.one_way.iter().all(|&(x, y)| apart(x, y))
+            && s.broken.iter().all(|c| apart(c.node, c.peer))
+            && s.net.iter().all(|e| {
+                apart(e.src, e.dst) && {
+                    let mut m = e.msg.clone();
+                    self.actors[e.dst].rename_msg(&mut m, &ids);
+                    m == e.msg
+                }
+            })
     }
 
     /// The orbit's representative and the renaming that produced it.
@@ -199,9 +265,11 @@ impl<A: Program> World<A> {
             return (s, identity);
         }
         // Each group's members in signature order, with runs of ties.
+        let erased = self.erased_messages(&s);
         let mut orders: Vec<Vec<Vec<Id>>> = Vec::new();
         for group in &self.symmetry {
-            let mut keyed: Vec<(u64, Id)> = group.iter().map(|&id| (self.signature(&s, id), id)).collect();
+            let mut keyed: SmallVec<[(u64, Id); 8]> =
+                group.iter().map(|&id| (self.signature(&s, id, &erased), id)).collect();
             keyed.sort_unstable();
             let mut runs: Vec<Vec<Id>> = Vec::new();
             let mut last = None;
