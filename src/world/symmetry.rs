@@ -211,15 +211,9 @@ impl<A: Program> World<A> {
     fn fixes_nodes(&self, s: &WorldState<A>, perm: &[Id]) -> bool {
         let ids = |i: Id| perm[i];
         s.nodes.iter().enumerate().all(|(old, node)| {
-            let other = &s.nodes[perm[old]];
-            // Node's fields but the state hold no ids: compared as they are.
-            (node.status, &node.timers, &node.watches, node.skew, node.waited)
-                == (other.status, &other.timers, &other.watches, other.skew, other.waited)
-                && {
-                    let mut state = node.state.clone();
-                    self.actors[old].rename(&mut state, &ids);
-                    state == other.state
-                }
+            let mut n = node.clone();
+            self.actors[old].rename(&mut n.state, &ids);
+            n == s.nodes[perm[old]]
         })
     }
 
