@@ -54,6 +54,11 @@ pub struct Options {
     /// Raised by Ctrl-C (`interrupt::on_ctrl_c`): stops the search like a
     /// timeout, and the outcome says it was [`Outcome::interrupted`].
     pub interrupt: Interrupt,
+    /// Search every state, even where the world has interchangeable nodes
+    /// (`--no-symmetry`): a way to see the quotient's verdicts confirmed
+    /// on the full space, or to measure what the reduction saves. The
+    /// scenario is not changed; [`Outcome::symmetric`] says which search ran.
+    pub no_symmetry: bool,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -106,6 +111,9 @@ pub struct Outcome<A: Program> {
     /// under symmetry (then `stopped`, or `liveness_skipped`, says so):
     /// the command exits 130 and keeps the previous report.
     pub interrupted: bool,
+    /// Whether states were reduced under symmetry (the world has
+    /// interchangeable nodes and [`Options::no_symmetry`] was not set).
+    pub symmetric: bool,
 }
 
 impl<A: Program> Outcome<A> {
@@ -232,6 +240,18 @@ impl<A: Lock> Expand<'_, A> {
 
 /// Model-checks every property of `world`.
 pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
+    if opts.no_symmetry && !world.symmetry.is_empty() {
+        // The world without its groups canonicalises nothing: every
+        // action, trace and report is in the run's own names already.
+        let mut full = world.clone();
+        full.symmetry.clear();
+        return search(&full, opts);
+    }
+    search(world, opts)
+}
+
+/// [`check`] on the world's own symmetry groups.
+fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     let start = Instant::now();
     let mut g = Graph::default();
     let mut seen: FingerprintMap<u32> = FingerprintMap::default();
@@ -442,6 +462,7 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         stopped,
         liveness_skipped,
         interrupted,
+        symmetric,
     }
 }
 

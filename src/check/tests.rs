@@ -98,3 +98,41 @@ fn stopping_at_the_first_violation_keeps_its_trace() {
         }
     }
 }
+
+/// `--no-symmetry` is an option of the search, not a change to the
+/// scenario: on a world with interchangeable nodes it searches what the
+/// same scenario with `symmetry = false` builds, state for state, and the
+/// outcome says which search ran.
+#[test]
+fn no_symmetry_searches_the_full_space_of_the_same_world() {
+    let text = std::fs::read_to_string("specs/redlock-pause-ci.toml").expect("kept in specs/");
+    let symmetric = text.replacen("[bounds]\n", "[bounds]\nsymmetry = true\n", 1);
+    let sc = crate::catalog::parse(Path::new("specs/redlock-pause-ci.toml"), &symmetric).expect("valid");
+    let world = crate::algorithms::redlock::world(&sc).expect("builds");
+    let groups = world.symmetry.clone();
+    assert!(!groups.is_empty(), "interchangeable clients");
+    let reduced = check(&world, &Options::default());
+    let opts = Options {
+        no_symmetry: true,
+        ..Options::default()
+    };
+    let full = check(&world, &opts);
+    let mut plain = sc.clone();
+    plain.symmetry = false;
+    let without = check(
+        &crate::algorithms::redlock::world(&plain).expect("builds"),
+        &Options::default(),
+    );
+    assert!(reduced.symmetric && !full.symmetric && !without.symmetric);
+    assert!(
+        reduced.unique_states < full.unique_states,
+        "{} states",
+        reduced.unique_states
+    );
+    assert_eq!(full.unique_states, without.unique_states);
+    assert_eq!(full.states, without.states);
+    for (a, b) in full.props.iter().zip(&without.props) {
+        assert_eq!((a.prop, a.verdict, &a.trace), (b.prop, b.verdict, &b.trace));
+    }
+    assert_eq!(world.symmetry, groups, "the world itself is left as it was");
+}

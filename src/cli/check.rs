@@ -31,7 +31,6 @@ pub(super) fn check_cmd(
     opts: &Options,
     format: Format,
     reports: Option<&Path>,
-    no_symmetry: bool,
     jobs: Option<usize>,
 ) -> Exit {
     let paths: Result<Vec<PathBuf>, ScenarioError> = match (all, names.is_empty()) {
@@ -42,7 +41,7 @@ pub(super) fn check_cmd(
             "name a scenario to check (`locksmith list` shows them), or pass --all".into(),
         )),
     };
-    check_paths(paths, opts, format, reports, no_symmetry, jobs, all).map(|(_, code)| code)
+    check_paths(paths, opts, format, reports, jobs, all).map(|(_, code)| code)
 }
 
 /// What `check` and `matrix` share: loads every scenario first (bad input
@@ -56,7 +55,6 @@ pub(super) fn check_paths(
     opts: &Options,
     format: Format,
     reports: Option<&Path>,
-    no_symmetry: bool,
     jobs: Option<usize>,
     index: bool,
 ) -> Result<Checks, Failure> {
@@ -64,12 +62,6 @@ pub(super) fn check_paths(
     // exits 2 with nothing written.
     let loaded: Result<Vec<Scenario>, ScenarioError> =
         paths.and_then(|ps| ps.iter().map(|p| catalog::load(p)).collect());
-    let loaded = loaded.map(|mut all: Vec<Scenario>| {
-        for sc in all.iter_mut().filter(|_| no_symmetry) {
-            sc.symmetry = false;
-        }
-        all
-    });
     let scenarios = loaded?;
     if scenarios.is_empty() {
         return Err(Failure::bad("no scenarios to check"));

@@ -35,12 +35,9 @@ use crate::world::World;
 use super::failure::{Exit, Failure};
 
 pub(super) fn explore_cmd(name: &str, addr: &str, no_symmetry: bool) -> Exit {
-    let mut sc = catalog::open(name).map_err(|e| Failure::bad(e.to_string()))?;
-    if no_symmetry {
-        sc.symmetry = false;
-    }
+    let sc = catalog::open(name).map_err(|e| Failure::bad(e.to_string()))?;
     let listener = listen(addr)?;
-    dispatch(&sc, Serve { listener }).map_err(|e| Failure::bad(e.to_string()))?
+    dispatch(&sc, Serve { listener, no_symmetry }).map_err(|e| Failure::bad(e.to_string()))?
 }
 
 /// The user's address, bound: stateright's `serve` would panic on a bad
@@ -95,13 +92,19 @@ fn loopback_port() -> Result<SocketAddr, String> {
 
 struct Serve {
     listener: TcpListener,
+    no_symmetry: bool,
 }
 
 impl Job for Serve {
     type Output = Exit;
 
-    fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> Exit {
+    fn run<A: Lock>(self, sc: &Scenario, mut world: World<A>) -> Exit {
         leave_working_directory()?;
+        if self.no_symmetry {
+            // As `check --no-symmetry`: the same world, with no groups to
+            // canonicalise by, so states keep their nodes' names.
+            world.symmetry.clear();
+        }
         let addr = self.listener.local_addr().map_err(|e| Failure::bad(e.to_string()))?;
         let upstream = loopback_port()?;
         let world = Arc::new(world);

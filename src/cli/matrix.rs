@@ -32,7 +32,7 @@ pub(super) fn matrix_cmd(
         names.iter().map(|n| scenario::find(n)).collect()
     };
     // Bad input, or Ctrl-C: no table from a partial set of verdicts.
-    let (checked, code) = check_paths(paths, opts, format, Some(reports), false, jobs, names.is_empty())?;
+    let (checked, code) = check_paths(paths, opts, format, Some(reports), jobs, names.is_empty())?;
     let bundled: Vec<&Scenario> = checked.iter().map(|(sc, _)| sc).filter(|sc| sc.bundled).collect();
     let full = match full {
         // Every bundled scenario was checked: the generated cells of the

@@ -103,10 +103,11 @@ fn run(command: Command) -> Exit {
                 progress: Some(Progress::search("check")),
                 threads,
                 interrupt: interrupt::on_ctrl_c(),
+                no_symmetry,
             };
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             let out = (!no_reports).then_some(reports.as_path());
-            check::check_cmd(&scenarios, all, &opts, format, out, no_symmetry, jobs)
+            check::check_cmd(&scenarios, all, &opts, format, out, jobs)
         }
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Matrix {

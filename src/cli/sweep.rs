@@ -54,6 +54,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
         progress: Some(Progress::search("sweep")),
         threads: 1,
         interrupt: interrupt::on_ctrl_c(),
+        no_symmetry: args.no_symmetry,
     };
     let done = check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir)?;
     let finished = done.iter().filter(|d| !d.interrupted).count();
@@ -145,15 +146,12 @@ fn load(args: &SweepArgs) -> Result<(Vec<Axis>, Vec<(Vec<i64>, Scenario)>, Scena
     for values in sweep::combinations(&axes) {
         let source =
             sweep::substitute(&base.source, &axes, &values).map_err(|e| format!("{}: {e}", base.path.display()))?;
-        let mut sc = catalog::parse(&base.path, &source).map_err(|ScenarioError(e)| {
+        let sc = catalog::parse(&base.path, &source).map_err(|ScenarioError(e)| {
             match axes.iter().find(|a| sweep::unknown_key(&e, a)) {
                 Some(a) => format!("--vary {}: {e}", a.flag()),
                 None => format!("{e} (in the sweep's combination {})", sweep::label(&names, &values)),
             }
         })?;
-        if args.no_symmetry {
-            sc.symmetry = false;
-        }
         combos.push((values, sc));
     }
     Ok((axes, combos, base))

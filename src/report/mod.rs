@@ -114,7 +114,7 @@ impl Summary {
             seconds: Some((outcome.seconds * 1000.0).round() / 1000.0),
             search: if dfs { "dfs" } else { "bfs" }.into(),
             complete: outcome.stopped.is_none(),
-            symmetry: sc.symmetry,
+            symmetry: outcome.symmetric,
             notes: outcome
                 .stopped
                 .iter()

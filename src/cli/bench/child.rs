@@ -127,11 +127,14 @@ pub(super) fn child(label: &str, threads: usize) -> Exit {
         Some(text) => catalog::parse(Path::new(c.scenario), text),
         None => catalog::open(c.scenario),
     };
-    let mut sc = loaded?;
-    if c.no_symmetry {
-        sc.symmetry = false;
-    }
-    let r = dispatch(&sc, Measure { threads })?;
+    let sc = loaded?;
+    let r = dispatch(
+        &sc,
+        Measure {
+            threads,
+            no_symmetry: c.no_symmetry,
+        },
+    )?;
     println!(
         "{}",
         serde_json::json!({
@@ -144,6 +147,7 @@ pub(super) fn child(label: &str, threads: usize) -> Exit {
 
 struct Measure {
     threads: usize,
+    no_symmetry: bool,
 }
 
 impl Job for Measure {
@@ -155,6 +159,7 @@ impl Job for Measure {
         let start = Instant::now();
         let opts = Options {
             threads: self.threads,
+            no_symmetry: self.no_symmetry,
             ..Options::default()
         };
         let out = check(&world, &opts);
