@@ -5,22 +5,25 @@
 //! stateright's checkers do not expose. A test cross-checks the state
 //! counts and safety verdicts against stateright's own BFS.
 
+mod expand;
 pub mod graph;
 pub mod liveness;
 pub mod quotient;
+mod search;
 
-use std::collections::{BTreeMap, VecDeque};
-use std::time::{Duration, Instant};
+use search::search;
 
-use graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use graph::{Facts, Graph};
 use liveness::Waiting;
 
 use crate::interrupt::Interrupt;
-use crate::memory;
 use crate::progress::Progress;
-use crate::properties::{safe, view, Lock, Prop};
+use crate::properties::{view, Lock, Prop};
 use crate::scenario::Verdict;
-use crate::world::{Action, Program, Role, World, WorldState, EVENT_KINDS};
+use crate::world::{Action, Program, Role, World, WorldState};
 
 /// How to search.
 #[derive(Clone, Debug, Default)]
@@ -122,122 +125,6 @@ impl<A: Program> Outcome<A> {
     }
 }
 
-/// A successor as a worker computed it: everything the merge needs, and
-/// the state itself only when it may be new.
-struct Succ<A: Program> {
-    /// The action's position in the source state's enabled list.
-    ordinal: u16,
-    kind: Option<&'static str>,
-    /// The action's fingerprint, or `None` for a fault.
-    class: Option<u64>,
-    /// Whether the action's class is strongly fair (a tick).
-    strong: bool,
-    /// Whether the action is one outcome of a random choice.
-    random: bool,
-    /// The fingerprint of the state under its own names.
-    raw: u64,
-    /// The canonical state's fingerprint (equal to `raw` without symmetry).
-    fp: u64,
-    /// The canonical state, its lock view and its failed safety
-    /// properties (bit `i` for `safety[i]`), when the worker did not find
-    /// it among the states known before the batch.
-    fresh: Option<(WorldState<A>, Facts, u64)>,
-}
-
-/// States popped and expanded together. Expansion (successors, renumbering,
-/// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
-/// over the threads; the merge then numbers states in exactly the order a
-/// single thread does.
-const BATCH: usize = 2048;
-
-/// The read-only part of the search the workers share.
-struct Expand<'a, A: Lock> {
-    world: &'a World<A>,
-    seen: &'a FingerprintMap<u32>,
-    raw_seen: &'a FingerprintMap<u32>,
-    symmetric: bool,
-    safety: &'a [Prop],
-}
-
-impl<A: Lock> Expand<'_, A> {
-    fn state(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>, out: &mut Vec<Succ<A>>) {
-        let world = self.world;
-        actions.clear();
-        world.enabled(s, actions);
-        out.reserve_exact(actions.len());
-        for (k, a) in actions.drain(..).enumerate() {
-            let Some(t) = world.after(s, &a) else { continue };
-            let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
-            let strong = strongly_fair(&a);
-            let random = random(world, &a);
-            let raw = fingerprint(&t);
-            // Under symmetry, a state met before under its own names needs
-            // no second canonicalisation: most successors are repeats.
-            let (fp, t) = if self.symmetric && self.raw_seen.contains_key(&raw) {
-                (0, None)
-            } else if self.symmetric {
-                // A state that is its own representative keeps its
-                // fingerprint: it is not hashed twice.
-                let (t, perm) = world.canonical(t);
-                let fp = if perm.iter().enumerate().all(|(i, &p)| i == p) {
-                    raw
-                } else {
-                    fingerprint(&t)
-                };
-                (fp, Some(t))
-            } else {
-                (raw, Some(t))
-            };
-            let fresh = t.filter(|_| !self.seen.contains_key(&fp)).map(|t| {
-                let facts = facts(world, &t, 0);
-                let bad = self
-                    .safety
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &p)| !safe(p, world, &t))
-                    .fold(0u64, |m, (i, _)| m | 1 << i);
-                (t, facts, bad)
-            });
-            out.push(Succ {
-                ordinal: k as u16,
-                kind: a.event_kind(),
-                class,
-                strong,
-                random,
-                raw,
-                fp,
-                fresh,
-            });
-        }
-    }
-
-    /// Every state's successors, in order, on up to `threads` threads.
-    fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ<A>>> {
-        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ<A>>> {
-            let mut actions = Vec::new();
-            chunk
-                .iter()
-                .map(|(s, _)| {
-                    let mut out = Vec::new();
-                    self.state(s, &mut actions, &mut out);
-                    out
-                })
-                .collect()
-        };
-        if threads <= 1 || states.len() < 2 {
-            return part(states);
-        }
-        let size = states.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = states.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
-    }
-}
-
 /// Model-checks every property of `world`.
 pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
     if opts.no_symmetry && !world.symmetry.is_empty() {
@@ -248,222 +135,6 @@ pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
         return search(&full, opts);
     }
     search(world, opts)
-}
-
-/// [`check`] on the world's own symmetry groups.
-fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
-    let start = Instant::now();
-    let mut g = Graph::default();
-    let mut seen: FingerprintMap<u32> = FingerprintMap::default();
-    // Raw fingerprint to state index, for symmetry reduction only.
-    let symmetric = !world.symmetry.is_empty();
-    let mut raw_seen: FingerprintMap<u32> = FingerprintMap::default();
-    let mut classes: FingerprintMap<u32> = FingerprintMap::default();
-    let mut events: BTreeMap<&'static str, u64> = EVENT_KINDS.iter().map(|k| (*k, 0)).collect();
-    let mut first_bad: BTreeMap<Prop, u32> = BTreeMap::new();
-    let mut generated = 0usize;
-    let mut expanded = 0usize;
-    let mut stopped = None;
-    // A successor lay beyond `--max-depth` and was not explored.
-    let mut beyond_depth = false;
-    let mut interrupted = false;
-    // Depth-first search pops one state at a time: its next state depends
-    // on what the last one discovered.
-    let threads = if opts.dfs { 1 } else { opts.threads.max(1) };
-    let batch_size = if opts.dfs { 1 } else { BATCH * threads };
-
-    let checked = Prop::checked(world);
-    let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
-    let init = world.canonical(world.init()).0;
-    let mut frontier: VecDeque<(WorldState<A>, u32)> = VecDeque::new();
-    {
-        g.facts.push(facts(world, &init, 0));
-        for &p in &safety {
-            if !safe(p, world, &init) {
-                first_bad.insert(p, 0);
-            }
-        }
-    }
-    seen.insert(fingerprint(&init), 0);
-    g.parent.push((0, 0));
-    frontier.push_back((init, 0));
-
-    let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
-    'search: while !frontier.is_empty() {
-        batch.clear();
-        while batch.len() < batch_size {
-            let Some(next) = (if opts.dfs {
-                frontier.pop_back()
-            } else {
-                frontier.pop_front()
-            }) else {
-                break;
-            };
-            batch.push(next);
-        }
-        let expand = Expand {
-            world,
-            seen: &seen,
-            raw_seen: &raw_seen,
-            symmetric,
-            safety: &safety,
-        };
-        let successors = expand.batch(&batch, threads);
-        for (&(_, i), succs) in batch.iter().zip(successors) {
-            if opts.interrupt.requested() {
-                interrupted = true;
-                stopped = Some(format!(
-                    "interrupted after {} states; open verdicts are unknown",
-                    seen.len()
-                ));
-                break 'search;
-            }
-            if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
-                stopped = Some(format!("the timeout of {} s was reached", t.as_secs_f64()));
-                break 'search;
-            }
-            if let Some(m) = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY)) {
-                if memory::resident().is_some_and(|r| r > m) {
-                    stopped = Some(format!(
-                        "the memory bound of {} was reached; `locksmith simulate` explores a space this size by seeded random runs",
-                        memory::human(m)
-                    ));
-                    break 'search;
-                }
-            }
-            expanded += 1;
-            if let Some(p) = opts
-                .progress
-                .as_ref()
-                .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
-            {
-                p.search_at(seen.len(), g.facts[i as usize].depth, frontier.len());
-            }
-            let depth = g.facts[i as usize].depth + 1;
-            for succ in succs {
-                generated += 1;
-                if let Some(kind) = succ.kind {
-                    *events.entry(kind).or_default() += 1;
-                }
-                let class = match succ.class {
-                    None => FAULT,
-                    Some(fp) => {
-                        let next = classes.len() as u32;
-                        *classes.get_or_insert(fp, next)
-                    }
-                };
-                let known = if symmetric { raw_seen.get(&succ.raw) } else { None };
-                let to = match known {
-                    Some(&to) => to,
-                    None => {
-                        let to = match seen.get(&succ.fp) {
-                            Some(&to) => to,
-                            None if opts.max_states.is_some_and(|m| seen.len() >= m) => {
-                                stopped = Some(format!("the state bound of {} was reached", seen.len()));
-                                break 'search;
-                            }
-                            None if opts.max_depth.is_some_and(|d| depth > d) => {
-                                beyond_depth = true;
-                                continue;
-                            }
-                            None => {
-                                // Not known before the batch either, so the
-                                // worker kept the state.
-                                let Some((t, mut facts, bad)) = succ.fresh else {
-                                    unreachable!("a state unknown to the merge was unknown to its worker")
-                                };
-                                let to = seen.len() as u32;
-                                seen.insert(succ.fp, to);
-                                g.parent.push((i, succ.ordinal));
-                                facts.depth = depth;
-                                g.facts.push(facts);
-                                for (b, &p) in safety.iter().enumerate() {
-                                    if bad & (1 << b) != 0 {
-                                        first_bad.entry(p).or_insert(to);
-                                    }
-                                }
-                                if let Some(p) = opts.stop_at.filter(|p| first_bad.contains_key(p)) {
-                                    stopped = Some(format!("stopped at the first violation of {}", p.name()));
-                                    break 'search;
-                                }
-                                frontier.push_back((t, to));
-                                to
-                            }
-                        };
-                        if symmetric {
-                            raw_seen.insert(succ.raw, to);
-                        }
-                        to
-                    }
-                };
-                let edge = Edge::new(to, class, succ.ordinal, succ.strong, succ.random);
-                if opts.dfs {
-                    g.raw.push((i, edge));
-                } else {
-                    g.push_in_order(i, edge);
-                }
-            }
-        }
-    }
-    drop(frontier);
-    g.seal();
-    if let Some(d) = opts.max_depth.filter(|_| beyond_depth && stopped.is_none()) {
-        stopped = Some(format!("the depth bound of {d} was reached"));
-    }
-
-    let complete = stopped.is_none();
-    // Under symmetry, liveness runs on lifts of the quotient's candidate
-    // components back into the full graph (quotient.rs): exact, but it
-    // stores the lifted states, so it has a budget.
-    let lifted = (symmetric && complete).then(|| {
-        let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
-        quotient::lifts(world, &g, &seen, budget, &opts.interrupt)
-    });
-    let liveness_skipped = match &lifted {
-        Some(Err(why)) => Some(why.clone()),
-        _ => None,
-    };
-    interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
-    let mut props = Vec::new();
-    for prop in checked {
-        let found = match prop {
-            _ if prop.is_safety() => first_bad.get(&prop).map(|&s| Counterexample {
-                prefix: replay_ordinals(world, &g.path_to(s)),
-                cycle: None,
-            }),
-            // Liveness needs the whole graph.
-            _ if !complete || liveness_skipped.is_some() => None,
-            _ => match &lifted {
-                Some(Ok(lifts)) => symmetric_lasso(world, &g, lifts, prop == Prop::DeadlockFreedom),
-                _ if prop == Prop::DeadlockFreedom => liveness::find(&g, Waiting::Anyone).map(|l| lasso(world, &g, &l)),
-                _ => starvation(world, &g),
-            },
-        };
-        let skipped = !prop.is_safety() && liveness_skipped.is_some();
-        let verdict = match (&found, complete && !skipped) {
-            (Some(_), _) => Verdict::Violated,
-            (None, true) => Verdict::Holds,
-            (None, false) => Verdict::Unknown,
-        };
-        props.push(PropOutcome {
-            prop,
-            verdict,
-            trace: found,
-        });
-    }
-    Outcome {
-        props,
-        unique_states: seen.len(),
-        states: generated,
-        fingerprint_collision_probability: collision_probability(seen.len(), generated),
-        max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
-        seconds: start.elapsed().as_secs_f64(),
-        events,
-        stopped,
-        liveness_skipped,
-        interrupted,
-        symmetric,
-    }
 }
 
 /// What the liveness pass keeps of a state: who wants the lock, and its

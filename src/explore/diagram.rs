@@ -37,13 +37,37 @@ struct Row {
     last: usize,
 }
 
+/// Where lanes and rows go.
+struct Grid {
+    /// Lanes, one per node.
+    n: usize,
+    lane_w: i64,
+    /// Below the last row.
+    bottom: i64,
+}
+
+impl Grid {
+    /// The centre of node `i`'s lane.
+    fn x(&self, i: usize) -> i64 {
+        20 + self.lane_w / 2 + i as i64 * self.lane_w
+    }
+
+    /// Row `r`'s line.
+    fn y(r: usize) -> i64 {
+        TOP + 20 + r as i64 * ROW
+    }
+
+    /// Right of the last lane: where tick labels go.
+    fn right(&self) -> i64 {
+        self.x(self.n - 1) + self.lane_w / 2
+    }
+}
+
 /// The diagram of `steps`: each state with the action taken from it (the
 /// last state has none).
 pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>)]) -> String {
     let n = world.names.len();
     let longest = world.names.iter().map(|s| s.chars().count() as i64).max().unwrap_or(1);
-    let lane_w = (longest * CHAR + 40).max(130);
-    let x = |i: usize| 20 + lane_w / 2 + i as i64 * lane_w;
     let states: Vec<&WorldState<A>> = steps.iter().map(|(s, _)| s).collect();
     let actions: Vec<&Action<A>> = steps.iter().filter_map(|(_, a)| a.as_ref()).collect();
 
@@ -54,8 +78,11 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
             _ => rows.push(Row { first: i, last: i }),
         }
     }
-    let y = |r: usize| TOP + 20 + r as i64 * ROW;
-    let bottom = y(rows.len());
+    let grid = Grid {
+        n,
+        lane_w: (longest * CHAR + 40).max(130),
+        bottom: Grid::y(rows.len()),
+    };
     let broken: Vec<&str> = world
         .properties
         .iter()
@@ -63,8 +90,8 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
         .map(|p| p.name)
         .collect();
     let footer = 1 + broken.len() as i64 + i64::from(!world.symmetry.is_empty());
-    let width = 40 + n as i64 * lane_w + 280;
-    let height = bottom + footer * 18 + 10;
+    let width = 40 + n as i64 * grid.lane_w + 280;
+    let height = grid.bottom + footer * 18 + 10;
 
     let mut s = String::new();
     let _ = write!(
@@ -77,19 +104,38 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
         "<defs><marker id='ls-arrow' markerWidth='10' markerHeight='8' refX='10' refY='4' orient='auto'>\
          <polygon points='0 0, 10 4, 0 8' fill='{ARROW}'/></marker></defs>"
     );
-    // Lanes: the node's condition in each state, row by row.
-    for i in 0..n {
+    lanes(&mut s, world, &grid, &states, &rows);
+    let mut time = 0;
+    for (r, row) in rows.iter().enumerate() {
+        let a = actions[row.first];
+        if matches!(a, Action::Tick | Action::Drift { .. }) {
+            time += row.last - row.first + 1;
+        }
+        event(&mut s, world, &grid, Grid::y(r), a, time);
+    }
+    footer_lines(&mut s, world, &grid, &broken);
+    s.push_str("</svg>");
+    s
+}
+
+/// Lanes: each node's name, and its condition in each state, row by row.
+fn lanes<A: Lock>(s: &mut String, world: &World<A>, grid: &Grid, states: &[&WorldState<A>], rows: &[Row]) {
+    for i in 0..grid.n {
+        let x = grid.x(i);
         let _ = write!(
             s,
-            "<text x='{}' y='24' fill='{TEXT}' text-anchor='middle' font-weight='bold'>{}</text>",
-            x(i),
+            "<text x='{x}' y='24' fill='{TEXT}' text-anchor='middle' font-weight='bold'>{}</text>",
             escape(world.name(i))
         );
-        let mut spans = vec![(TOP, y(0), states[0])];
+        let mut spans = vec![(TOP, Grid::y(0), states[0])];
         for (r, row) in rows.iter().enumerate() {
             spans.push((
-                y(r),
-                if r + 1 < rows.len() { y(r + 1) } else { bottom },
+                Grid::y(r),
+                if r + 1 < rows.len() {
+                    Grid::y(r + 1)
+                } else {
+                    grid.bottom
+                },
                 states[row.last + 1],
             ));
         }
@@ -102,107 +148,109 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
                 Status::Up if holds => format!("stroke='{HOLD}' stroke-width='6'"),
                 Status::Up => format!("stroke='{LANE}' stroke-width='1.5'"),
             };
-            let _ = write!(s, "<line x1='{0}' y1='{y1}' x2='{0}' y2='{y2}' {style}/>", x(i));
+            let _ = write!(s, "<line x1='{x}' y1='{y1}' x2='{x}' y2='{y2}' {style}/>");
         }
     }
-    // Events.
-    let mut time = 0;
-    for (r, row) in rows.iter().enumerate() {
-        let yr = y(r);
-        let a = actions[row.first];
-        match a {
-            Action::Tick | Action::Drift { .. } => {
-                time += row.last - row.first + 1;
-                let mut label = format!("t={time}");
-                if matches!(a, Action::Drift { .. }) {
-                    let text = world.describe(a);
-                    label = format!("{label}: {}", text.trim_start_matches("time passes; "));
-                }
-                let _ = write!(
-                    s,
-                    "<line x1='10' y1='{yr}' x2='{}' y2='{yr}' stroke='{LANE}' stroke-dasharray='1 4'/>",
-                    x(n - 1) + lane_w / 2
-                );
-                let _ = write!(
-                    s,
-                    "<text x='{}' y='{}' fill='{TEXT}' opacity='0.8'>{}</text>",
-                    x(n - 1) + lane_w / 2 + 6,
-                    yr + 4,
-                    escape(&label)
-                );
-            }
-            Action::Deliver { src, dst, msg } | Action::Lose { src, dst, msg } => {
-                let lost = matches!(a, Action::Lose { .. });
-                let (x1, x2) = (x(*src), x(*dst));
-                let end = if lost { (x1 + x2) / 2 } else { x2 };
-                let marker = if lost { "" } else { " marker-end='url(#ls-arrow)'" };
-                let _ = write!(
-                    s,
-                    "<line x1='{x1}' y1='{yr}' x2='{end}' y2='{yr}' stroke='{ARROW}' stroke-width='1.5'{marker}/>"
-                );
-                if lost {
-                    let _ = write!(
-                        s,
-                        "<text x='{end}' y='{}' fill='{FAULT}' text-anchor='middle' font-size='16'>\u{2715}</text>",
-                        yr + 5
-                    );
-                }
-                let label = world.show_msg(*src, msg) + if lost { " (lost)" } else { "" };
-                let _ = write!(
-                    s,
-                    "<text x='{}' y='{}' fill='{ARROW}' text-anchor='middle'>{}</text>",
-                    (x1 + x2) / 2,
-                    yr - 5,
-                    escape(&label)
-                );
-            }
-            Action::Partition { a: p, b: q } | Action::Cut { src: p, dst: q } => {
-                let _ = write!(
-                    s,
-                    "<line x1='{}' y1='{yr}' x2='{}' y2='{yr}' stroke='{FAULT}' stroke-width='2' stroke-dasharray='6 4'/>",
-                    x(*p),
-                    x(*q)
-                );
-                let _ = write!(
-                    s,
-                    "<text x='{}' y='{}' fill='{FAULT}' text-anchor='middle'>link cut</text>",
-                    (x(*p) + x(*q)) / 2,
-                    yr - 5
-                );
-            }
-            _ => {
+}
+
+/// The row at `yr` of action `a` (the first of its row); `time` is the
+/// time after the row.
+fn event<A: Lock>(s: &mut String, world: &World<A>, grid: &Grid, yr: i64, a: &Action<A>, time: usize) {
+    let x = |i: usize| grid.x(i);
+    match a {
+        Action::Tick | Action::Drift { .. } => {
+            let mut label = format!("t={time}");
+            if matches!(a, Action::Drift { .. }) {
                 let text = world.describe(a);
-                let (lane, text) = match a.node() {
-                    Some(node) => {
-                        let prefix = format!("{} ", world.name(node));
-                        let short = text.strip_prefix(&prefix).unwrap_or(&text).to_string();
-                        (x(node), short)
-                    }
-                    None => ((x(0) + x(n - 1)) / 2, text),
-                };
-                let fault = world.is_fault(a);
-                let w = text.chars().count() as i64 * CHAR + 12;
-                let (fill, stroke) = if fault { ("#5c2b35", FAULT) } else { (BOX, LANE) };
-                // A long label near the left edge moves right to stay in view.
-                let left = (lane - w / 2).max(2);
+                label = format!("{label}: {}", text.trim_start_matches("time passes; "));
+            }
+            let _ = write!(
+                s,
+                "<line x1='10' y1='{yr}' x2='{}' y2='{yr}' stroke='{LANE}' stroke-dasharray='1 4'/>",
+                grid.right()
+            );
+            let _ = write!(
+                s,
+                "<text x='{}' y='{}' fill='{TEXT}' opacity='0.8'>{}</text>",
+                grid.right() + 6,
+                yr + 4,
+                escape(&label)
+            );
+        }
+        Action::Deliver { src, dst, msg } | Action::Lose { src, dst, msg } => {
+            let lost = matches!(a, Action::Lose { .. });
+            let (x1, x2) = (x(*src), x(*dst));
+            let end = if lost { (x1 + x2) / 2 } else { x2 };
+            let marker = if lost { "" } else { " marker-end='url(#ls-arrow)'" };
+            let _ = write!(
+                s,
+                "<line x1='{x1}' y1='{yr}' x2='{end}' y2='{yr}' stroke='{ARROW}' stroke-width='1.5'{marker}/>"
+            );
+            if lost {
                 let _ = write!(
                     s,
-                    "<rect x='{left}' y='{}' width='{w}' height='18' rx='4' fill='{fill}' stroke='{stroke}'/>",
-                    yr - 10
-                );
-                let _ = write!(
-                    s,
-                    "<text x='{}' y='{}' fill='{TEXT}' text-anchor='middle'>{}</text>",
-                    left + w / 2,
-                    yr + 3,
-                    escape(&text)
+                    "<text x='{end}' y='{}' fill='{FAULT}' text-anchor='middle' font-size='16'>\u{2715}</text>",
+                    yr + 5
                 );
             }
+            let label = world.show_msg(*src, msg) + if lost { " (lost)" } else { "" };
+            let _ = write!(
+                s,
+                "<text x='{}' y='{}' fill='{ARROW}' text-anchor='middle'>{}</text>",
+                (x1 + x2) / 2,
+                yr - 5,
+                escape(&label)
+            );
+        }
+        Action::Partition { a: p, b: q } | Action::Cut { src: p, dst: q } => {
+            let _ = write!(
+                s,
+                "<line x1='{}' y1='{yr}' x2='{}' y2='{yr}' stroke='{FAULT}' stroke-width='2' stroke-dasharray='6 4'/>",
+                x(*p),
+                x(*q)
+            );
+            let _ = write!(
+                s,
+                "<text x='{}' y='{}' fill='{FAULT}' text-anchor='middle'>link cut</text>",
+                (x(*p) + x(*q)) / 2,
+                yr - 5
+            );
+        }
+        _ => {
+            let text = world.describe(a);
+            let (lane, text) = match a.node() {
+                Some(node) => {
+                    let prefix = format!("{} ", world.name(node));
+                    let short = text.strip_prefix(&prefix).unwrap_or(&text).to_string();
+                    (x(node), short)
+                }
+                None => ((x(0) + x(grid.n - 1)) / 2, text),
+            };
+            let fault = world.is_fault(a);
+            let w = text.chars().count() as i64 * CHAR + 12;
+            let (fill, stroke) = if fault { ("#5c2b35", FAULT) } else { (BOX, LANE) };
+            // A long label near the left edge moves right to stay in view.
+            let left = (lane - w / 2).max(2);
+            let _ = write!(
+                s,
+                "<rect x='{left}' y='{}' width='{w}' height='18' rx='4' fill='{fill}' stroke='{stroke}'/>",
+                yr - 10
+            );
+            let _ = write!(
+                s,
+                "<text x='{}' y='{}' fill='{TEXT}' text-anchor='middle'>{}</text>",
+                left + w / 2,
+                yr + 3,
+                escape(&text)
+            );
         }
     }
-    // Footer: what broke, and the legend.
-    let mut fy = bottom + 20;
-    for name in &broken {
+}
+
+/// Footer: what broke, and the legend.
+fn footer_lines<A: Lock>(s: &mut String, world: &World<A>, grid: &Grid, broken: &[&str]) {
+    let mut fy = grid.bottom + 20;
+    for name in broken {
         let _ = write!(
             s,
             "<text x='20' y='{fy}' fill='{FAULT}' font-weight='bold'>{} violated in the last state</text>",
@@ -238,8 +286,6 @@ pub fn svg<A: Lock>(world: &World<A>, steps: &[(WorldState<A>, Option<Action<A>>
             escape("symmetry: drawn in this run's names; lists and states in canonical form (--no-symmetry: own names)")
         );
     }
-    s.push_str("</svg>");
-    s
 }
 
 #[cfg(test)]

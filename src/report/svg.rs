@@ -9,12 +9,15 @@
 //! lays it out.
 
 mod draw;
+mod legend;
 mod room;
+mod style;
+mod text;
 mod timeline;
 
-pub use draw::esc;
-pub(crate) use draw::{BELIEF, INK, LOST};
 use std::path::Path;
+pub(crate) use style::{BELIEF, INK, LOST};
+pub use text::esc;
 
 use crate::check::Counterexample;
 use crate::properties::{Lock, Prop};

@@ -10,10 +10,12 @@
 
 use std::fmt::Write;
 
+use super::legend::legend;
 use super::room::{Room, Word};
+use super::style::{BELIEF, INK, LOOP, LOST, MARGIN, MONO_11, MSG, SANS_10, SANS_12, TITLE_15};
+use super::text::{clip, esc, fits, wrap};
 use super::timeline::{BlockKind, End, Lasso, Timeline, Tone};
 
-const MARGIN: i32 = 16;
 /// Right edge of the time labels, and the axis line.
 const TIME_X: i32 = 44;
 const AXIS_X: i32 = 52;
@@ -28,69 +30,6 @@ const TICK_H: i32 = 16;
 /// Width of the loop bracket's column, and of the step words' column.
 const BRACKET_W: i32 = 44;
 const DESC_W: i32 = 460;
-/// Average advance of a character, in tenths of a pixel: 12px sans-serif
-/// text, 11px monospace text, the 15px bold title.
-const SANS_12: i32 = 66;
-const MONO_11: i32 = 67;
-const SANS_10: i32 = 55;
-const TITLE_15: i32 = 90;
-
-pub(crate) const INK: &str = "#222";
-const MSG: &str = "#1f5fa8";
-pub(crate) const LOST: &str = "#c0392b";
-pub(crate) const BELIEF: &str = "#2e9e44";
-const LOOP: &str = "#b26a00";
-
-/// Escapes text for XML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters are not allowed in XML 1.0.
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `s` cut to at most `max` characters, with an ellipsis when cut.
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", kept.trim_end())
-}
-
-/// How many characters of advance `tenths` fit in `px` pixels.
-fn fits(px: i32, tenths: i32) -> usize {
-    (px.max(0) * 10 / tenths).max(1) as usize
-}
-
-/// Words of `s` in lines of at most `max` characters.
-fn wrap(s: &str, max: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in s.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
 
 /// Vertical positions: the top of each row and where the rows end.
 struct Rows {
@@ -113,59 +52,126 @@ impl Rows {
     }
 }
 
-pub fn render(t: &Timeline) -> String {
-    let lanes = t.lanes.len().max(1) as i32;
-    let lane_x = |l: usize| LANE0 + l as i32 * GAP;
-    let lanes_right = lane_x(lanes as usize - 1);
-    let bracket_x = lanes_right + 30;
-    let looped = matches!(t.lasso, Some(Lasso::Loop { .. }));
-    let desc_x = lanes_right + if looped { BRACKET_W + 36 } else { 40 };
-    let width = desc_x + DESC_W + MARGIN;
-    let inner = width - 2 * MARGIN;
+/// Where everything goes, from the timeline and the legend's end.
+struct Layout {
+    /// The last lane's centre.
+    lanes_right: i32,
+    /// The loop bracket's column (a lasso with a loop).
+    bracket_x: i32,
+    looped: bool,
+    /// Where the step's words start.
+    desc_x: i32,
+    width: i32,
+    /// The width between the margins.
+    inner: i32,
+    /// The lane names' baseline, and the lanes' top.
+    names_y: i32,
+    lanes_top: i32,
+    rows: Rows,
+    /// Below the last step: the "stuck" row, if any.
+    stuck_y: i32,
+}
 
+impl Layout {
+    /// The columns, which the title and legend need first.
+    fn across(t: &Timeline) -> Layout {
+        let lanes = t.lanes.len().max(1);
+        let lanes_right = lane_x(lanes - 1);
+        let looped = matches!(t.lasso, Some(Lasso::Loop { .. }));
+        let desc_x = lanes_right + if looped { BRACKET_W + 36 } else { 40 };
+        let width = desc_x + DESC_W + MARGIN;
+        Layout {
+            lanes_right,
+            bracket_x: lanes_right + 30,
+            looped,
+            desc_x,
+            width,
+            inner: width - 2 * MARGIN,
+            names_y: 0,
+            lanes_top: 0,
+            rows: Rows {
+                top: Vec::new(),
+                height: Vec::new(),
+                end: 0,
+                start: 0,
+            },
+            stuck_y: 0,
+        }
+    }
+
+    /// The rows, below the legend that ends at `legend_end`.
+    fn down(&mut self, t: &Timeline, legend_end: i32) {
+        self.names_y = legend_end + 30;
+        self.lanes_top = self.names_y + 10;
+        let start = self.lanes_top + 12;
+        self.rows.start = start;
+        let mut y = start + 10;
+        for r in &t.rows {
+            let h = if r.text.is_none() { TICK_H } else { STEP_H };
+            self.rows.top.push(y);
+            self.rows.height.push(h);
+            y += h;
+        }
+        self.stuck_y = y;
+        if t.lasso == Some(Lasso::Stuck) {
+            y += STEP_H;
+        }
+        self.rows.end = y + 14;
+    }
+}
+
+/// The centre of lane `l`.
+fn lane_x(l: usize) -> i32 {
+    LANE0 + l as i32 * GAP
+}
+
+pub fn render(t: &Timeline) -> String {
+    let mut at = Layout::across(t);
     let mut body = String::new();
     let b = &mut body;
+    let legend_end = title(b, t, &at);
+    at.down(t, legend_end);
+    backgrounds(b, t, &at);
+    axis(b, t, &at);
+    lanes(b, t, &at);
+    // Pauses and crashes, beliefs, own steps, cut links.
+    let mut room = Room {
+        left: STEP_X + 6,
+        right: if at.looped { at.bracket_x - 6 } else { at.desc_x - 8 },
+        words: Vec::new(),
+    };
+    blocks(b, t, &at, &mut room);
+    dots_and_cuts(b, t, &at);
+    arrows(b, t, &at, &room);
+    beliefs(b, t, &at);
+    step_words(b, t, &at);
+    stuck(b, t, &at);
+    bracket(b, t, &at);
+    let height = verdict(b, t, &at);
+    document(t, at.width, height, &body)
+}
 
-    // Title, subtitle and legend.
+/// Title, subtitle and legend; returns where the legend ends.
+fn title(b: &mut String, t: &Timeline, at: &Layout) -> i32 {
     let _ = writeln!(
         b,
         r#"<text x="{MARGIN}" y="28" class="title">{}</text>"#,
-        esc(&clip(&t.title, fits(inner, TITLE_15)))
+        esc(&clip(&t.title, fits(at.inner, TITLE_15)))
     );
     let _ = writeln!(
         b,
         r#"<text x="{MARGIN}" y="48">{}</text>"#,
-        esc(&clip(&t.subtitle, fits(inner, SANS_12)))
+        esc(&clip(&t.subtitle, fits(at.inner, SANS_12)))
     );
-    let legend_end = legend(b, t, 70, width);
+    legend(b, t, 70, at.width)
+}
 
-    // Lane names and rows.
-    let names_y = legend_end + 30;
-    let lanes_top = names_y + 10;
-    let start = lanes_top + 12;
-    let mut rows = Rows {
-        top: Vec::new(),
-        height: Vec::new(),
-        end: 0,
-        start,
-    };
-    let mut y = start + 10;
-    for r in &t.rows {
-        let h = if r.text.is_none() { TICK_H } else { STEP_H };
-        rows.top.push(y);
-        rows.height.push(h);
-        y += h;
-    }
-    let stuck_y = y;
-    if t.lasso == Some(Lasso::Stuck) {
-        y += STEP_H;
-    }
-    rows.end = y + 14;
-
-    // Backgrounds: the loop's rows, then the violation's row.
+/// Backgrounds: the loop's rows, then the violation's row.
+fn backgrounds(b: &mut String, t: &Timeline, at: &Layout) {
+    let (rows, inner) = (&at.rows, at.inner);
     if let Some(Lasso::Loop { from }) = t.lasso {
         if from < t.rows.len() {
-            let (y0, y1) = (rows.top[from], y);
+            let (y0, y1) = (rows.top[from], at.stuck_y);
             let _ = writeln!(
                 b,
                 r##"<rect x="{MARGIN}" y="{y0}" width="{inner}" height="{}" fill="#fff6e0"/>"##,
@@ -180,14 +186,21 @@ pub fn render(t: &Timeline) -> String {
             rows.top[row], rows.height[row]
         );
     }
+}
 
-    // The time axis, tick boundaries and step numbers.
+/// The time axis, tick boundaries and step numbers.
+fn axis(b: &mut String, t: &Timeline, at: &Layout) {
+    let (rows, lanes_top) = (&at.rows, at.lanes_top);
     let _ = writeln!(
         b,
         r##"<line x1="{AXIS_X}" y1="{}" x2="{AXIS_X}" y2="{}" stroke="#888"/>"##,
         lanes_top, rows.end
     );
-    let _ = writeln!(b, r#"<text x="{TIME_X}" y="{}" class="axis">t=0</text>"#, start + 4);
+    let _ = writeln!(
+        b,
+        r#"<text x="{TIME_X}" y="{}" class="axis">t=0</text>"#,
+        rows.start + 4
+    );
     let _ = writeln!(
         b,
         r#"<text x="{TIME_X}" y="{}" class="axis">time</text>"#,
@@ -204,7 +217,7 @@ pub fn render(t: &Timeline) -> String {
             let _ = writeln!(
                 b,
                 r##"<line x1="{AXIS_X}" y1="{mid}" x2="{}" y2="{mid}" stroke="#bbb" stroke-dasharray="2 3"/>"##,
-                lanes_right + 20
+                at.lanes_right + 20
             );
             let _ = writeln!(
                 b,
@@ -215,8 +228,11 @@ pub fn render(t: &Timeline) -> String {
         }
         let _ = writeln!(b, r#"<text x="{STEP_X}" y="{}" class="num">{}</text>"#, mid + 4, i + 1);
     }
+}
 
-    // Lanes.
+/// Each lane's name and line.
+fn lanes(b: &mut String, t: &Timeline, at: &Layout) {
+    let (names_y, lanes_top) = (at.names_y, at.lanes_top);
     for (l, lane) in t.lanes.iter().enumerate() {
         let x = lane_x(l);
         let _ = writeln!(
@@ -227,16 +243,15 @@ pub fn render(t: &Timeline) -> String {
         let _ = writeln!(
             b,
             r##"<line x1="{x}" y1="{lanes_top}" x2="{x}" y2="{}" stroke="#999" stroke-width="1.5"/>"##,
-            rows.end
+            at.rows.end
         );
     }
+}
 
-    // Pauses and crashes, beliefs, own steps, cut links.
-    let mut room = Room {
-        left: STEP_X + 6,
-        right: if looped { bracket_x - 6 } else { desc_x - 8 },
-        words: Vec::new(),
-    };
+/// Pauses and crashes on their lanes; a long one's word goes in `room`,
+/// where message labels must not cover it.
+fn blocks(b: &mut String, t: &Timeline, at: &Layout, room: &mut Room) {
+    let rows = &at.rows;
     for blk in &t.blocks {
         let x = lane_x(blk.lane);
         let (y0, y1) = (rows.mid(blk.from), blk.to.map_or(rows.end, |r| rows.mid(r)));
@@ -266,18 +281,22 @@ pub fn render(t: &Timeline) -> String {
             );
         }
     }
+}
+
+/// A node's own steps (dots) and the links a partition cut.
+fn dots_and_cuts(b: &mut String, t: &Timeline, at: &Layout) {
     for (i, r) in t.rows.iter().enumerate() {
         if let Some(l) = r.dot {
             let _ = writeln!(
                 b,
                 r#"<circle cx="{}" cy="{}" r="4" fill="{INK}"/>"#,
                 lane_x(l),
-                rows.mid(i)
+                at.rows.mid(i)
             );
         }
     }
     for &(a, c, row) in &t.cuts {
-        let y = rows.mid(row);
+        let y = at.rows.mid(row);
         let _ = writeln!(
             b,
             r#"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="{LOST}" stroke-width="2" stroke-dasharray="5 4" class="cut"/>"#,
@@ -285,8 +304,11 @@ pub fn render(t: &Timeline) -> String {
             lane_x(c)
         );
     }
+}
 
-    // Messages: lines first, then their labels over every line.
+/// Messages: lines first, then their labels over every line.
+fn arrows(b: &mut String, t: &Timeline, at: &Layout, room: &Room) {
+    let rows = &at.rows;
     let mut labels = String::new();
     for a in &t.arrows {
         let (x0, y0) = (lane_x(a.from), rows.at(a.sent));
@@ -345,14 +367,15 @@ pub fn render(t: &Timeline) -> String {
             }
         }
     }
-
     b.push_str(&labels);
+}
 
-    // Beliefs last, so that no label's backing hides one.
+/// Beliefs last, so that no label's backing hides one.
+fn beliefs(b: &mut String, t: &Timeline, at: &Layout) {
     for bel in &t.beliefs {
         let x = lane_x(bel.lane) + 9;
-        let y0 = bel.from.map_or(lanes_top, |r| rows.mid(r));
-        let y1 = bel.to.map_or(rows.end, |r| rows.mid(r));
+        let y0 = bel.from.map_or(at.lanes_top, |r| at.rows.mid(r));
+        let y1 = bel.to.map_or(at.rows.end, |r| at.rows.mid(r));
         let _ = writeln!(
             b,
             r#"<rect x="{x}" y="{y0}" width="6" height="{}" rx="2" fill="{BELIEF}" class="belief"><title>{} believes it holds the lock</title></rect>"#,
@@ -360,8 +383,11 @@ pub fn render(t: &Timeline) -> String {
             esc(&t.lanes[bel.lane].name)
         );
     }
+}
 
-    // The step's words.
+/// The step's words, with its notes in their tones as far as they fit.
+fn step_words(b: &mut String, t: &Timeline, at: &Layout) {
+    let desc_x = at.desc_x;
     for (i, r) in t.rows.iter().enumerate() {
         let Some(text) = &r.text else { continue };
         let budget = fits(DESC_W, SANS_12);
@@ -370,7 +396,7 @@ pub fn render(t: &Timeline) -> String {
         let room = budget.saturating_sub(notes_len).max(24);
         let mut line = format!(
             r#"<text x="{desc_x}" y="{}"><title>{}</title>{}"#,
-            rows.mid(i) + 4,
+            at.rows.mid(i) + 4,
             esc(&std::iter::once(text.clone())
                 .chain(notes)
                 .collect::<Vec<_>>()
@@ -397,51 +423,63 @@ pub fn render(t: &Timeline) -> String {
         line.push_str("</text>");
         let _ = writeln!(b, "{line}");
     }
-    if t.lasso == Some(Lasso::Stuck) {
-        let mid = stuck_y + STEP_H / 2;
+}
+
+/// A run that ends stuck: its row, a bar across every lane.
+fn stuck(b: &mut String, t: &Timeline, at: &Layout) {
+    if t.lasso != Some(Lasso::Stuck) {
+        return;
+    }
+    let mid = at.stuck_y + STEP_H / 2;
+    let _ = writeln!(
+        b,
+        r#"<text x="{}" y="{}" class="loop">stuck: no fair action is enabled, forever</text>"#,
+        at.desc_x,
+        mid + 4
+    );
+    for l in 0..t.lanes.len() {
+        let x = lane_x(l);
         let _ = writeln!(
             b,
-            r#"<text x="{desc_x}" y="{}" class="loop">stuck: no fair action is enabled, forever</text>"#,
-            mid + 4
+            r#"<line x1="{}" y1="{mid}" x2="{}" y2="{mid}" stroke="{LOOP}" stroke-width="2"/>"#,
+            x - 8,
+            x + 8
         );
-        for l in 0..t.lanes.len() {
-            let x = lane_x(l);
-            let _ = writeln!(
-                b,
-                r#"<line x1="{}" y1="{mid}" x2="{}" y2="{mid}" stroke="{LOOP}" stroke-width="2"/>"#,
-                x - 8,
-                x + 8
-            );
-        }
     }
+}
 
-    // The loop's bracket.
-    if let Some(Lasso::Loop { from }) = t.lasso {
-        if from < t.rows.len() {
-            let (y0, y1) = (rows.top[from] + 2, stuck_y - 2);
-            let _ = writeln!(
-                b,
-                r#"<path d="M{} {y0} H{bracket_x} V{y1} H{}" fill="none" stroke="{LOOP}" stroke-width="2" class="bracket"/>"#,
-                bracket_x - 8,
-                bracket_x - 8
-            );
-            let word = match y1 - y0 {
-                h if h >= 130 => "loop: repeats forever",
-                h if h >= 40 => "loop",
-                _ => "",
-            };
-            if !word.is_empty() {
-                let (x, cy) = (bracket_x + 12, (y0 + y1) / 2);
-                let _ = writeln!(
-                    b,
-                    r#"<text x="{x}" y="{cy}" transform="rotate(90 {x} {cy})" text-anchor="middle" class="loop">{word}</text>"#
-                );
-            }
-        }
+/// The loop's bracket, and its word where it is tall enough.
+fn bracket(b: &mut String, t: &Timeline, at: &Layout) {
+    let Some(Lasso::Loop { from }) = t.lasso else { return };
+    if from >= t.rows.len() {
+        return;
     }
+    let bracket_x = at.bracket_x;
+    let (y0, y1) = (at.rows.top[from] + 2, at.stuck_y - 2);
+    let _ = writeln!(
+        b,
+        r#"<path d="M{} {y0} H{bracket_x} V{y1} H{}" fill="none" stroke="{LOOP}" stroke-width="2" class="bracket"/>"#,
+        bracket_x - 8,
+        bracket_x - 8
+    );
+    let word = match y1 - y0 {
+        h if h >= 130 => "loop: repeats forever",
+        h if h >= 40 => "loop",
+        _ => "",
+    };
+    if !word.is_empty() {
+        let (x, cy) = (bracket_x + 12, (y0 + y1) / 2);
+        let _ = writeln!(
+            b,
+            r#"<text x="{x}" y="{cy}" transform="rotate(90 {x} {cy})" text-anchor="middle" class="loop">{word}</text>"#
+        );
+    }
+}
 
-    // The violation: rings where it happens, the verdict below.
-    let vy = rows.at(t.violation.row);
+/// The violation: rings where it happens, the verdict below; returns the
+/// picture's height.
+fn verdict(b: &mut String, t: &Timeline, at: &Layout) -> i32 {
+    let vy = at.rows.at(t.violation.row);
     for &l in &t.violation.lanes {
         let _ = writeln!(
             b,
@@ -452,8 +490,8 @@ pub fn render(t: &Timeline) -> String {
     if t.violation.row.is_some() || t.rows.is_empty() {
         let _ = writeln!(b, r#"<text x="{}" y="{}" class="mark">✗</text>"#, STEP_X + 16, vy + 5);
     }
-    let mut yb = rows.end + 28;
-    for line in wrap(&format!("✗ {}", t.violation.text), fits(inner, 70)) {
+    let mut yb = at.rows.end + 28;
+    for line in wrap(&format!("✗ {}", t.violation.text), fits(at.inner, 70)) {
         let _ = writeln!(
             b,
             r#"<text x="{MARGIN}" y="{yb}" class="verdict">{}</text>"#,
@@ -461,8 +499,11 @@ pub fn render(t: &Timeline) -> String {
         );
         yb += 19;
     }
-    let height = yb + MARGIN;
+    yb + MARGIN
+}
 
+/// The SVG document around `body`: its size, title, styles and arrowhead.
+fn document(t: &Timeline, width: i32, height: i32, body: &str) -> String {
     let mut svg = String::new();
     let _ = writeln!(svg, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
     let _ = writeln!(
@@ -489,7 +530,7 @@ text {{ font-family: sans-serif; font-size: 12px; fill: {INK}; }}
 <rect width="100%" height="100%" fill="#fff"/>
 "##
     ));
-    svg.push_str(&body);
+    svg.push_str(body);
     svg.push_str("</svg>\n");
     svg
 }
@@ -511,90 +552,4 @@ fn label(b: &mut String, text: &str, x: i32, y: i32, dir: i32, class: &str) {
         r#"<text x="{x}" y="{y}" text-anchor="{anchor}" class="{class}">{}</text>"#,
         esc(text)
     );
-}
-
-/// The legend, in lines that fit `width`, from `y`; returns the last
-/// line's baseline.
-fn legend(b: &mut String, t: &Timeline, y: i32, width: i32) -> i32 {
-    let mut items: Vec<(&str, &str)> = vec![
-        ("msg", "message, labelled with the command"),
-        ("lost", "lost or dropped"),
-        ("flight", "in flight at the end"),
-        ("pause", "paused"),
-        ("crash", "crashed"),
-        ("belief", "believes it holds the lock"),
-        ("violation", "property violated"),
-    ];
-    if matches!(t.lasso, Some(Lasso::Loop { .. })) {
-        items.push(("loop", "repeats forever"));
-    }
-    let (mut x, mut y) = (MARGIN, y);
-    for (kind, words) in items {
-        let w = 28 + (words.chars().count() as i32 * SANS_10) / 10 + 22;
-        if x + w > width - MARGIN && x > MARGIN {
-            x = MARGIN;
-            y += 20;
-        }
-        let (gx, gy) = (x, y - 4);
-        let _ = match kind {
-            "msg" => writeln!(
-                b,
-                r#"<line x1="{gx}" y1="{gy}" x2="{}" y2="{gy}" stroke="{MSG}" stroke-width="1.5" marker-end="url(#head)"/>"#,
-                gx + 22
-            ),
-            "lost" => writeln!(
-                b,
-                r#"<path d="M{gx} {gy} H{} M{} {} L{} {} M{} {} L{} {}" stroke="{LOST}" stroke-width="2"/>"#,
-                gx + 18,
-                gx + 14,
-                gy - 5,
-                gx + 22,
-                gy + 5,
-                gx + 14,
-                gy + 5,
-                gx + 22,
-                gy - 5
-            ),
-            "flight" => writeln!(
-                b,
-                r#"<line x1="{gx}" y1="{gy}" x2="{}" y2="{gy}" stroke="{MSG}" stroke-dasharray="5 4" marker-end="url(#head)"/>"#,
-                gx + 22
-            ),
-            "pause" => writeln!(
-                b,
-                r##"<rect x="{}" y="{}" width="10" height="14" fill="#cfcfcf" stroke="#777"/>"##,
-                gx + 6,
-                gy - 7
-            ),
-            "crash" => writeln!(
-                b,
-                r##"<rect x="{}" y="{}" width="10" height="14" fill="#3b3b3b" stroke="#777"/>"##,
-                gx + 6,
-                gy - 7
-            ),
-            "belief" => writeln!(
-                b,
-                r#"<rect x="{}" y="{}" width="6" height="14" rx="2" fill="{BELIEF}"/>"#,
-                gx + 8,
-                gy - 7
-            ),
-            "violation" => writeln!(
-                b,
-                r#"<circle cx="{}" cy="{gy}" r="7" fill="none" stroke="{LOST}" stroke-width="2.5"/>"#,
-                gx + 11
-            ),
-            _ => writeln!(
-                b,
-                r#"<path d="M{} {} H{} V{} H{}" fill="none" stroke="{LOOP}" stroke-width="2"/>"#,
-                gx + 6,
-                gy - 7,
-                gx + 14,
-                gy + 7,
-                gx + 6
-            ),
-        };
-        let _ = writeln!(b, r#"<text x="{}" y="{y}" class="small">{}</text>"#, x + 28, esc(words));
-        x += w;
-    }
-    y
 }

@@ -150,6 +150,56 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
         })
         .collect();
 
+    let (rows, cuts) = rows(world, &story, &lane);
+    let (blocks, beliefs) = spans(world, &story, &ids);
+
+    let lasso = match story.loop_at {
+        Some(k) if k >= n => Some(Lasso::Stuck),
+        Some(k) => Some(Lasso::Loop { from: k }),
+        None => None,
+    };
+    let row = match lasso {
+        Some(Lasso::Loop { from }) => Some(from),
+        _ => n.checked_sub(1),
+    };
+    let verdict = verdict_line(world, prop, &story.states, story.loop_at).replace("**", "");
+    let violation = Violation {
+        row,
+        lanes: violators(world, &story, prop)
+            .into_iter()
+            .filter(|id| ids.contains(id))
+            .map(lane)
+            .collect(),
+        text: format!(
+            "{} violated: {}. {verdict}",
+            prop.name(),
+            prop.meaning().trim_end_matches('.')
+        ),
+    };
+    Timeline {
+        title: format!("{}: {} violated", sc.name, prop.name()),
+        subtitle: sc.summary.clone(),
+        lanes,
+        rows,
+        arrows,
+        blocks,
+        beliefs,
+        cuts,
+        violation,
+        lasso,
+    }
+}
+
+/// One row per action shown: its time, its words, the alarms and changes
+/// of belief it causes, the dot of a node's own step; and the links cut,
+/// with their rows.
+#[allow(clippy::type_complexity)]
+fn rows<A: Lock>(
+    world: &World<A>,
+    story: &Story<A>,
+    lane: &dyn Fn(usize) -> usize,
+) -> (Vec<Row>, Vec<(usize, usize, usize)>) {
+    let n = story.actions.len();
     let mut rows = Vec::with_capacity(n);
     let mut time = 0;
     let mut cuts = Vec::new();
@@ -183,7 +233,13 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
             dot,
         });
     }
+    (rows, cuts)
+}
 
+/// Each lane's pauses and crashes (blocks) and the stretches in which its
+/// node believes it holds the lock, in the order they start.
+fn spans<A: Lock>(world: &World<A>, story: &Story<A>, ids: &[usize]) -> (Vec<Block>, Vec<Belief>) {
+    let n = story.actions.len();
     let mut blocks = Vec::new();
     let mut beliefs = Vec::new();
     for (l, &id) in ids.iter().enumerate() {
@@ -236,42 +292,7 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
     }
     blocks.sort_by_key(|b| (b.from, b.lane));
     beliefs.sort_by_key(|b| (b.from, b.lane));
-
-    let lasso = match story.loop_at {
-        Some(k) if k >= n => Some(Lasso::Stuck),
-        Some(k) => Some(Lasso::Loop { from: k }),
-        None => None,
-    };
-    let row = match lasso {
-        Some(Lasso::Loop { from }) => Some(from),
-        _ => n.checked_sub(1),
-    };
-    let verdict = verdict_line(world, prop, &story.states, story.loop_at).replace("**", "");
-    let violation = Violation {
-        row,
-        lanes: violators(world, &story, prop)
-            .into_iter()
-            .filter(|id| ids.contains(id))
-            .map(lane)
-            .collect(),
-        text: format!(
-            "{} violated: {}. {verdict}",
-            prop.name(),
-            prop.meaning().trim_end_matches('.')
-        ),
-    };
-    Timeline {
-        title: format!("{}: {} violated", sc.name, prop.name()),
-        subtitle: sc.summary.clone(),
-        lanes,
-        rows,
-        arrows,
-        blocks,
-        beliefs,
-        cuts,
-        violation,
-        lasso,
-    }
+    (blocks, beliefs)
 }
 
 /// Every message of the trace, from the step that sent it to the step that

@@ -1,0 +1,125 @@
+//! Expanding states: each state's successors with everything the merge
+//! needs (fingerprints, action classes, the lock view and failed safety
+//! properties of a state that may be new), computed in batches spread over
+//! the threads. Expansion is pure; only the merge (search.rs) numbers states.
+
+use super::graph::{fingerprint, Facts, FingerprintMap};
+use super::{facts, random, strongly_fair};
+use crate::properties::{safe, Lock, Prop};
+use crate::world::{Action, Program, World, WorldState};
+
+/// A successor as a worker computed it: everything the merge needs, and
+/// the state itself only when it may be new.
+pub(super) struct Succ<A: Program> {
+    /// The action's position in the source state's enabled list.
+    pub(super) ordinal: u16,
+    pub(super) kind: Option<&'static str>,
+    /// The action's fingerprint, or `None` for a fault.
+    pub(super) class: Option<u64>,
+    /// Whether the action's class is strongly fair (a tick).
+    pub(super) strong: bool,
+    /// Whether the action is one outcome of a random choice.
+    pub(super) random: bool,
+    /// The fingerprint of the state under its own names.
+    pub(super) raw: u64,
+    /// The canonical state's fingerprint (equal to `raw` without symmetry).
+    pub(super) fp: u64,
+    /// The canonical state, its lock view and its failed safety
+    /// properties (bit `i` for `safety[i]`), when the worker did not find
+    /// it among the states known before the batch.
+    pub(super) fresh: Option<(WorldState<A>, Facts, u64)>,
+}
+
+/// States popped and expanded together. Expansion (successors, renumbering,
+/// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
+/// over the threads; the merge then numbers states in exactly the order a
+/// single thread does.
+pub(super) const BATCH: usize = 2048;
+
+/// The read-only part of the search the workers share.
+pub(super) struct Expand<'a, A: Lock> {
+    pub(super) world: &'a World<A>,
+    pub(super) seen: &'a FingerprintMap<u32>,
+    pub(super) raw_seen: &'a FingerprintMap<u32>,
+    pub(super) symmetric: bool,
+    pub(super) safety: &'a [Prop],
+}
+
+impl<A: Lock> Expand<'_, A> {
+    fn state(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>, out: &mut Vec<Succ<A>>) {
+        let world = self.world;
+        actions.clear();
+        world.enabled(s, actions);
+        out.reserve_exact(actions.len());
+        for (k, a) in actions.drain(..).enumerate() {
+            let Some(t) = world.after(s, &a) else { continue };
+            let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
+            let strong = strongly_fair(&a);
+            let random = random(world, &a);
+            let raw = fingerprint(&t);
+            // Under symmetry, a state met before under its own names needs
+            // no second canonicalisation: most successors are repeats.
+            let (fp, t) = if self.symmetric && self.raw_seen.contains_key(&raw) {
+                (0, None)
+            } else if self.symmetric {
+                // A state that is its own representative keeps its
+                // fingerprint: it is not hashed twice.
+                let (t, perm) = world.canonical(t);
+                let fp = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+                    raw
+                } else {
+                    fingerprint(&t)
+                };
+                (fp, Some(t))
+            } else {
+                (raw, Some(t))
+            };
+            let fresh = t.filter(|_| !self.seen.contains_key(&fp)).map(|t| {
+                let facts = facts(world, &t, 0);
+                let bad = self
+                    .safety
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &p)| !safe(p, world, &t))
+                    .fold(0u64, |m, (i, _)| m | 1 << i);
+                (t, facts, bad)
+            });
+            out.push(Succ {
+                ordinal: k as u16,
+                kind: a.event_kind(),
+                class,
+                strong,
+                random,
+                raw,
+                fp,
+                fresh,
+            });
+        }
+    }
+
+    /// Every state's successors, in order, on up to `threads` threads.
+    pub(super) fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ<A>>> {
+        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ<A>>> {
+            let mut actions = Vec::new();
+            chunk
+                .iter()
+                .map(|(s, _)| {
+                    let mut out = Vec::new();
+                    self.state(s, &mut actions, &mut out);
+                    out
+                })
+                .collect()
+        };
+        if threads <= 1 || states.len() < 2 {
+            return part(states);
+        }
+        let size = states.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = states.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,313 @@
+//! The search itself: states popped in batches (breadth-first, or
+//! depth-first one at a time), expanded on the threads (expand.rs), and
+//! their successors merged in the order one thread would number them,
+//! until the frontier is empty or a bound stops it; then each property's
+//! verdict.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use super::expand::{Expand, Succ, BATCH};
+use super::graph::{fingerprint, Edge, FingerprintMap, Graph, FAULT};
+use super::liveness::{self, Waiting};
+use super::{
+    collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso, Counterexample,
+    Options, Outcome, PropOutcome, LIFT_BUDGET, MEMORY_EVERY, PROGRESS_EVERY,
+};
+use crate::memory;
+use crate::properties::{safe, Lock, Prop};
+use crate::scenario::Verdict;
+use crate::world::{Program, World, WorldState, EVENT_KINDS};
+
+/// Everything the search has found so far.
+struct Found<A: Program> {
+    g: Graph,
+    /// Canonical fingerprint to state index.
+    seen: FingerprintMap<u32>,
+    /// Raw fingerprint to state index, for symmetry reduction only.
+    raw_seen: FingerprintMap<u32>,
+    /// Action fingerprint to fairness class.
+    classes: FingerprintMap<u32>,
+    events: BTreeMap<&'static str, u64>,
+    /// The first state found violating each safety property.
+    first_bad: BTreeMap<Prop, u32>,
+    generated: usize,
+    /// A successor lay beyond `--max-depth` and was not explored.
+    beyond_depth: bool,
+    frontier: VecDeque<(WorldState<A>, u32)>,
+}
+
+/// [`super::check`] on the world's own symmetry groups.
+pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
+    let start = Instant::now();
+    let symmetric = !world.symmetry.is_empty();
+    let mut expanded = 0usize;
+    let mut stopped = None;
+    let mut interrupted = false;
+    // Depth-first search pops one state at a time: its next state depends
+    // on what the last one discovered.
+    let threads = if opts.dfs { 1 } else { opts.threads.max(1) };
+    let batch_size = if opts.dfs { 1 } else { BATCH * threads };
+
+    let checked = Prop::checked(world);
+    let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
+    let mut f = Found::start(world, &safety);
+    let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
+    'search: while !f.frontier.is_empty() {
+        batch.clear();
+        while batch.len() < batch_size {
+            let Some(next) = (if opts.dfs {
+                f.frontier.pop_back()
+            } else {
+                f.frontier.pop_front()
+            }) else {
+                break;
+            };
+            batch.push(next);
+        }
+        let expand = Expand {
+            world,
+            seen: &f.seen,
+            raw_seen: &f.raw_seen,
+            symmetric,
+            safety: &safety,
+        };
+        let successors = expand.batch(&batch, threads);
+        for (&(_, i), succs) in batch.iter().zip(successors) {
+            if let Some((why, by_ctrl_c)) = bound_reached(opts, start, expanded, f.seen.len()) {
+                stopped = Some(why);
+                interrupted = by_ctrl_c;
+                break 'search;
+            }
+            expanded += 1;
+            if let Some(p) = opts
+                .progress
+                .as_ref()
+                .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
+            {
+                p.search_at(f.seen.len(), f.g.facts[i as usize].depth, f.frontier.len());
+            }
+            if let Err(why) = f.merge(i, succs, opts, symmetric, &safety) {
+                stopped = Some(why);
+                break 'search;
+            }
+        }
+    }
+    let Found {
+        mut g,
+        seen,
+        events,
+        first_bad,
+        generated,
+        beyond_depth,
+        frontier,
+        ..
+    } = f;
+    drop(frontier);
+    g.seal();
+    if let Some(d) = opts.max_depth.filter(|_| beyond_depth && stopped.is_none()) {
+        stopped = Some(format!("the depth bound of {d} was reached"));
+    }
+    let complete = stopped.is_none();
+    let (props, liveness_skipped) = verdicts(world, &g, &seen, &checked, &first_bad, complete, opts);
+    interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
+    Outcome {
+        props,
+        unique_states: seen.len(),
+        states: generated,
+        fingerprint_collision_probability: collision_probability(seen.len(), generated),
+        max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
+        seconds: start.elapsed().as_secs_f64(),
+        events,
+        stopped,
+        liveness_skipped,
+        interrupted,
+        symmetric,
+    }
+}
+
+/// Why the search stops before expanding another state, if it does: Ctrl-C
+/// (then `true`), the timeout, or the memory bound (read every
+/// [`MEMORY_EVERY`] states).
+fn bound_reached(opts: &Options, start: Instant, expanded: usize, states: usize) -> Option<(String, bool)> {
+    if opts.interrupt.requested() {
+        return Some((
+            format!("interrupted after {states} states; open verdicts are unknown"),
+            true,
+        ));
+    }
+    if let Some(t) = opts.timeout.filter(|t| start.elapsed() >= *t) {
+        return Some((format!("the timeout of {} s was reached", t.as_secs_f64()), false));
+    }
+    let m = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY))?;
+    memory::resident().filter(|&r| r > m).map(|_| {
+        (
+            format!(
+                "the memory bound of {} was reached; `locksmith simulate` explores a space this size by seeded random runs",
+                memory::human(m)
+            ),
+            false,
+        )
+    })
+}
+
+impl<A: Lock> Found<A> {
+    /// The initial state, canonical, numbered 0 and queued.
+    fn start(world: &World<A>, safety: &[Prop]) -> Found<A> {
+        let init = world.canonical(world.init()).0;
+        let mut f = Found {
+            g: Graph::default(),
+            seen: FingerprintMap::default(),
+            raw_seen: FingerprintMap::default(),
+            classes: FingerprintMap::default(),
+            events: EVENT_KINDS.iter().map(|k| (*k, 0)).collect(),
+            first_bad: BTreeMap::new(),
+            generated: 0,
+            beyond_depth: false,
+            frontier: VecDeque::new(),
+        };
+        f.g.facts.push(facts(world, &init, 0));
+        for &p in safety {
+            if !safe(p, world, &init) {
+                f.first_bad.insert(p, 0);
+            }
+        }
+        f.seen.insert(fingerprint(&init), 0);
+        f.g.parent.push((0, 0));
+        f.frontier.push_back((init, 0));
+        f
+    }
+
+    /// Numbers the new states among the successors of state `i`, queues
+    /// them and records every edge; `Err`, with the reason, when a bound
+    /// stops the search.
+    fn merge(
+        &mut self,
+        i: u32,
+        succs: Vec<Succ<A>>,
+        opts: &Options,
+        symmetric: bool,
+        safety: &[Prop],
+    ) -> Result<(), String> {
+        let depth = self.g.facts[i as usize].depth + 1;
+        for succ in succs {
+            self.generated += 1;
+            if let Some(kind) = succ.kind {
+                *self.events.entry(kind).or_default() += 1;
+            }
+            let class = match succ.class {
+                None => FAULT,
+                Some(fp) => {
+                    let next = self.classes.len() as u32;
+                    *self.classes.get_or_insert(fp, next)
+                }
+            };
+            let known = if symmetric {
+                self.raw_seen.get(&succ.raw).copied()
+            } else {
+                None
+            };
+            let to = match known {
+                Some(to) => to,
+                None => {
+                    let to = match self.seen.get(&succ.fp) {
+                        Some(&to) => to,
+                        None if opts.max_states.is_some_and(|m| self.seen.len() >= m) => {
+                            return Err(format!("the state bound of {} was reached", self.seen.len()));
+                        }
+                        None if opts.max_depth.is_some_and(|d| depth > d) => {
+                            self.beyond_depth = true;
+                            continue;
+                        }
+                        None => {
+                            // Not known before the batch either, so the
+                            // worker kept the state.
+                            let Some((t, mut facts, bad)) = succ.fresh else {
+                                unreachable!("a state unknown to the merge was unknown to its worker")
+                            };
+                            let to = self.seen.len() as u32;
+                            self.seen.insert(succ.fp, to);
+                            self.g.parent.push((i, succ.ordinal));
+                            facts.depth = depth;
+                            self.g.facts.push(facts);
+                            for (b, &p) in safety.iter().enumerate() {
+                                if bad & (1 << b) != 0 {
+                                    self.first_bad.entry(p).or_insert(to);
+                                }
+                            }
+                            if let Some(p) = opts.stop_at.filter(|p| self.first_bad.contains_key(p)) {
+                                return Err(format!("stopped at the first violation of {}", p.name()));
+                            }
+                            self.frontier.push_back((t, to));
+                            to
+                        }
+                    };
+                    if symmetric {
+                        self.raw_seen.insert(succ.raw, to);
+                    }
+                    to
+                }
+            };
+            let edge = Edge::new(to, class, succ.ordinal, succ.strong, succ.random);
+            if opts.dfs {
+                self.g.raw.push((i, edge));
+            } else {
+                self.g.push_in_order(i, edge);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Each checked property's verdict and counterexample once the search is
+/// over, and why liveness was not checked, if it was not. Under symmetry,
+/// liveness runs on lifts of the quotient's candidate components back
+/// into the full graph (quotient.rs): exact, but it stores the lifted
+/// states, so it has a budget.
+fn verdicts<A: Lock>(
+    world: &World<A>,
+    g: &Graph,
+    seen: &FingerprintMap<u32>,
+    checked: &[Prop],
+    first_bad: &BTreeMap<Prop, u32>,
+    complete: bool,
+    opts: &Options,
+) -> (Vec<PropOutcome<A>>, Option<String>) {
+    let symmetric = !world.symmetry.is_empty();
+    let lifted = (symmetric && complete).then(|| {
+        let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
+        quotient::lifts(world, g, seen, budget, &opts.interrupt)
+    });
+    let liveness_skipped = match &lifted {
+        Some(Err(why)) => Some(why.clone()),
+        _ => None,
+    };
+    let mut props = Vec::new();
+    for &prop in checked {
+        let found = match prop {
+            _ if prop.is_safety() => first_bad.get(&prop).map(|&s| Counterexample {
+                prefix: replay_ordinals(world, &g.path_to(s)),
+                cycle: None,
+            }),
+            // Liveness needs the whole graph.
+            _ if !complete || liveness_skipped.is_some() => None,
+            _ => match &lifted {
+                Some(Ok(lifts)) => symmetric_lasso(world, g, lifts, prop == Prop::DeadlockFreedom),
+                _ if prop == Prop::DeadlockFreedom => liveness::find(g, Waiting::Anyone).map(|l| lasso(world, g, &l)),
+                _ => starvation(world, g),
+            },
+        };
+        let skipped = !prop.is_safety() && liveness_skipped.is_some();
+        let verdict = match (&found, complete && !skipped) {
+            (Some(_), _) => Verdict::Violated,
+            (None, true) => Verdict::Holds,
+            (None, false) => Verdict::Unknown,
+        };
+        props.push(PropOutcome {
+            prop,
+            verdict,
+            trace: found,
+        });
+    }
+    (props, liveness_skipped)
+}
