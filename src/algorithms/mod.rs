@@ -1,7 +1,8 @@
 //! One module per algorithm family, each a set of actors written against
 //! the world's actor trait, its parameters and its lock view, registered
-//! once in the list below. Adding a family touches its folder, its spec,
-//! its scenarios and one line in that list.
+//! once in the list below. Adding a family touches its folder, one line in
+//! that list, its specs, its scenarios and its tests (CONTRIBUTING.md,
+//! "Adding a family").
 
 pub mod common;
 pub mod family;

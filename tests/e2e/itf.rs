@@ -478,18 +478,14 @@ fn validate(
     }
 }
 
-/// Families whose traces TLC validates: every family.
-const FAMILIES: [&str; 9] = [
-    "Coordinator",
-    "EtcdLease",
-    "LockTable",
-    "PrimaryReplica",
-    "Redlock",
-    "RicartAgrawala",
-    "SingleRedis",
-    "TokenRing",
-    "ZooKeeperLock",
-];
+/// Families whose traces TLC validates: every family in the registry (by
+/// its spec module), so a family added to `families!` is validated too.
+fn families() -> Vec<&'static str> {
+    locksmith::algorithms::NAMES
+        .iter()
+        .map(|name| locksmith::algorithms::spec_module(name).expect("a registered family has a spec module"))
+        .collect()
+}
 
 /// A trace to validate: its states, its scenario's constants, its file.
 type Pick = (usize, BTreeMap<String, String>, PathBuf);
@@ -550,7 +546,7 @@ fn tlc_accepts_one_committed_itf_trace_per_family() {
             failures.push(e);
         }
     }
-    let missing: Vec<&str> = FAMILIES.iter().copied().filter(|m| !pick.contains_key(*m)).collect();
+    let missing: Vec<&str> = families().into_iter().filter(|m| !pick.contains_key(*m)).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(missing.is_empty(), "no committed ITF trace to validate for {missing:?}");
 }
