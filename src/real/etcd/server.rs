@@ -1,0 +1,203 @@
+//! The etcd process: started as a single-member cluster on free loopback
+//! ports with its own data directory, killed, restarted with or without
+//! its data.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use super::{Error, EtcdClient, ELECTION_MS, HEARTBEAT_MS, READY_TIMEOUT};
+
+/// A running (or killed, and restartable) single-member etcd.
+pub struct EtcdServer {
+    bin: PathBuf,
+    dir: PathBuf,
+    client_port: u16,
+    peer_port: u16,
+    child: Option<Child>,
+}
+
+impl EtcdServer {
+    /// Starts a new single-member cluster on free loopback ports in a fresh
+    /// temporary directory, and waits until it answers a read. Ports
+    /// another process took between our probe and etcd's bind are retried.
+    pub fn start(bin: &Path) -> io::Result<EtcdServer> {
+        let mut server = EtcdServer {
+            bin: bin.to_path_buf(),
+            dir: crate::real::process::fresh_dir("etcd")?,
+            client_port: 0,
+            peer_port: 0,
+            child: None,
+        };
+        let mut last = None;
+        for _ in 0..5 {
+            server.client_port = crate::real::process::free_port()?;
+            server.peer_port = crate::real::process::free_port()?;
+            if server.client_port == server.peer_port {
+                continue;
+            }
+            match server.spawn() {
+                Ok(()) => return Ok(server),
+                Err(e) => {
+                    server.kill();
+                    let _ = fs::remove_dir_all(server.data_dir());
+                    last = Some(e);
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("etcd did not start")))
+    }
+
+    /// `http://127.0.0.1:PORT`, the client URL.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.client_port)
+    }
+
+    pub fn client_port(&self) -> u16 {
+        self.client_port
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The member's data directory (its WAL and bbolt backend).
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        match &mut self.child {
+            Some(c) => matches!(c.try_wait(), Ok(None)),
+            None => false,
+        }
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.join("etcd.log")).unwrap_or_default()
+    }
+
+    /// A new client connection.
+    pub fn connect(&self) -> Result<EtcdClient, Error> {
+        EtcdClient::connect(&self.endpoint())
+    }
+
+    /// A crash: `SIGKILL`, and wait for the process to be gone. etcd
+    /// fsyncs its WAL before it answers a write, so what was acknowledged
+    /// survives in the data directory.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts the process again on the same ports (killing it first if it
+    /// still runs): with `keep_data`, from its data directory (its keys,
+    /// leases and revision; etcd gives every lease a fresh TTL plus an
+    /// election timeout when the member becomes leader again), otherwise as
+    /// a new, empty cluster.
+    pub fn restart(&mut self, keep_data: bool) -> io::Result<()> {
+        self.kill();
+        if !keep_data {
+            fs::remove_dir_all(self.data_dir()).or_else(|e| {
+                if e.kind() == io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })?;
+        }
+        self.spawn()
+    }
+
+    /// Stops the process (`SIGSTOP`) without killing it, until
+    /// [`EtcdServer::resume`] (`SIGCONT`).
+    pub fn pause(&self) -> io::Result<()> {
+        self.signal("STOP")
+    }
+
+    pub fn resume(&self) -> io::Result<()> {
+        self.signal("CONT")
+    }
+
+    fn signal(&self, sig: &str) -> io::Result<()> {
+        let pid = self.pid().ok_or_else(|| io::Error::other("etcd is not running"))?;
+        let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status()?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("kill -s {sig} {pid} failed")))
+        }
+    }
+
+    fn command(&self) -> io::Result<Command> {
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("etcd.log"))?;
+        let client = self.endpoint();
+        let peer = format!("http://127.0.0.1:{}", self.peer_port);
+        let mut cmd = Command::new(&self.bin);
+        cmd.current_dir(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log));
+        cmd.args(["--name", "locksmith", "--data-dir"])
+            .arg(self.data_dir())
+            .args(["--listen-client-urls", &client, "--advertise-client-urls", &client])
+            .args(["--listen-peer-urls", &peer, "--initial-advertise-peer-urls", &peer])
+            .args(["--initial-cluster", &format!("locksmith={peer}")])
+            .args(["--initial-cluster-state", "new"])
+            .args(["--heartbeat-interval", &HEARTBEAT_MS.to_string()])
+            .args(["--election-timeout", &ELECTION_MS.to_string()])
+            .args(["--logger", "zap", "--log-outputs", "stderr"]);
+        Ok(cmd)
+    }
+
+    /// Starts the process and waits until it answers a read.
+    fn spawn(&mut self) -> io::Result<()> {
+        self.child = Some(self.command()?.spawn()?);
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            if !self.is_running() {
+                self.child = None;
+                return Err(io::Error::other(format!(
+                    "etcd on port {} exited at start; its log:\n{}",
+                    self.client_port,
+                    self.log()
+                )));
+            }
+            if let Ok(mut c) = self.connect() {
+                if c.revision().is_ok() {
+                    return Ok(());
+                }
+            }
+            if Instant::now() > deadline {
+                let log = self.log();
+                self.kill();
+                return Err(io::Error::other(format!(
+                    "etcd on port {} did not answer within {READY_TIMEOUT:?}; its log:\n{log}",
+                    self.client_port
+                )));
+            }
+            sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for EtcdServer {
+    /// Kills the process and removes its directory.
+    fn drop(&mut self) {
+        self.kill();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
