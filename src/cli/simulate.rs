@@ -75,54 +75,9 @@ impl Job for SimJob<'_> {
             threads: self.threads,
             rates,
         };
-        // Seed by seed, in order: per property, the first seed with a
-        // violating run, and that seed's first violating run.
-        let mut out = Outcome::default();
-        let mut firsts: [Option<(u64, u64)>; 3] = [None; 3];
         let total = self.runs.saturating_mul(seeds.1.saturating_sub(seeds.0));
-        let progress = Progress::count(&sc.name, total, "runs");
-        for seed in seeds.0..seeds.1 {
-            if self.interrupt.requested() {
-                break;
-            }
-            opts.seed = seed;
-            if self.check_determinism {
-                if let Err(e) = check_determinism(&world, &opts, &self.interrupt) {
-                    return Err(Failure::new(3, e.to_string(), Shown::Stderr));
-                }
-            }
-            let o = simulate_with(&world, &opts, Some(&progress), &self.interrupt);
-            for (f, run) in firsts.iter_mut().zip(o.found.iter().map(|x| x.1)) {
-                if let (None, Some(run)) = (*f, run) {
-                    *f = Some((seed, run));
-                }
-            }
-            out.merge(&o);
-            out.seconds += o.seconds;
-        }
-        progress.finish();
-        for (f, first) in out.found.iter_mut().zip(firsts) {
-            f.1 = first.map(|x| x.1);
-        }
-        let found: Vec<Found<A>> = Prop::SAFETY
-            .iter()
-            .zip(firsts)
-            .filter_map(|(&prop, first)| {
-                let (seed, run) = first?;
-                let opts = Options { seed, ..opts.clone() };
-                let (r, trace) = trace_of(&world, &opts, run);
-                let original = r.first_at[Prop::SAFETY.iter().position(|p| *p == prop)?] as usize;
-                let shrunk = shrink::shrink(&world, &trace[..original], prop);
-                Some(Found {
-                    prop,
-                    original,
-                    shrunk: Counterexample {
-                        prefix: shrunk,
-                        cycle: None,
-                    },
-                })
-            })
-            .collect();
+        let (out, firsts) = self.seeds(sc, &world, &mut opts, seeds, total)?;
+        let found = shrunk(&world, &opts, firsts);
         opts.seed = seeds.0;
         let interrupted = out.runs < total;
         let mut summary = SimSummary::new(sc, &opts, &out, &found);
@@ -175,6 +130,76 @@ impl Job for SimJob<'_> {
             Ok(0)
         }
     }
+}
+
+/// Per safety property, the first seed with a violating run and that
+/// seed's first violating run.
+type Firsts = [Option<(u64, u64)>; 3];
+
+impl SimJob<'_> {
+    /// Seed by seed, in order: the runs' outcome and, per safety
+    /// property, the first seed with a violating run and that seed's first
+    /// violating run.
+    fn seeds<A: Lock>(
+        &self,
+        sc: &Scenario,
+        world: &World<A>,
+        opts: &mut Options,
+        seeds: (u64, u64),
+        total: u64,
+    ) -> Result<(Outcome, Firsts), Failure> {
+        let mut out = Outcome::default();
+        let mut firsts: Firsts = [None; 3];
+        let progress = Progress::count(&sc.name, total, "runs");
+        for seed in seeds.0..seeds.1 {
+            if self.interrupt.requested() {
+                break;
+            }
+            opts.seed = seed;
+            if self.check_determinism {
+                if let Err(e) = check_determinism(world, opts, &self.interrupt) {
+                    return Err(Failure::new(3, e.to_string(), Shown::Stderr));
+                }
+            }
+            let o = simulate_with(world, opts, Some(&progress), &self.interrupt);
+            for (f, run) in firsts.iter_mut().zip(o.found.iter().map(|x| x.1)) {
+                if let (None, Some(run)) = (*f, run) {
+                    *f = Some((seed, run));
+                }
+            }
+            out.merge(&o);
+            out.seconds += o.seconds;
+        }
+        progress.finish();
+        for (f, first) in out.found.iter_mut().zip(firsts) {
+            f.1 = first.map(|x| x.1);
+        }
+        Ok((out, firsts))
+    }
+}
+
+/// Each violated safety property's first violating run, replayed and
+/// shrunk to a shortest path that still violates it.
+fn shrunk<A: Lock>(world: &World<A>, opts: &Options, firsts: Firsts) -> Vec<Found<A>> {
+    Prop::SAFETY
+        .iter()
+        .zip(firsts)
+        .filter_map(|(&prop, first)| {
+            let (seed, run) = first?;
+            let opts = Options { seed, ..opts.clone() };
+            let (r, trace) = trace_of(world, &opts, run);
+            let original = r.first_at[Prop::SAFETY.iter().position(|p| *p == prop)?] as usize;
+            let shrunk = shrink::shrink(world, &trace[..original], prop);
+            Some(Found {
+                prop,
+                original,
+                shrunk: Counterexample {
+                    prefix: shrunk,
+                    cycle: None,
+                },
+            })
+        })
+        .collect()
 }
 
 fn print_text(s: &SimSummary, dir: Option<&Path>, determinism: bool) {

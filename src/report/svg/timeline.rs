@@ -193,7 +193,6 @@ pub fn build<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Countere
 /// One row per action shown: its time, its words, the alarms and changes
 /// of belief it causes, the dot of a node's own step; and the links cut,
 /// with their rows.
-#[allow(clippy::type_complexity)]
 fn rows<A: Lock>(
     world: &World<A>,
     story: &Story<A>,
