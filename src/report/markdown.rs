@@ -9,7 +9,7 @@ use super::story::{changed, fields, ids, participants, verdict_line, violators, 
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop};
 use crate::scenario::Scenario;
-use crate::world::{Action, Status, World, WorldState};
+use crate::world::{Action, Program, Status, World, WorldState};
 
 pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>, json: &Path) -> String {
     let story = Story::new(world, cx);
@@ -68,10 +68,8 @@ pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Count
     let _ = writeln!(md, "## Steps\n");
     let _ = writeln!(
         md,
-        "Time is real time in ticks; clocks lists only the nodes whose local clock differs from it. \
-         Lock values are named v1, v2... in the order they were drawn, and #1, #2... number the \
-         acquisitions in the order the lock was granted (a ghost the model keeps to check \
-         no_stale_write; the real system has no such number).\n"
+        "Time is real time in ticks; clocks lists only the nodes whose local clock differs from it.{}\n",
+        numbering(states)
     );
     let _ = writeln!(md, "| # | time | clocks | action | what changed |");
     let _ = writeln!(md, "|---|---|---|---|---|");
@@ -323,4 +321,47 @@ fn clock_faults(sc: &Scenario, jumped: bool) -> Vec<String> {
         ));
     }
     out
+}
+
+/// What the names of drawn values and acquisitions mean, for the ones this
+/// trace has: a family whose clients draw no lock value (a token ring) has
+/// no v1, and one that grants nothing has no #1.
+fn numbering<A: Program>(states: &[WorldState<A>]) -> &'static str {
+    let values = states.iter().any(|s| s.value > 0);
+    let ghosts = states.iter().any(|s| s.ghost > 0);
+    match (values, ghosts) {
+        (true, true) => {
+            " Lock values are named v1, v2... in the order they were drawn, and #1, #2... number the \
+             acquisitions in the order the lock was granted (a ghost the model keeps to check \
+             no_stale_write; the real system has no such number)."
+        }
+        (true, false) => " Lock values are named v1, v2... in the order they were drawn.",
+        (false, true) => {
+            " #1, #2... number the acquisitions in the order the lock was granted (a ghost the model \
+             keeps to check no_stale_write; the real system has no such number)."
+        }
+        (false, false) => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbering;
+
+    #[test]
+    fn the_steps_header_explains_only_the_names_the_trace_uses() {
+        let sc = crate::catalog::open("token-ring-crash").expect("bundled");
+        let world = crate::algorithms::token_ring::world(&sc).expect("builds");
+        let none = world.init();
+        let (mut value, mut ghost) = (none.clone(), none.clone());
+        value.value = 1;
+        ghost.ghost = 1;
+        assert_eq!(numbering(std::slice::from_ref(&none)), "");
+        let v = numbering(&[none.clone(), value.clone()]);
+        assert!(v.contains("v1, v2") && !v.contains("#1"), "{v}");
+        let g = numbering(&[none.clone(), ghost.clone()]);
+        assert!(g.contains("#1, #2") && !g.contains("v1"), "{g}");
+        let both = numbering(&[value, ghost]);
+        assert!(both.contains("v1, v2") && both.contains("#1, #2"), "{both}");
+    }
 }
