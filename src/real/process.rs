@@ -8,6 +8,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
@@ -45,6 +46,21 @@ pub(crate) fn on_free_port(what: &str, mut start: impl FnMut(u16) -> io::Result<
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other(format!("{what} did not start"))))
+}
+
+/// Whether a server's process (`None` before a start, after a kill or an
+/// exit at start) is still running.
+pub(crate) fn running(child: &mut Option<Child>) -> bool {
+    child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(None)))
+}
+
+/// A crash: `SIGKILL` to a server's process, if it has one, and wait until
+/// it is gone.
+pub(crate) fn kill(child: &mut Option<Child>) {
+    if let Some(mut c) = child.take() {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
 }
 
 /// The first file `name` in a folder of `PATH`.

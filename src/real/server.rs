@@ -13,7 +13,7 @@
 use std::fs;
 use std::io;
 
-use super::process::{fresh_dir, on_free_port};
+use super::process::{self, fresh_dir, on_free_port};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
@@ -161,10 +161,7 @@ impl RedisServer {
     }
 
     pub fn is_running(&mut self) -> bool {
-        match &mut self.child {
-            Some(c) => matches!(c.try_wait(), Ok(None)),
-            None => false,
-        }
+        process::running(&mut self.child)
     }
 
     /// A new connection (connect and read timeouts of 10 s).
@@ -205,10 +202,7 @@ impl RedisServer {
     /// A crash: `SIGKILL`, and wait for the process to be gone. Nothing
     /// is flushed; what survives is what the persistence already wrote.
     pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        process::kill(&mut self.child);
     }
 
     /// `SHUTDOWN SAVE` (writes `dump.rdb`, which the next start loads even

@@ -10,6 +10,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use super::{Error, EtcdClient, ELECTION_MS, HEARTBEAT_MS, READY_TIMEOUT};
+use crate::real::process;
 
 /// A running (or killed, and restartable) single-member etcd.
 pub struct EtcdServer {
@@ -27,15 +28,15 @@ impl EtcdServer {
     pub fn start(bin: &Path) -> io::Result<EtcdServer> {
         let mut server = EtcdServer {
             bin: bin.to_path_buf(),
-            dir: crate::real::process::fresh_dir("etcd")?,
+            dir: process::fresh_dir("etcd")?,
             client_port: 0,
             peer_port: 0,
             child: None,
         };
         let mut last = None;
         for _ in 0..5 {
-            server.client_port = crate::real::process::free_port()?;
-            server.peer_port = crate::real::process::free_port()?;
+            server.client_port = process::free_port()?;
+            server.peer_port = process::free_port()?;
             if server.client_port == server.peer_port {
                 continue;
             }
@@ -74,10 +75,7 @@ impl EtcdServer {
     }
 
     pub fn is_running(&mut self) -> bool {
-        match &mut self.child {
-            Some(c) => matches!(c.try_wait(), Ok(None)),
-            None => false,
-        }
+        process::running(&mut self.child)
     }
 
     /// The server's log so far.
@@ -94,10 +92,7 @@ impl EtcdServer {
     /// fsyncs its WAL before it answers a write, so what was acknowledged
     /// survives in the data directory.
     pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        process::kill(&mut self.child);
     }
 
     /// Starts the process again on the same ports (killing it first if it

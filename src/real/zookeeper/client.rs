@@ -2,10 +2,11 @@
 //! blocks on the crate's future with a timeout, so reconnection, pings,
 //! SetWatches and the errors a caller sees are the library's.
 
-use super::{zk, CALL_TIMEOUT};
 use std::future::Future;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use super::{zk, CALL_TIMEOUT};
 
 /// Runs a future of the client library to completion on this thread (its
 /// connection task runs on async-global-executor's threads), or gives up

@@ -2,8 +2,6 @@
 //! data directory and configuration, ready when `srvr` says so; killed and
 //! restarted.
 
-use super::{ZkInstall, READY_TIMEOUT};
-use crate::real::process::{fresh_dir, on_free_port};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -11,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
+
+use super::{ZkInstall, READY_TIMEOUT};
+use crate::real::process::{self, fresh_dir, on_free_port};
 
 /// A running (or killed, and restartable) standalone ZooKeeper.
 pub struct ZkServer {
@@ -66,10 +67,7 @@ impl ZkServer {
     }
 
     pub fn is_running(&mut self) -> bool {
-        match &mut self.child {
-            Some(c) => matches!(c.try_wait(), Ok(None)),
-            None => false,
-        }
+        process::running(&mut self.child)
     }
 
     /// The server's output so far (its log, for a failing test).
@@ -84,10 +82,7 @@ impl ZkServer {
 
     /// A crash: `SIGKILL`, and wait for the process to be gone.
     pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        process::kill(&mut self.child);
     }
 
     /// Starts the process again on the same port; with `keep_data` on the
