@@ -26,21 +26,35 @@ pub trait Family {
     type Params;
     /// Reads the scenario's `[system]` table: one sentence naming the file,
     /// the key and what is allowed when a value is not.
-    fn params(sc: &Scenario) -> Result<Self::Params, ScenarioError>;
-    /// The scenario's world: its nodes under its faults.
-    fn world(sc: &Scenario) -> Result<World<Self::Node>, ScenarioError>;
+    const READ: Reader<Self::Params>;
+    /// Builds the scenario's world: its nodes under its faults.
+    const BUILD: Builder<Self::Node>;
+    /// The scenario's parameters ([`Family::READ`]).
+    fn params(sc: &Scenario) -> Result<Self::Params, ScenarioError> {
+        (Self::READ)(sc)
+    }
+    /// The scenario's world ([`Family::BUILD`]).
+    fn world(sc: &Scenario) -> Result<World<Self::Node>, ScenarioError> {
+        (Self::BUILD)(sc)
+    }
     /// Its matrix row: the switches that make a variant of the algorithm.
     fn row(p: &Self::Params) -> Row;
     /// The CONSTANTS a `.cfg` of its spec sets for these parameters (each
     /// given to `set`), and the `[faults]` keys beyond crashes, pauses and
     /// delays the spec models; `Err`, with the reason, when no `.cfg` can
     /// mirror the parameters.
-    fn tla_constants(
-        sc: &Scenario,
-        p: &Self::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String>;
+    fn tla_constants(sc: &Scenario, p: &Self::Params, set: Set) -> Extra;
 }
+
+/// A family's reader of its `[system]` parameters.
+pub type Reader<P> = fn(&Scenario) -> Result<P, ScenarioError>;
+/// A family's builder of a scenario's world.
+pub type Builder<N> = fn(&Scenario) -> Result<World<N>, ScenarioError>;
+/// Where [`Family::tla_constants`] gives each constant (name, TLA+ value).
+pub type Set<'a> = &'a mut dyn FnMut(&str, String);
+/// The `[faults]` keys beyond the world's that a spec models, or why no
+/// `.cfg` can mirror the parameters.
+pub type Extra = Result<&'static [&'static str], String>;
 
 /// What a family's parameters say about its row in the matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +67,18 @@ pub struct Row {
     pub restarts_empty: bool,
     /// When the adversary may pause a client.
     pub pause_window: PauseWindow,
+}
+
+impl Row {
+    /// The row of a variant named `name` whose crashed servers keep their
+    /// locks and whose clients may be paused at any moment.
+    pub fn new(name: String) -> Row {
+        Row {
+            name,
+            restarts_empty: false,
+            pause_window: PauseWindow::Any,
+        }
+    }
 }
 
 /// Work on one family chosen by name at run time ([`with_family`]).
@@ -85,6 +111,23 @@ macro_rules! families {
     };
 }
 pub(crate) use families;
+
+/// The part of a family's `impl Family` that only names things: its
+/// `algorithm` value, its spec module (whose text comes from
+/// `specs/<Spec>.tla`), and its folder's `Node`, `Params`,
+/// `Params::read` and `world`.
+macro_rules! names {
+    ($name:literal, $spec:literal) => {
+        const NAME: &'static str = $name;
+        const SPEC: &'static str = $spec;
+        const SPEC_TEXT: &'static str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/", $spec, ".tla"));
+        type Node = super::Node;
+        type Params = super::Params;
+        const READ: $crate::algorithms::family::Reader<super::Params> = super::Params::read;
+        const BUILD: $crate::algorithms::family::Builder<super::Node> = super::world;
+    };
+}
+pub(crate) use names;
 
 /// The TLA+ module of the family named `algorithm`.
 pub fn spec_module(algorithm: &str) -> Option<&'static str> {

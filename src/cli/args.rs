@@ -3,7 +3,7 @@
 //! refused by clap in one place, in the words of
 //! [`usage_error`](super::usage::usage_error).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -92,58 +92,7 @@ written (nothing written), or a report that failed to be written after
 the search (the verdicts are printed first); 3 a bound, timeout or the
 memory bound stopped a check before a verdict; 130 Ctrl-C stopped it (the
 verdicts so far are printed, the previous report is kept).")]
-    Check {
-        /// Bundled scenario names, names of files in ./scenarios/, or paths
-        /// to scenario files.
-        scenarios: Vec<String>,
-        /// Check every bundled scenario.
-        #[arg(long)]
-        all: bool,
-        /// Depth-first search (counterexamples need not be the shortest).
-        #[arg(long)]
-        dfs: bool,
-        /// `json` prints each scenario's summary as one JSON line.
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Stop after N unique states, N at least 1 (open verdicts become
-        /// unknown).
-        #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("unique states"))]
-        max_states: Option<usize>,
-        /// Explore only the states within N steps of the start, N at least 1
-        /// (open verdicts become unknown when any state lies beyond).
-        #[arg(long, value_name = "N", value_parser = at_least_one::<u32>("steps"))]
-        max_depth: Option<u32>,
-        /// Stop after this many seconds (open verdicts become unknown).
-        #[arg(long, value_name = "SECONDS", value_parser = seconds)]
-        timeout: Option<Duration>,
-        /// Stop when the resident memory exceeds SIZE (open verdicts become
-        /// unknown): a whole number of MiB, or one with a suffix K, M, G or
-        /// T (powers of 1024), such as 512M or 8G. Default: 3/4 of the
-        /// machine's memory (MemTotal in /proc/meminfo), or 8G where that
-        /// cannot be read.
-        #[arg(long, value_name = "SIZE", value_parser = size)]
-        max_memory: Option<u64>,
-        /// Where to write reports [default: reports].
-        #[arg(long, value_name = "DIR")]
-        reports: Option<PathBuf>,
-        /// Write no reports.
-        #[arg(long, conflicts_with = "reports")]
-        no_reports: bool,
-        /// Explore without symmetry reduction even where a scenario asks
-        /// for it (to measure the reduction, or to compare its verdicts).
-        #[arg(long)]
-        no_symmetry: bool,
-        /// Check up to N scenarios at once, N at least 1 [default: the
-        /// number of cores]. Output is the same in any case; --max-memory
-        /// bounds the whole process.
-        #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("scenarios to check at once"))]
-        jobs: Option<usize>,
-        /// Threads that expand the states of one breadth-first search, 1 to
-        /// 256 (--dfs uses one). Counts, verdicts and traces are the same
-        /// bytes whatever T.
-        #[arg(long, value_name = "T", default_value_t = 1, value_parser = threads)]
-        threads: usize,
-    },
+    Check(CheckArgs),
     /// Check one scenario at every combination of one or two whole-number
     /// keys and write reports/sweep-<scenario>/: a table and a heat map of
     /// verdict per property, and where each verdict changes, in words.
@@ -226,46 +175,7 @@ expect; 2 bad input or usage, or a reports folder that cannot be written
 (the results are printed first); 3 an expected violation was not found in
 the runs, or --check-determinism saw a run differ; 130 Ctrl-C stopped the
 runs (what they found is printed and written).")]
-    Simulate {
-        /// A bundled scenario name, the name of a file in ./scenarios/, or
-        /// a path to a scenario file.
-        scenario: String,
-        /// The seed S: run i draws from stream i of ChaCha8 keyed by S.
-        #[arg(long, default_value_t = 1, conflicts_with = "seed_range")]
-        seed: u64,
-        /// Seeds A..B (A included, B not), each with --runs runs: disjoint
-        /// ranges run as independent jobs, and `merge` adds up their
-        /// summary.json files.
-        #[arg(long, value_name = "A..B")]
-        seed_range: Option<String>,
-        /// How many runs (at least 1).
-        #[arg(long, default_value_t = 1000, value_parser = at_least_one::<u64>("runs"))]
-        runs: u64,
-        /// The longest run, in actions (at least 1).
-        #[arg(long, value_name = "M", default_value_t = crate::sim::MAX_STEPS, value_parser = at_least_one::<u32>("actions"))]
-        max_steps: u32,
-        /// Threads that share out the runs (1 to 256; results do not
-        /// depend on it).
-        #[arg(long, value_name = "T", default_value_t = 1, value_parser = threads)]
-        threads: usize,
-        /// A fault rate, KIND=P (repeatable): KIND one of crash, pause,
-        /// partition, loss, duplicate, clock_jump, drift; P from 0 to 1.
-        #[arg(long, value_name = "KIND=P")]
-        rate: Vec<String>,
-        /// Run every run twice and compare the traces byte for byte
-        /// (exit 3 at the first difference).
-        #[arg(long)]
-        check_determinism: bool,
-        /// `json` prints the summary as one JSON line.
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Where to write reports [default: reports].
-        #[arg(long, value_name = "DIR")]
-        reports: Option<PathBuf>,
-        /// Write no reports.
-        #[arg(long, conflicts_with = "reports")]
-        no_reports: bool,
-    },
+    Simulate(SimulateArgs),
     /// Merge the summary.json files of simulations of one scenario over
     /// disjoint seed ranges into one summary (printed as JSON).
     #[command(after_help = "Example:
@@ -427,6 +337,115 @@ it wrote).")]
     },
 }
 
+/// Where `check` and `simulate` write their reports.
+#[derive(clap::Args)]
+pub(super) struct ReportArgs {
+    /// Where to write reports [default: reports].
+    #[arg(long, value_name = "DIR")]
+    pub(super) reports: Option<PathBuf>,
+    /// Write no reports.
+    #[arg(long, conflicts_with = "reports")]
+    pub(super) no_reports: bool,
+}
+
+impl ReportArgs {
+    /// The reports folder (`reports` by default), or `None` with
+    /// `--no-reports`.
+    pub(super) fn folder(&self) -> Option<&Path> {
+        (!self.no_reports).then(|| self.reports.as_deref().unwrap_or(Path::new("reports")))
+    }
+}
+
+/// The flags of `locksmith check`.
+#[derive(clap::Args)]
+pub(super) struct CheckArgs {
+    /// Bundled scenario names, names of files in ./scenarios/, or paths
+    /// to scenario files.
+    pub(super) scenarios: Vec<String>,
+    /// Check every bundled scenario.
+    #[arg(long)]
+    pub(super) all: bool,
+    /// Depth-first search (counterexamples need not be the shortest).
+    #[arg(long)]
+    pub(super) dfs: bool,
+    /// `json` prints each scenario's summary as one JSON line.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: Format,
+    /// Stop after N unique states, N at least 1 (open verdicts become
+    /// unknown).
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("unique states"))]
+    pub(super) max_states: Option<usize>,
+    /// Explore only the states within N steps of the start, N at least 1
+    /// (open verdicts become unknown when any state lies beyond).
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>("steps"))]
+    pub(super) max_depth: Option<u32>,
+    /// Stop after this many seconds (open verdicts become unknown).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub(super) timeout: Option<Duration>,
+    /// Stop when the resident memory exceeds SIZE (open verdicts become
+    /// unknown): a whole number of MiB, or one with a suffix K, M, G or
+    /// T (powers of 1024), such as 512M or 8G. Default: 3/4 of the
+    /// machine's memory (MemTotal in /proc/meminfo), or 8G where that
+    /// cannot be read.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub(super) max_memory: Option<u64>,
+    #[command(flatten)]
+    pub(super) out: ReportArgs,
+    /// Explore without symmetry reduction even where a scenario asks
+    /// for it (to measure the reduction, or to compare its verdicts).
+    #[arg(long)]
+    pub(super) no_symmetry: bool,
+    /// Check up to N scenarios at once, N at least 1 [default: the
+    /// number of cores]. Output is the same in any case; --max-memory
+    /// bounds the whole process.
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>("scenarios to check at once"))]
+    pub(super) jobs: Option<usize>,
+    /// Threads that expand the states of one breadth-first search, 1 to
+    /// 256 (--dfs uses one). Counts, verdicts and traces are the same
+    /// bytes whatever T.
+    #[arg(long, value_name = "T", default_value_t = 1, value_parser = threads)]
+    pub(super) threads: usize,
+}
+
+/// The flags of `locksmith simulate`.
+#[derive(clap::Args)]
+pub(super) struct SimulateArgs {
+    /// A bundled scenario name, the name of a file in ./scenarios/, or
+    /// a path to a scenario file.
+    pub(super) scenario: String,
+    /// The seed S: run i draws from stream i of ChaCha8 keyed by S.
+    #[arg(long, default_value_t = 1, conflicts_with = "seed_range")]
+    pub(super) seed: u64,
+    /// Seeds A..B (A included, B not), each with --runs runs: disjoint
+    /// ranges run as independent jobs, and `merge` adds up their
+    /// summary.json files.
+    #[arg(long, value_name = "A..B")]
+    pub(super) seed_range: Option<String>,
+    /// How many runs (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one::<u64>("runs"))]
+    pub(super) runs: u64,
+    /// The longest run, in actions (at least 1).
+    #[arg(long, value_name = "M", default_value_t = crate::sim::MAX_STEPS, value_parser = at_least_one::<u32>("actions"))]
+    pub(super) max_steps: u32,
+    /// Threads that share out the runs (1 to 256; results do not
+    /// depend on it).
+    #[arg(long, value_name = "T", default_value_t = 1, value_parser = threads)]
+    pub(super) threads: usize,
+    /// A fault rate, KIND=P (repeatable): KIND one of crash, pause,
+    /// partition, loss, duplicate, clock_jump, drift; P from 0 to 1.
+    #[arg(long, value_name = "KIND=P")]
+    pub(super) rate: Vec<String>,
+    /// Run every run twice and compare the traces byte for byte
+    /// (exit 3 at the first difference).
+    #[arg(long)]
+    pub(super) check_determinism: bool,
+    /// `json` prints the summary as one JSON line.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: Format,
+    #[command(flatten)]
+    pub(super) out: ReportArgs,
+}
+
 /// The flags of `locksmith sweep`.
 #[derive(clap::Args)]
 pub(super) struct SweepArgs {
@@ -466,13 +485,13 @@ impl Command {
     pub(super) fn format(&self) -> Format {
         match self {
             Command::List { format }
-            | Command::Check { format, .. }
             | Command::Matrix { format, .. }
-            | Command::Simulate { format, .. }
             | Command::Merge { format, .. }
             | Command::Bench { format, .. }
             | Command::Replay { format, .. }
             | Command::Reenact { format, .. } => *format,
+            Command::Check(args) => args.format,
+            Command::Simulate(args) => args.format,
             Command::Sweep(sweep) => sweep.format,
             Command::Completions { .. } | Command::Man | Command::Show { .. } | Command::Explore { .. } => Format::Text,
         }

@@ -14,15 +14,36 @@ use crate::algorithms::{dispatch, Job};
 use crate::catalog;
 use crate::check::{check, Options};
 use crate::interrupt;
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 use crate::properties::Lock;
 use crate::report::{self, Summary};
 use crate::scenario::{self, Scenario, ScenarioError};
 use crate::sim::messages::messages_per_acquisition;
 use crate::world::World;
 
+use super::args::CheckArgs;
 use super::failure::{Exit, Failure, Shown};
-use super::{json, Format};
+use super::{default_memory, json, Format};
+
+/// `locksmith check` with its flags: the search's options from them, then
+/// [`check_cmd`].
+pub(super) fn run(args: CheckArgs) -> Exit {
+    progress::interval()?;
+    let opts = Options {
+        dfs: args.dfs,
+        max_states: args.max_states,
+        max_depth: args.max_depth,
+        stop_at: None,
+        timeout: args.timeout,
+        max_memory: Some(args.max_memory.unwrap_or_else(default_memory)),
+        progress: Some(Progress::search("check")),
+        threads: args.threads,
+        interrupt: interrupt::on_ctrl_c(),
+        no_symmetry: args.no_symmetry,
+    };
+    let out = args.out.folder();
+    check_cmd(&args.scenarios, args.all, &opts, args.format, out, args.jobs)
+}
 
 /// `check`: the named scenarios, or every bundled one with `--all`.
 pub(super) fn check_cmd(

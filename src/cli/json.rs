@@ -62,14 +62,33 @@ pub(super) fn scenario(name: &str, origin: &str, algorithm: &str, summary: &str,
     })
 }
 
+/// A property's counterexample, where one was written: its length and
+/// its two files as the working directory reaches them.
+#[derive(Serialize)]
+struct TraceRef {
+    trace_steps: Option<usize>,
+    trace: Option<String>,
+    trace_md: Option<String>,
+}
+
+impl TraceRef {
+    fn new(trace_steps: Option<usize>, paths: Option<(String, String)>) -> TraceRef {
+        let (trace, trace_md) = paths.unzip();
+        TraceRef {
+            trace_steps,
+            trace,
+            trace_md,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct CheckProp<'a> {
     name: &'a str,
     verdict: &'a str,
     expected: Option<&'a str>,
-    trace_steps: Option<usize>,
-    trace: Option<String>,
-    trace_md: Option<String>,
+    #[serde(flatten)]
+    trace: TraceRef,
 }
 
 #[derive(Serialize)]
@@ -106,9 +125,7 @@ pub(super) fn check(s: &Summary, dir: Option<&Path>) -> String {
                 name: &p.name,
                 verdict: &p.verdict,
                 expected: p.expected.as_deref(),
-                trace_steps: p.trace_steps,
-                trace: paths.as_ref().map(|p| p.0.clone()),
-                trace_md: paths.map(|p| p.1),
+                trace: TraceRef::new(p.trace_steps, paths),
             }
         })
         .collect();
@@ -143,9 +160,8 @@ struct SimProp<'a> {
     first_run: Option<u64>,
     first_seed: Option<u64>,
     original_steps: Option<usize>,
-    trace_steps: Option<usize>,
-    trace: Option<String>,
-    trace_md: Option<String>,
+    #[serde(flatten)]
+    trace: TraceRef,
 }
 
 #[derive(Serialize)]
@@ -210,9 +226,7 @@ pub(super) fn sim(kind: &'static str, s: &SimSummary, paths: SimPaths<'_>, deter
                 first_run: p.first_run,
                 first_seed: p.first_seed,
                 original_steps: p.original_steps,
-                trace_steps: p.trace_steps,
-                trace: paths.as_ref().map(|p| p.0.clone()),
-                trace_md: paths.map(|p| p.1),
+                trace: TraceRef::new(p.trace_steps, paths),
             }
         })
         .collect();

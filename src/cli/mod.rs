@@ -77,38 +77,7 @@ fn run(command: Command) -> Exit {
             Ok(0)
         }
         Command::Man => man(),
-        Command::Check {
-            scenarios,
-            all,
-            dfs,
-            format,
-            max_states,
-            max_depth,
-            timeout,
-            max_memory,
-            reports,
-            no_reports,
-            no_symmetry,
-            jobs,
-            threads,
-        } => {
-            progress::interval()?;
-            let opts = Options {
-                dfs,
-                max_states,
-                max_depth,
-                stop_at: None,
-                timeout,
-                max_memory: Some(max_memory.unwrap_or_else(default_memory)),
-                progress: Some(Progress::search("check")),
-                threads,
-                interrupt: interrupt::on_ctrl_c(),
-                no_symmetry,
-            };
-            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
-            let out = (!no_reports).then_some(reports.as_path());
-            check::check_cmd(&scenarios, all, &opts, format, out, jobs)
-        }
+        Command::Check(args) => check::run(args),
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Matrix {
             scenarios,
@@ -129,34 +98,7 @@ fn run(command: Command) -> Exit {
             let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
             matrix::matrix_cmd(&scenarios, &opts, &reports, jobs, full.then_some(max_states), format)
         }
-        Command::Simulate {
-            scenario,
-            seed,
-            seed_range,
-            runs,
-            max_steps,
-            threads,
-            rate,
-            check_determinism,
-            format,
-            reports,
-            no_reports,
-        } => {
-            let reports = reports.unwrap_or_else(|| PathBuf::from("reports"));
-            let job = simulate::SimJob {
-                seed,
-                seed_range,
-                runs,
-                max_steps,
-                threads,
-                rates: rate,
-                check_determinism,
-                format,
-                reports: (!no_reports).then_some(reports.as_path()),
-                interrupt: interrupt::on_ctrl_c(),
-            };
-            simulate::simulate_cmd(&scenario, job)
-        }
+        Command::Simulate(args) => simulate::run(args),
         #[rustfmt::skip]
         Command::Bench { repeat, only, threads, no_tlc, baseline, format, child } => {
             bench::bench_cmd(bench::BenchArgs { repeat, only, threads, no_tlc, baseline, format, child })
@@ -192,6 +134,6 @@ fn man() -> Exit {
 
 /// The memory bound when `--max-memory` is not given: 3/4 of the machine's
 /// memory, or [`DEFAULT_MEMORY`] where that cannot be read.
-fn default_memory() -> u64 {
+pub(super) fn default_memory() -> u64 {
     memory::total().map_or(DEFAULT_MEMORY, |t| t / 4 * 3)
 }

@@ -21,6 +21,7 @@ use crate::scenario::Scenario;
 use crate::sim::{check_determinism, shrink, simulate_with, trace_of, Options, Outcome, Rates};
 use crate::world::World;
 
+use super::args::SimulateArgs;
 use super::failure::{Exit, Failure, Shown};
 use super::json::{self, SimPaths};
 use super::Format;
@@ -39,6 +40,24 @@ pub(super) struct SimJob<'a> {
     pub reports: Option<&'a Path>,
     /// Raised by Ctrl-C: no run starts after it.
     pub interrupt: Interrupt,
+}
+
+/// `locksmith simulate` with its flags: the job they describe, then
+/// [`simulate_cmd`].
+pub(super) fn run(args: SimulateArgs) -> Exit {
+    let job = SimJob {
+        seed: args.seed,
+        seed_range: args.seed_range,
+        runs: args.runs,
+        max_steps: args.max_steps,
+        threads: args.threads,
+        rates: args.rate,
+        check_determinism: args.check_determinism,
+        format: args.format,
+        reports: args.out.folder(),
+        interrupt: interrupt::on_ctrl_c(),
+    };
+    simulate_cmd(&args.scenario, job)
 }
 
 pub(super) fn simulate_cmd(name: &str, job: SimJob<'_>) -> Exit {

@@ -91,34 +91,59 @@ impl<A: Lock> fmt::Debug for Shown<A> {
 /// The whole state in words, one line per node, then the network, the
 /// faults spent and who holds and wants the lock.
 pub fn state_words<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
-    let mut lines = Vec::new();
-    for (i, n) in s.nodes.iter().enumerate() {
-        let status = match n.status {
-            Status::Up => "up".to_string(),
-            Status::Paused(k) => format!("paused, {k} tick{} left", plural(k as i64)),
-            Status::Down => "down".to_string(),
-        };
-        let mut parts: Vec<String> = fields(world, i, &n.state)
-            .0
-            .into_iter()
-            .map(|(k, v)| format!("{k} {v}"))
+    let mut lines: Vec<String> = (0..s.nodes.len()).map(|i| node_words(world, s, i)).collect();
+    network_words(world, s, &mut lines);
+    fault_words(world, s, &mut lines);
+    let v = view(world, s);
+    let who = |mask: u64| -> String {
+        let names: Vec<&str> = (0..world.names.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| world.name(i))
             .collect();
-        for (t, v) in &n.timers {
-            parts.push(format!("{} {v}", world.show_timer(i, t)));
+        if names.is_empty() {
+            "nobody".into()
+        } else {
+            names.join(", ")
         }
-        for (w, v) in &n.watches {
-            parts.push(format!("stopwatch {} at {v}", format!("{w:?}").to_lowercase()));
-        }
-        if n.skew != 0 {
-            let ahead = if n.skew > 0 { "ahead" } else { "behind" };
-            parts.push(format!(
-                "clock {} tick{} {ahead}",
-                n.skew.unsigned_abs(),
-                plural(n.skew as i64)
-            ));
-        }
-        lines.push(format!("{} ({status}): {}", world.name(i), parts.join(", ")));
+    };
+    lines.push(format!("believe they hold the lock: {}", who(v.holding)));
+    lines.push(format!("want the lock: {}", who(v.wanting)));
+    lines.join("\n")
+}
+
+/// One node's line: its status, variables, timers, stopwatches and clock.
+fn node_words<A: Lock>(world: &World<A>, s: &WorldState<A>, i: usize) -> String {
+    let n = &s.nodes[i];
+    let status = match n.status {
+        Status::Up => "up".to_string(),
+        Status::Paused(k) => format!("paused, {k} tick{} left", plural(k as i64)),
+        Status::Down => "down".to_string(),
+    };
+    let mut parts: Vec<String> = fields(world, i, &n.state)
+        .0
+        .into_iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    for (t, v) in &n.timers {
+        parts.push(format!("{} {v}", world.show_timer(i, t)));
     }
+    for (w, v) in &n.watches {
+        parts.push(format!("stopwatch {} at {v}", format!("{w:?}").to_lowercase()));
+    }
+    if n.skew != 0 {
+        let ahead = if n.skew > 0 { "ahead" } else { "behind" };
+        parts.push(format!(
+            "clock {} tick{} {ahead}",
+            n.skew.unsigned_abs(),
+            plural(n.skew as i64)
+        ));
+    }
+    format!("{} ({status}): {}", world.name(i), parts.join(", "))
+}
+
+/// The network's lines: the messages in flight, the links cut and the
+/// connections broken.
+fn network_words<A: Lock>(world: &World<A>, s: &WorldState<A>, lines: &mut Vec<String>) {
     if s.net.is_empty() {
         lines.push("in flight: nothing".into());
     } else {
@@ -166,6 +191,10 @@ pub fn state_words<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
             .collect();
         lines.push(format!("broken connections: {}", broken.join(", ")));
     }
+}
+
+/// The fault budgets spent so far, where the scenario gives any.
+fn fault_words<A: Lock>(world: &World<A>, s: &WorldState<A>, lines: &mut Vec<String>) {
     let f = &world.faults;
     let spent: Vec<String> = [
         ("crashes", s.spent.crashes, f.crashes),
@@ -180,21 +209,6 @@ pub fn state_words<A: Lock>(world: &World<A>, s: &WorldState<A>) -> String {
     if !spent.is_empty() {
         lines.push(format!("faults spent: {}", spent.join(", ")));
     }
-    let v = view(world, s);
-    let who = |mask: u64| -> String {
-        let names: Vec<&str> = (0..world.names.len())
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| world.name(i))
-            .collect();
-        if names.is_empty() {
-            "nobody".into()
-        } else {
-            names.join(", ")
-        }
-    };
-    lines.push(format!("believe they hold the lock: {}", who(v.holding)));
-    lines.push(format!("want the lock: {}", who(v.wanting)));
-    lines.join("\n")
 }
 
 fn plural(n: i64) -> &'static str {

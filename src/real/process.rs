@@ -8,8 +8,10 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::Child;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
 
 static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
 
@@ -60,6 +62,62 @@ pub(crate) fn kill(child: &mut Option<Child>) {
     if let Some(mut c) = child.take() {
         let _ = c.kill();
         let _ = c.wait();
+    }
+}
+
+/// Sends `sig` (`STOP`, `CONT`) to a server's process with `kill -s`;
+/// `what` names the server when it has no process.
+pub(crate) fn signal(child: &Option<Child>, what: &str, sig: &str) -> io::Result<()> {
+    let pid = child
+        .as_ref()
+        .map(Child::id)
+        .ok_or_else(|| io::Error::other(format!("{what} is not running")))?;
+    let status = std::process::Command::new("kill")
+        .args(["-s", sig, &pid.to_string()])
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!("kill -s {sig} {pid} failed")))
+    }
+}
+
+/// How a server's start failed ([`await_ready`]).
+pub(crate) enum NotReady {
+    /// The process exited (with this status) before it served.
+    Exited(Option<ExitStatus>),
+    /// It did not serve within the time allowed; it has been killed.
+    Late,
+}
+
+/// A server process just spawned into `child`: waits, polling every
+/// 20 ms, until `ready(server)` says it serves. Stops when the process
+/// exits first (`child` left `None`) or `timeout` passes (the process
+/// killed).
+pub(crate) fn await_ready<S>(
+    server: &mut S,
+    child: fn(&mut S) -> &mut Option<Child>,
+    timeout: Duration,
+    mut ready: impl FnMut(&mut S) -> bool,
+) -> Result<(), NotReady> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let exited = match child(server) {
+            Some(c) => c.try_wait().map_or(Some(None), |s| s.map(Some)),
+            None => Some(None),
+        };
+        if let Some(status) = exited {
+            *child(server) = None;
+            return Err(NotReady::Exited(status));
+        }
+        if ready(server) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            kill(child(server));
+            return Err(NotReady::Late);
+        }
+        sleep(Duration::from_millis(20));
     }
 }
 

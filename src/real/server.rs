@@ -13,7 +13,7 @@
 use std::fs;
 use std::io;
 
-use super::process::{self, fresh_dir, on_free_port};
+use super::process::{self, fresh_dir, on_free_port, NotReady};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
@@ -286,24 +286,12 @@ impl RedisServer {
     /// Stops the process (`SIGSTOP`) without killing it: it answers
     /// nothing, and its clock runs on, until [`RedisServer::resume`].
     pub fn pause(&self) -> io::Result<()> {
-        self.signal("STOP")
+        process::signal(&self.child, "redis-server", "STOP")
     }
 
     /// Continues a paused process (`SIGCONT`).
     pub fn resume(&self) -> io::Result<()> {
-        self.signal("CONT")
-    }
-
-    fn signal(&self, sig: &str) -> io::Result<()> {
-        let pid = self
-            .pid()
-            .ok_or_else(|| io::Error::other("redis-server is not running"))?;
-        let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("kill -s {sig} {pid} failed")))
-        }
+        process::signal(&self.child, "redis-server", "CONT")
     }
 
     fn log_name(&self) -> &'static str {
@@ -390,38 +378,26 @@ impl RedisServer {
     fn spawn(&mut self) -> io::Result<()> {
         let child = self.command()?.spawn()?;
         self.child = Some(child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        loop {
-            let exited = match &mut self.child {
-                Some(c) => c.try_wait()?,
-                None => None,
-            };
-            if let Some(status) = exited {
-                self.child = None;
-                return Err(io::Error::other(format!(
-                    "{} on port {} exited at start ({status}); {}",
-                    self.bin.display(),
-                    self.port,
-                    self.last_words()
-                )));
-            }
-            if let Ok(mut con) = self.connect() {
+        let ready = |s: &mut Self| {
+            s.connect().is_ok_and(|mut con| {
                 let pong: redis::RedisResult<String> = redis::cmd("PING").query(&mut con);
-                if pong.is_ok_and(|p| p == "PONG") {
-                    return Ok(());
-                }
-            }
-            if Instant::now() > deadline {
-                self.kill();
-                return Err(io::Error::other(format!(
-                    "{} on port {} did not answer PING within {READY_TIMEOUT:?}; {}",
-                    self.bin.display(),
-                    self.port,
+                pong.is_ok_and(|p| p == "PONG")
+            })
+        };
+        process::await_ready(self, |s| &mut s.child, READY_TIMEOUT, ready).map_err(|e| {
+            let (bin, port) = (self.bin.display(), self.port);
+            io::Error::other(match e {
+                NotReady::Exited(status) => format!(
+                    "{bin} on port {port} exited at start ({}); {}",
+                    status.map_or("status unknown".to_string(), |s| s.to_string()),
                     self.last_words()
-                )));
-            }
-            sleep(Duration::from_millis(20));
-        }
+                ),
+                NotReady::Late => format!(
+                    "{bin} on port {port} did not answer PING within {READY_TIMEOUT:?}; {}",
+                    self.last_words()
+                ),
+            })
+        })
     }
 }
 

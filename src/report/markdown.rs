@@ -9,7 +9,7 @@ use super::story::{changed, fields, ids, participants, verdict_line, violators, 
 use crate::check::Counterexample;
 use crate::properties::{view, Lock, Prop};
 use crate::scenario::Scenario;
-use crate::world::{Action, Program, Status, World, WorldState};
+use crate::world::{Action, Id, Program, Status, World, WorldState};
 
 pub fn trace_md<A: Lock>(sc: &Scenario, world: &World<A>, prop: Prop, cx: &Counterexample<A>, json: &Path) -> String {
     let story = Story::new(world, cx);
@@ -238,22 +238,7 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
             }
             _ => {
                 flush(&mut m, &mut ticks, time);
-                let (who, text) = match a {
-                    Action::Step { node, step } => (vec![*node], world.show_step(*node, step)),
-                    Action::Fire { node, timer } => {
-                        (vec![*node], format!("{} runs out", world.show_timer(*node, timer)))
-                    }
-                    Action::Partition { a, b } => (vec![*a, *b], "link cut".to_string()),
-                    Action::Cut { src, dst } => (vec![*src, *dst], "link cut one way".to_string()),
-                    _ => match a.node() {
-                        Some(node) => {
-                            let text = world.describe(a);
-                            let text = text.strip_prefix(&format!("{} ", world.name(node))).unwrap_or(&text);
-                            (vec![node], text.to_string())
-                        }
-                        None => (shown.clone(), world.describe(a)),
-                    },
-                };
+                let (who, text) = note(world, a, &shown);
                 let _ = writeln!(m, "    Note over {}: {}", over(world, &who), label(&text));
             }
         }
@@ -275,6 +260,33 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
     } else if story.loop_at.is_some() {
         m.push_str("    end\n");
     }
+    m.push_str(&violation_note(world, story, prop));
+    m.push_str("```\n");
+    m
+}
+
+/// The note a diagram writes for an action other than time, a delivery
+/// or a loss: over whom, and what.
+fn note<A: Lock>(world: &World<A>, a: &Action<A>, shown: &[Id]) -> (Vec<Id>, String) {
+    match a {
+        Action::Step { node, step } => (vec![*node], world.show_step(*node, step)),
+        Action::Fire { node, timer } => (vec![*node], format!("{} runs out", world.show_timer(*node, timer))),
+        Action::Partition { a, b } => (vec![*a, *b], "link cut".to_string()),
+        Action::Cut { src, dst } => (vec![*src, *dst], "link cut one way".to_string()),
+        _ => match a.node() {
+            Some(node) => {
+                let text = world.describe(a);
+                let text = text.strip_prefix(&format!("{} ", world.name(node))).unwrap_or(&text);
+                (vec![node], text.to_string())
+            }
+            None => (shown.to_vec(), world.describe(a)),
+        },
+    }
+}
+
+/// The diagram's last note: the property violated, over the nodes that
+/// violate it.
+fn violation_note<A: Lock>(world: &World<A>, story: &Story<A>, prop: Prop) -> String {
     let what = match prop {
         Prop::MutualExclusion => "two clients hold the lock",
         Prop::RwExclusion => "a writer holds the lock with another holder",
@@ -284,14 +296,11 @@ fn mermaid<A: Lock>(world: &World<A>, prop: Prop, story: &Story<A>) -> String {
         Prop::StarvationFreedom => "a client waits for ever",
     };
     let who = violators(world, story, prop);
-    let _ = writeln!(
-        m,
-        "    Note over {}: {} violated, {what}",
+    format!(
+        "    Note over {}: {} violated, {what}\n",
         over(world, &who),
         prop.name()
-    );
-    m.push_str("```\n");
-    m
+    )
 }
 
 /// The clock faults the scenario sets for the whole run, which no single

@@ -393,7 +393,9 @@ fn a_saturated_stopwatch_jumped_back_reads_no_less_than_its_cap() {
     let jump = Action::ClockJump { node: client, by: -3 };
     assert!(world.is_enabled(&s, &jump));
     let t = world.after(&s, &jump).expect("the clock jumps");
-    let elapsed = t.nodes[client].elapsed(redlock::Elapsed).expect("T1 runs");
+    let elapsed = t.nodes[client]
+        .elapsed(locksmith::algorithms::lease::Elapsed)
+        .expect("T1 runs");
     assert!(elapsed >= 4, "a saturated stopwatch jumped back 3 reads {elapsed}");
 }
 

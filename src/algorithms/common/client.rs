@@ -284,6 +284,7 @@ mod tests {
 /// `TlaMapping::tla_vars` hooks.
 pub mod tla {
     use super::{Phase, Script};
+    use crate::algorithms::resource::Resource;
     use crate::world::{Program, Tla, WorldState};
 
     /// `[n \in N |-> f(n)]` over the nodes whose state `f` maps (the
@@ -302,6 +303,17 @@ pub mod tla {
     /// `None` when there is none.
     pub fn the<A: Program>(state: &WorldState<A>, f: impl Fn(&A::State) -> Option<Tla>) -> Tla {
         state.nodes.iter().find_map(|n| f(&n.state)).unwrap_or_else(Tla::none)
+    }
+
+    /// The resource's state, as `get` finds it among the nodes' (its
+    /// initial state when there is none).
+    pub fn resource<A: Program>(state: &WorldState<A>, get: fn(&A::State) -> Option<&Resource>) -> Resource {
+        state
+            .nodes
+            .iter()
+            .find_map(|n| get(&n.state))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// A phase as the specs name it (`"Want"`, `"Holding"` ...).

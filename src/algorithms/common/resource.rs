@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::show;
 use crate::properties::STALE_WRITE;
-use crate::world::{Out, Program, Seq};
+use crate::world::{Id, Out, Program, Seq};
 
 /// A write and its answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -45,6 +45,22 @@ impl Resource {
         self.max_token = self.max_token.max(token);
         self.max_ghost = self.max_ghost.max(ghost);
         ResourceMsg::Accepted
+    }
+
+    /// ReceiveWrite: answers a write to its sender, as the family's
+    /// message `wrap` makes of the answer. The resource gets nothing else.
+    pub fn receive<A: Program>(
+        &mut self,
+        fencing: bool,
+        src: Id,
+        msg: ResourceMsg,
+        wrap: fn(ResourceMsg) -> A::Msg,
+        out: &mut Out<A>,
+    ) {
+        if let ResourceMsg::Write { token, ghost } = msg {
+            let answer = self.write(fencing, token, ghost, out);
+            out.send(src, wrap(answer));
+        }
     }
 }
 

@@ -1,9 +1,7 @@
 //! A client: its state, its steps (Acquire, Write) and its handlers.
 
 use super::{Msg, Node, Params, Step};
-use crate::algorithms::client::{Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {

@@ -4,9 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{Msg, Node, Request, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn show_msg(&self, msg: &Msg, names: &[String]) -> String {

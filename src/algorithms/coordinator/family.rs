@@ -1,29 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{Family, Row, join, on, quoted};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "coordinator"` (specs/Coordinator.tla).
 pub struct Coordinator;
 
 impl Family for Coordinator {
-    const NAME: &'static str = "coordinator";
-    const SPEC: &'static str = "Coordinator";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/Coordinator.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("coordinator", "Coordinator");
 
     fn row(p: &super::Params) -> Row {
         let standby = match p.standby {
@@ -44,18 +28,10 @@ impl Family for Coordinator {
         ]);
         // The coordinator's queue is in memory, but what its crash costs is
         // decided by the standby: the row says which.
-        Row {
-            name,
-            restarts_empty: false,
-            pause_window: PauseWindow::Any,
-        }
+        Row::new(name)
     }
 
-    fn tla_constants(
-        sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         let file = sc.path.display();
         // The spec's standby takes over when the coordinator says it
         // restarted; it has no heartbeat, and no client tells it of a
@@ -75,5 +51,4 @@ impl Family for Coordinator {
         // Extends World.tla but takes only its crashes and restarts.
         Ok(&[])
     }
-
 }

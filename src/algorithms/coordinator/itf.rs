@@ -2,9 +2,7 @@
 //! variables and messages in `trace.itf.json`.
 
 use super::{Client, Msg, Node, Request, Server, State};
-use crate::algorithms::client::tla;
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -18,20 +16,8 @@ impl TlaMapping for Node {
                 _ => None,
             })
         };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
+        let max_ghost = tla::resource(s, State::resource).max_ghost;
         Some(vec![
             ("mode", server(&|sv| Tla::str(format!("{:?}", sv.mode)))),
             ("queue", server(&|sv| tla_queue(&sv.queue))),

@@ -112,13 +112,7 @@ pub use family::Coordinator;
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 pub use client::Client;
 use client::{client_receive, client_step};
@@ -280,6 +274,8 @@ pub enum State {
     Resource(Resource),
 }
 
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
     /// `REQUEST`: the client asks for the lock.
@@ -390,10 +386,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock at any moment (docs/design.md §2).
@@ -413,9 +407,8 @@ impl Actor for Node {
             (Node::Server(p), State::Server(s)) => server_receive(p, ctx.id, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, src, msg, out),
             (Node::Resource, State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(false, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(false, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

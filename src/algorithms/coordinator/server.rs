@@ -2,7 +2,7 @@
 //! its standby: its state, its handlers (ReceiveRequest to Takeover), its timers.
 
 use super::{Msg, Node, Params, Request, Standby, Timer, COORDINATOR, STANDBY};
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// What a server does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

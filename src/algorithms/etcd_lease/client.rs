@@ -2,9 +2,7 @@
 //! its answer handlers and its timers.
 
 use super::{Msg, Node, Params, Step, Timer, SERVER};
-use crate::algorithms::client::{validity_left, Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Ctx, Id, Out};
+use crate::algorithms::prelude::*;
 
 /// Where an acquisition attempt is (within `Phase::Acquiring`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

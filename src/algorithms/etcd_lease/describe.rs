@@ -2,10 +2,7 @@
 //! traces and reports show them.
 
 use super::{Msg, Node, Stage, State, Step, Timer, Unlock};
-use crate::algorithms::client::{show, Phase};
-use crate::algorithms::resource::ResourceMsg;
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {

@@ -2,8 +2,7 @@
 //! and timer names in `trace.itf.json`.
 
 use super::{Client, Node, State, Timer};
-use crate::algorithms::client::tla;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -11,26 +10,14 @@ impl TlaMapping for Node {
     /// keys and watches (as sets), the clients' attempts, the resource's
     /// maxima.
     fn tla_vars(world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let sv = s.nodes.iter().find_map(|n| match &n.state {
             State::Server(sv) => Some(sv),
             _ => None,
         })?;
         let clients = world.actors.iter().filter(|a| matches!(a, Node::Client(_))).count();
         let slots = clients + usize::from(world.faults.crashes);
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let r = tla::resource(s, State::resource);
         let int = |v: u32| Tla::int(v);
         Some(vec![
             ("revision", int(sv.revision)),

@@ -107,36 +107,17 @@ pub use family::EtcdLease;
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease, Phase};
+use crate::algorithms::lease::validity_keys;
+use crate::algorithms::lease::next_step;
+use crate::algorithms::prelude::*;
 use super::one_server_world;
-use super::resource::{Resource, ResourceMsg};
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 use client::{client_receive, client_step, client_timer, released, start_over};
 pub use client::{Client, Stage};
+pub use crate::algorithms::lease::ClientKind;
 use server::{server_receive, server_timer};
 pub use server::{Key, Lease, Server, Watch};
 
-/// How long a client believes it holds the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClientKind {
-    /// From the moment it is first until its write is answered.
-    Naive,
-    /// While its lease's TTL, counted on its own clock from the last grant
-    /// or keep-alive answer, less `drift`, lasts; once it has checked that
-    /// more than `margin` is left, until its write is answered.
-    Validity,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("naive", ClientKind::Naive),
-        ("validity", ClientKind::Validity),
-    ];
-}
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -220,22 +201,7 @@ impl Params {
                 "{file}: [faults] {key} cannot happen to algorithm = \"etcd-lease\": a client talks to etcd by gRPC over one HTTP/2 connection on TCP, which delivers each message once and in order (loss and partitions break the connection instead); allowed: duplicate = false, reorder = false"
             )));
         }
-        match p.client {
-            ClientKind::Naive => {
-                if let Some(key) = [("drift", drift), ("margin", margin)]
-                    .iter()
-                    .find_map(|(key, v)| v.map(|_| key))
-                {
-                    return Err(ScenarioError(format!(
-                        "{file}: [system] {key} is used only by a validity client; allowed with client = \"validity\" (client is \"naive\")"
-                    )));
-                }
-            }
-            ClientKind::Validity => {
-                p.drift = drift.unwrap_or(p.drift);
-                p.margin = margin.unwrap_or(p.margin);
-            }
-        }
+        (p.drift, p.margin) = validity_keys(&file, p.client, drift, margin)?;
         Ok(p)
     }
 
@@ -265,6 +231,8 @@ pub enum State {
     Client(Client),
     Resource(Resource),
 }
+
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
 
 /// Requests carry the attempt's lease ID, answers the ID of their request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -356,12 +324,7 @@ pub enum Timer {
     Retry,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Step {
-    Acquire,
-    Check,
-    Write,
-}
+pub use crate::algorithms::lease::Step;
 
 impl Node {
     fn params(&self) -> &Params {
@@ -394,12 +357,7 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match c.script.phase {
-            Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
-            Phase::Holding if p.validity() && !c.checked => steps.push(Step::Check),
-            Phase::Holding => steps.push(Step::Write),
-            _ => {}
-        }
+        steps.extend(next_step(&c.script, ctx.timer(Timer::Retry), p.validity(), c.checked));
     }
 
     /// A client talks to etcd over one gRPC connection (HTTP/2 on TCP).
@@ -469,10 +427,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock, and retries after its back-off,
@@ -493,9 +449,8 @@ impl Actor for Node {
             (Node::Server(p), State::Server(s)) => server_receive(p, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, msg, out),
             (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(p.fencing, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(p.fencing, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

@@ -2,8 +2,7 @@
 //! ReceiveLeaseGrant to ReceiveUnlock and then the LeaseExpiry timer.
 
 use super::{Msg, Node, Params, Timer, Unlock};
-use crate::properties::FOREIGN_RELEASE;
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// A lease: the slot of the lease table that holds it (see the module's
 /// modelling choices), and its ID.

@@ -2,9 +2,7 @@
 //! its answer handlers (with Release) and its helpers.
 
 use super::{Elapsed, Msg, Node, Params, Step, Timer, DB};
-use crate::algorithms::client::{validity_left, Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Ctx, Out};
+use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
@@ -42,10 +40,8 @@ pub(super) fn client_step(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, step:
         }
         // Check: is there validity left for the work? Only then write.
         Step::Check => {
-            if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-                c.checked = true;
-                out.cancel_timer(Timer::Validity);
-            } else {
+            c.checked = validity_holds(ctx, Timer::Validity, p.margin, out);
+            if !c.checked {
                 give_up(p, c, out);
             }
         }

@@ -2,8 +2,7 @@
 //! expires_at)`, and the statements it runs, each as one transaction.
 
 use super::{Msg, Node, Params, Timer};
-use crate::properties::FOREIGN_RELEASE;
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// The lock's row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

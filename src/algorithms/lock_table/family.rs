@@ -1,28 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::family::{Family, Row, join, on, quoted, boolean, WORLD_FAULTS};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "lock-table"` (specs/LockTable.tla).
 pub struct LockTable;
 
 impl Family for LockTable {
-    const NAME: &'static str = "lock-table";
-    const SPEC: &'static str = "LockTable";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/LockTable.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("lock-table", "LockTable");
 
     fn row(p: &super::Params) -> Row {
         let name = join(&[
@@ -31,17 +16,12 @@ impl Family for LockTable {
         ]);
         // The database is durable: its rows survive its crashes.
         Row {
-            name,
-            restarts_empty: false,
             pause_window: p.pause_window,
+            ..Row::new(name)
         }
     }
 
-    fn tla_constants(
-        _sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(_sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         set("Clients", p.clients.to_string());
         set("Expiry", boolean(p.expiry));
         set("Ttl", p.ttl.to_string());
@@ -53,5 +33,4 @@ impl Family for LockTable {
         set("PauseWindow", quoted(p.pause_window.word()));
         Ok(&WORLD_FAULTS)
     }
-
 }

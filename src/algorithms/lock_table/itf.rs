@@ -2,20 +2,14 @@
 //! `specs/mirror/LockTable.tla`'s variables (`trace.itf.json`).
 
 use super::{Client, Node, State};
-use crate::algorithms::client::tla;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
     /// specs/mirror/LockTable.tla's variables: the lock's row, the clients'
     /// attempts, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let row = tla::the(s, |st| match st {
             State::Database(d) => Some(Tla::or_none(d.row, |r| {
                 Tla::rec([
@@ -27,14 +21,7 @@ impl TlaMapping for Node {
             })),
             _ => None,
         });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let r = tla::resource(s, State::resource);
         Some(vec![
             ("row", row),
             ("phase", client(|c| tla::phase(c.script.phase))),

@@ -23,13 +23,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease, PauseWindow, Phase, Script};
+use crate::algorithms::lease::next_step;
+use crate::algorithms::prelude::*;
 use super::one_server_world;
-use super::resource::{Resource, ResourceMsg};
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Seq, World, WorldState};
 
 mod client;
 mod database;
@@ -39,27 +35,12 @@ mod itf;
 pub use family::LockTable;
 
 pub use client::Client;
+pub use crate::algorithms::lease::ClientKind;
 pub use database::{Database, Row};
 
 use client::{client_receive, client_step, give_up, refused};
 use database::database_receive;
 
-/// How a client decides it may use the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClientKind {
-    /// Holds the lock from the insert's answer until it has released it.
-    Naive,
-    /// Measures the insert's round trip and checks the validity left before
-    /// it writes; its belief ends when its validity timer reaches zero.
-    Validity,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("naive", ClientKind::Naive),
-        ("validity", ClientKind::Validity),
-    ];
-}
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,6 +118,8 @@ pub enum State {
     Resource(Resource),
 }
 
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
     /// `INSERT INTO locks VALUES ('lock', value, now() + ttl)`, after
@@ -176,16 +159,8 @@ pub enum Timer {
     Retry,
 }
 
-/// Validity client: the stopwatch started when it sends the insert.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Elapsed;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Step {
-    Acquire,
-    Check,
-    Write,
-}
+pub use crate::algorithms::lease::Step;
 
 impl Node {
     fn params(&self) -> Option<&Params> {
@@ -220,20 +195,13 @@ impl Actor for Node {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
             return;
         };
-        match c.script.phase {
-            Phase::Want if ctx.timer(Timer::Retry).is_none() => steps.push(Step::Acquire),
-            Phase::Holding if p.validity() && !c.checked => steps.push(Step::Check),
-            Phase::Holding => steps.push(Step::Write),
-            _ => {}
-        }
+        steps.extend(next_step(&c.script, ctx.timer(Timer::Retry), p.validity(), c.checked));
     }
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock, and retries after its back-off,
@@ -254,9 +222,8 @@ impl Actor for Node {
             (Node::Database(p), State::Database(d)) => database_receive(p, d, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, msg, out),
             (Node::Resource, State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(false, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(false, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

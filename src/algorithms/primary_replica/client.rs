@@ -2,9 +2,7 @@
 //! handlers for Redis's and Sentinel's answers, and their timers.
 
 use super::{ClientKind, Elapsed, Msg, Node, Params, Timer, PRIMARY};
-use crate::algorithms::client::{validity_left, Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Ctx, Id, Out};
+use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
@@ -47,10 +45,8 @@ pub(super) fn acquire(node: &Node, c: &mut Client, out: &mut Out<Node>) {
 /// use the resource; otherwise give the lock up.
 pub(super) fn check(node: &Node, ctx: &Ctx<'_, Node>, c: &mut Client, out: &mut Out<Node>) {
     let p = node.params();
-    if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-        c.checked = true;
-        out.cancel_timer(Timer::Validity);
-    } else {
+    c.checked = validity_holds(ctx, Timer::Validity, p.margin, out);
+    if !c.checked {
         give_up(p, c, out);
     }
 }

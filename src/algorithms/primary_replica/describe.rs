@@ -2,9 +2,7 @@
 //! replication stream and Sentinel's commands, as traces show them.
 
 use super::{Failover, Key, Msg, Node, Replication, Standing, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::words::field;
-use crate::world::{Describe, Id};
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn persistence(&self) -> &'static str {

@@ -1,29 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{Family, Row, join, on, quoted};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "primary-replica"` (specs/PrimaryReplica.tla).
 pub struct PrimaryReplica;
 
 impl Family for PrimaryReplica {
-    const NAME: &'static str = "primary-replica";
-    const SPEC: &'static str = "PrimaryReplica";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/PrimaryReplica.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("primary-replica", "PrimaryReplica");
 
     fn row(p: &super::Params) -> Row {
         use super::{ClientKind, Replication};
@@ -43,18 +27,10 @@ impl Family for PrimaryReplica {
         ]);
         // A crashed Redis restarts empty but serves nothing until Sentinel has
         // made it a replica: what a crash costs here is the failover.
-        Row {
-            name,
-            restarts_empty: false,
-            pause_window: PauseWindow::Any,
-        }
+        Row::new(name)
     }
 
-    fn tla_constants(
-        sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         // The spec has one Sentinel, ships at once, has no
         // min-replicas-to-write, and restarts a crashed primary as it was.
         if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart {
@@ -78,5 +54,4 @@ impl Family for PrimaryReplica {
         set("Margin", p.margin.to_string());
         Ok(&[])
     }
-
 }

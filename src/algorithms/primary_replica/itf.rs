@@ -2,9 +2,7 @@
 //! specs/mirror/PrimaryReplica.tla, for `trace.itf.json`.
 
 use super::{Client, Failover, Key, Msg, Node, Redis, Standing, State, Timer, Waiting};
-use crate::algorithms::client::tla;
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Id, Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -21,12 +19,7 @@ impl TlaMapping for Node {
                 _ => None,
             })
         };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let standing = |st: &Standing| {
             let (kind, peer) = match *st {
                 Standing::Primary => ("Primary", None),
@@ -77,14 +70,7 @@ impl TlaMapping for Node {
                     ("returned", Tla::mask(u64::from(x.returned))),
                 ])
             });
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
+        let max_ghost = tla::resource(s, State::resource).max_ghost;
         Some(vec![
             ("standing", redis(&|r| standing(&r.standing))),
             ("epoch", redis(&|r| Tla::int(r.epoch))),

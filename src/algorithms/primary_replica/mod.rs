@@ -208,12 +208,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease, Phase};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 mod client;
 mod describe;
@@ -231,7 +226,8 @@ use self::redis::{redis_fire, redis_init, redis_receive, redis_restart, replicat
 pub use self::redis::{Attached, Redis, Standing, Waiting, MAX_UNACKED};
 pub use client::Client;
 use client::{acquire, check, client_fire, client_init, client_receive, write};
-pub use params::{ClientKind, Params, Replication, MAX_REPLICAS, MAX_SENTINELS};
+pub use crate::algorithms::lease::ClientKind;
+pub use params::{Params, Replication, MAX_REPLICAS, MAX_SENTINELS};
 use sentinel::{select_replica, sentinel_fire, sentinel_init, sentinel_receive, sentinel_restart};
 pub use sentinel::{Failover, Sentinel};
 
@@ -262,6 +258,8 @@ pub enum State {
     Client(Client),
     Resource(Resource),
 }
+
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
@@ -393,9 +391,6 @@ pub enum Timer {
     Lag { replica: Id },
 }
 
-/// Validity client: the stopwatch started when it sends its `SET`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
@@ -483,10 +478,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock, and retries after its back-off,
@@ -518,9 +511,8 @@ impl Actor for Node {
             (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, ctx.id, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, ctx, c, src, msg, out),
             (Node::Resource(_), State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(false, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(false, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

@@ -2,9 +2,7 @@
 //! read and checked, and the node ids they lay out.
 
 use super::PRIMARY;
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Id, Role};
+use crate::algorithms::prelude::*;
 
 /// When the primary answers a granted `SET`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,23 +21,6 @@ impl Words for Replication {
     ];
 }
 
-/// What the client knows about the lock's lifetime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClientKind {
-    /// Believes it holds the lock from the grant until it has written and
-    /// released.
-    Naive,
-    /// Times its request, and uses the lock only while its validity lasts,
-    /// as a Redlock client does with one instance.
-    Validity,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("naive", ClientKind::Naive),
-        ("validity", ClientKind::Validity),
-    ];
-}
 
 /// The most replicas a scenario may have.
 pub const MAX_REPLICAS: u8 = 3;

@@ -2,7 +2,7 @@
 //! primary's step (Replicate), their command handlers and their timers.
 
 use super::{Key, Msg, Node, Params, Replication, Timer, MAX_REPLICAS, PRIMARY};
-use crate::world::{Ctx, Id, Out};
+use crate::algorithms::prelude::*;
 
 /// What a Redis node is to the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

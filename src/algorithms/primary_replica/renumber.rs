@@ -2,7 +2,7 @@
 //! message are lock values, ghost numbers and configuration epochs.
 
 use super::{Msg, Node, State};
-use crate::world::{Renumber, Seq};
+use crate::algorithms::prelude::*;
 
 impl Renumber for Node {
     /// Lock values are `Seq::Value`, ghost numbers `Seq::Ghost`; this

@@ -2,7 +2,7 @@
 //! handlers for the Redis nodes' and each other's messages, and their timer.
 
 use super::{Msg, Node, Params, Timer, PRIMARY};
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// Where the Sentinel is in a failover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

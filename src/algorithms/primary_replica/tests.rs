@@ -366,6 +366,16 @@ fn deliver(w: &World<Node>, s: &mut WorldState<Node>, from: Id, to: Id) {
     );
 }
 
+/// Takes `node`'s step `step`.
+fn take(w: &World<Node>, s: &mut WorldState<Node>, node: Id, step: Step) {
+    go(w, s, |a| *a == Action::Step { node, step });
+}
+
+/// Fires `node`'s timer `timer`.
+fn fire(w: &World<Node>, s: &mut WorldState<Node>, node: Id, timer: Timer) {
+    go(w, s, |a| *a == Action::Fire { node, timer });
+}
+
 fn holders(w: &World<Node>, s: &WorldState<Node>) -> u32 {
     Node::lock_view(w, s).holding.count_ones()
 }
@@ -386,61 +396,26 @@ fn wait_one_of_two_loses_the_lock_when_the_other_replica_is_promoted() {
     let mut s = w.init();
     let tick = |s: &mut WorldState<Node>| go(&w, s, |a| *a == Action::Tick);
     tick(&mut s);
-    go(&w, &mut s, |a| {
-        *a == Action::Fire {
-            node: p,
-            timer: Timer::Ping,
-        }
-    });
+    fire(&w, &mut s, p, Timer::Ping);
     tick(&mut s);
     deliver(&w, &mut s, p, sentinel);
     // t = 2: down-after runs from here. c1 is granted after one ack.
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: c1,
-            step: Step::Acquire,
-        }
-    });
+    take(&w, &mut s, c1, Step::Acquire);
     deliver(&w, &mut s, c1, p);
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: p,
-            step: Step::Replicate,
-        }
-    });
+    take(&w, &mut s, p, Step::Replicate);
     deliver(&w, &mut s, p, r1);
     deliver(&w, &mut s, r1, p);
     go(&w, &mut s, |a| *a == Action::Crash { node: p });
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: c2,
-            step: Step::Acquire,
-        }
-    });
+    take(&w, &mut s, c2, Step::Acquire);
     tick(&mut s);
     deliver(&w, &mut s, p, c1);
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: c1,
-            step: Step::Write,
-        }
-    });
+    take(&w, &mut s, c1, Step::Write);
     tick(&mut s);
     deliver(&w, &mut s, c1, w.actors.len() - 1);
     tick(&mut s);
     // t = 5: c1's write is answered but the answer is still in flight.
-    go(&w, &mut s, |a| {
-        *a == Action::Fire {
-            node: sentinel,
-            timer: Timer::DownAfter,
-        }
-    });
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: sentinel,
-            step: Step::SelectReplica { replica: r2 },
-        }
-    });
+    fire(&w, &mut s, sentinel, Timer::DownAfter);
+    take(&w, &mut s, sentinel, Step::SelectReplica { replica: r2 });
     deliver(&w, &mut s, sentinel, r2);
     deliver(&w, &mut s, r2, sentinel);
     deliver(&w, &mut s, sentinel, c2);
@@ -471,36 +446,16 @@ fn a_stale_primary_answers_until_its_older_epoch_demotes_it() {
     let mut s = w.init();
     let tick = |s: &mut WorldState<Node>| go(&w, s, |a| *a == Action::Tick);
     go(&w, &mut s, |a| *a == Action::Pause { node: p, ticks: 3 });
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: c2,
-            step: Step::Acquire,
-        }
-    });
+    take(&w, &mut s, c2, Step::Acquire);
     for _ in 0..3 {
         tick(&mut s);
     }
     // t = 3: down-after fires; the replica takes over in epoch 1.
-    go(&w, &mut s, |a| {
-        *a == Action::Fire {
-            node: sentinel,
-            timer: Timer::DownAfter,
-        }
-    });
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: sentinel,
-            step: Step::SelectReplica { replica: r },
-        }
-    });
+    fire(&w, &mut s, sentinel, Timer::DownAfter);
+    take(&w, &mut s, sentinel, Step::SelectReplica { replica: r });
     deliver(&w, &mut s, sentinel, r);
     deliver(&w, &mut s, r, sentinel);
-    go(&w, &mut s, |a| {
-        *a == Action::Step {
-            node: c1,
-            step: Step::Acquire,
-        }
-    });
+    take(&w, &mut s, c1, Step::Acquire);
     deliver(&w, &mut s, sentinel, c1);
     deliver(&w, &mut s, c1, r);
     deliver(&w, &mut s, r, c1);
@@ -511,12 +466,7 @@ fn a_stale_primary_answers_until_its_older_epoch_demotes_it() {
     deliver(&w, &mut s, p, c2);
     assert_eq!(holders(&w, &s), 2, "the stale primary granted c2");
     // Its ping carries epoch 0: the Sentinel demotes it.
-    go(&w, &mut s, |a| {
-        *a == Action::Fire {
-            node: p,
-            timer: Timer::Ping,
-        }
-    });
+    fire(&w, &mut s, p, Timer::Ping);
     deliver(&w, &mut s, p, sentinel);
     deliver(&w, &mut s, sentinel, p);
     deliver(&w, &mut s, p, r);

@@ -2,10 +2,8 @@
 //! node states as reports and traces show them.
 
 use super::{Elapsed, Fencing, Msg, Node, Restart, State, Step, Timer};
-use crate::algorithms::client::{show, validity_left, Phase};
-use crate::world::{Action, Id};
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
+use crate::world::Action;
 
 impl Describe for Node {
     fn persistence(&self) -> &'static str {

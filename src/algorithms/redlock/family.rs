@@ -1,28 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::family::{Family, Row, join, on, quoted, WORLD_FAULTS};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "redlock"` (specs/Redlock.tla).
 pub struct Redlock;
 
 impl Family for Redlock {
-    const NAME: &'static str = "redlock";
-    const SPEC: &'static str = "Redlock";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/Redlock.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("redlock", "Redlock");
 
     fn row(p: &super::Params) -> Row {
         use super::{Fencing, Restart};
@@ -43,17 +28,13 @@ impl Family for Redlock {
         // A delayed restart comes back empty too; it answers nothing until the
         // keys it forgot have expired.
         Row {
-            name,
             restarts_empty: p.restart != Restart::Fsync,
             pause_window: p.pause_window,
+            ..Row::new(name)
         }
     }
 
-    fn tla_constants(
-        _sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(_sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         set("Masters", p.masters.to_string());
         set("Clients", p.clients.to_string());
         set("Ttl", p.ttl.to_string());
@@ -67,5 +48,4 @@ impl Family for Redlock {
         set("PauseWindow", quoted(p.pause_window.word()));
         Ok(&WORLD_FAULTS)
     }
-
 }

@@ -2,8 +2,7 @@
 //! variables (`trace.itf.json`), and the spec's links.
 
 use super::{Client, Master, Node, State};
-use crate::algorithms::client::tla;
-use crate::world::{Id, Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -16,24 +15,12 @@ impl TlaMapping for Node {
                 _ => None,
             })
         };
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let issued = s.nodes.iter().find_map(|n| match n.state {
             State::Counter(v) => Some(v),
             _ => None,
         });
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let r = tla::resource(s, State::resource);
         Some(vec![
             ("key", master(|m| Tla::or_none(m.key, Tla::int))),
             ("recovering", master(|m| Tla::Bool(m.recovering))),

@@ -35,13 +35,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease, PauseWindow, Phase, Script};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 mod client;
 mod describe;
@@ -197,6 +191,8 @@ pub enum State {
     Resource(Resource),
 }
 
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
     /// `SET lock value NX PX ttl`.
@@ -238,9 +234,6 @@ pub enum Timer {
     Retry,
 }
 
-/// Client: T1, the stopwatch started when an attempt begins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
@@ -302,10 +295,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock at any moment (docs/design.md §2); it

@@ -2,7 +2,7 @@
 //! silence, and the commands it runs atomically.
 
 use super::{Msg, Node, Params, Timer};
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Master {

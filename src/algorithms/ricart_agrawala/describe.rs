@@ -2,9 +2,7 @@
 //! states (the paper's variables) as reports and traces show them.
 
 use super::{Msg, Node, Replies, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::words::field;
-use crate::world::{Describe, Id};
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn persistence(&self) -> &'static str {

@@ -3,9 +3,7 @@
 //! its messages.
 
 use super::{Msg, Node, Peer, State};
-use crate::algorithms::client::tla;
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -14,14 +12,7 @@ impl TlaMapping for Node {
     /// its acquisition's ghost number, the resource's maximum.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
         let node = |f: fn(&Peer) -> Tla| tla::per_node(s, move |st| st.peer().map(f));
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                State::Peer(_) => None,
-            })
-            .unwrap_or(0);
+        let max_ghost = tla::resource(s, State::resource).max_ghost;
         Some(vec![
             ("phase", node(|n| tla::phase(n.script.phase))),
             ("left", node(|n| Tla::int(n.script.left))),

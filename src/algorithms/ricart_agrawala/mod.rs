@@ -109,13 +109,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 mod describe;
 mod family;
@@ -209,6 +203,8 @@ pub enum State {
     Resource(Resource),
 }
 
+parts!(State { Resource(Resource) => resource });
+
 impl State {
     /// A node's variables; `None` for the resource.
     pub fn peer(&self) -> Option<&Peer> {
@@ -296,10 +292,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Peer(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Peer(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A node comes to want the critical section at any moment.
@@ -348,9 +342,8 @@ impl Actor for Node {
             (Node::Resource, State::Resource(r)) => {
                 // ReceiveWrite: no fencing; a write below the highest
                 // accepted raises the stale-write flag.
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(false, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(false, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

@@ -2,9 +2,7 @@
 //! Write), its answer handlers (with Release) and its timeouts.
 
 use super::{Command, Elapsed, Msg, Node, Params, Release, Step, Timer, SERVER};
-use crate::algorithms::client::{validity_left, Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Ctx, Id, Out};
+use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
@@ -73,10 +71,8 @@ pub(super) fn client_step(
         }
         // Check: is there more than the margin left? Only then write.
         Step::Check => {
-            if ctx.timer(Timer::Validity).is_some_and(|v| v > p.margin) {
-                c.checked = true;
-                out.cancel_timer(Timer::Validity);
-            } else {
+            c.checked = validity_holds(ctx, Timer::Validity, p.margin, out);
+            if !c.checked {
                 give_up(p, c, out);
             }
         }

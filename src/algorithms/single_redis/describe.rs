@@ -2,9 +2,7 @@
 //! and node states as reports and traces show them.
 
 use super::{Command, Expire, Msg, Node, Release, Restart, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn persistence(&self) -> &'static str {

@@ -1,29 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{Family, Row, join, on, quoted, boolean, WORLD_FAULTS};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "single-redis"` (specs/SingleRedis.tla).
 pub struct SingleRedis;
 
 impl Family for SingleRedis {
-    const NAME: &'static str = "single-redis";
-    const SPEC: &'static str = "SingleRedis";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/SingleRedis.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("single-redis", "SingleRedis");
 
     fn row(p: &super::Params) -> Row {
         use super::{ClientKind, Command, Release, Restart};
@@ -44,17 +28,12 @@ impl Family for SingleRedis {
             on(p.restart == Restart::Fsync, "fsync"),
         ]);
         Row {
-            name,
             restarts_empty: p.restart == Restart::Empty,
-            pause_window: PauseWindow::Any,
+            ..Row::new(name)
         }
     }
 
-    fn tla_constants(
-        _sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(_sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         set("Clients", p.clients.to_string());
         set("Ttl", p.ttl.to_string());
         set("Command", quoted(p.command.word()));
@@ -69,5 +48,4 @@ impl Family for SingleRedis {
         set("Margin", p.margin.to_string());
         Ok(&WORLD_FAULTS)
     }
-
 }

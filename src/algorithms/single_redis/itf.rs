@@ -2,30 +2,20 @@
 //! `specs/mirror/SingleRedis.tla`'s variables (`trace.itf.json`).
 
 use super::{Client, Node, State};
-use crate::algorithms::client::tla;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
     /// specs/mirror/SingleRedis.tla's variables: the server's `key` and `fence`,
     /// the clients' script and attempt, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let server = |st: &State| match st {
             State::Server(sv) => Some(*sv),
             _ => None,
         };
-        let resource = |st: &State| match st {
-            State::Resource(r) => Some(*r),
-            _ => None,
-        };
         let sv = s.nodes.iter().find_map(|n| server(&n.state)).unwrap_or_default();
-        let r = s.nodes.iter().find_map(|n| resource(&n.state)).unwrap_or_default();
+        let r = tla::resource(s, State::resource);
         Some(vec![
             (
                 "key",

@@ -29,13 +29,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease, Phase, Script};
+use crate::algorithms::lease::validity_keys;
+use crate::algorithms::prelude::*;
 use super::one_server_world;
-use super::resource::{Resource, ResourceMsg};
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
 
 mod client;
 mod describe;
@@ -45,6 +41,7 @@ mod server;
 pub use family::SingleRedis;
 
 pub use client::{Client, Expire};
+pub use crate::algorithms::lease::ClientKind;
 pub use server::{Key, Server};
 
 use client::{client_receive, client_step, give_up, timed_out};
@@ -99,22 +96,6 @@ impl Words for Restart {
     ];
 }
 
-/// How long a client believes it holds the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClientKind {
-    /// From the grant until its write is answered.
-    Naive,
-    /// While its validity (ttl − elapsed − drift) lasts, and once it has
-    /// checked that more than `margin` is left, until its write is answered.
-    Validity,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("naive", ClientKind::Naive),
-        ("validity", ClientKind::Validity),
-    ];
-}
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,30 +161,17 @@ impl Params {
                 "{file}: [system] watchdog = true renews an expiry that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\""
             )));
         }
-        match p.client {
-            ClientKind::Naive => {
-                if let Some(key) = [("drift", drift), ("margin", margin)]
-                    .iter()
-                    .find_map(|(key, v)| v.map(|_| key))
-                {
-                    return Err(ScenarioError(format!(
-                        "{file}: [system] {key} is used only by a validity client; allowed with client = \"validity\" (client is \"naive\")"
-                    )));
-                }
+        (p.drift, p.margin) = validity_keys(&file, p.client, drift, margin)?;
+        if p.client == ClientKind::Validity {
+            if p.command == Command::Setnx {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] client = \"validity\" computes a validity from a TTL that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\""
+                )));
             }
-            ClientKind::Validity => {
-                p.drift = drift.unwrap_or(p.drift);
-                p.margin = margin.unwrap_or(p.margin);
-                if p.command == Command::Setnx {
-                    return Err(ScenarioError(format!(
-                        "{file}: [system] client = \"validity\" computes a validity from a TTL that command = \"setnx\" never sets; allowed with command = \"set-nx-px\" or \"setnx-expire\""
-                    )));
-                }
-                if p.watchdog {
-                    return Err(ScenarioError(format!(
-                        "{file}: [system] client = \"validity\" keeps the validity of its grant, which watchdog renewals would not extend; allowed: watchdog = false"
-                    )));
-                }
+            if p.watchdog {
+                return Err(ScenarioError(format!(
+                    "{file}: [system] client = \"validity\" keeps the validity of its grant, which watchdog renewals would not extend; allowed: watchdog = false"
+                )));
             }
         }
         Ok(p)
@@ -235,6 +203,8 @@ pub enum State {
     Client(Client),
     Resource(Resource),
 }
+
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
 
 /// Every request carries the attempt's lock value, and every answer the
 /// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
@@ -301,9 +271,6 @@ pub enum Timer {
     Validity,
 }
 
-/// Validity client: the stopwatch started when it sends its request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Elapsed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
@@ -362,10 +329,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock, and retries after its back-off,
@@ -386,9 +351,8 @@ impl Actor for Node {
             (Node::Server(p), State::Server(s)) => server_receive(p, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, msg, out),
             (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(p.fencing, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(p.fencing, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

@@ -2,8 +2,7 @@
 //! and the commands it executes atomically.
 
 use super::{Msg, Node, Params, Timer};
-use crate::properties::FOREIGN_RELEASE;
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// The lock key `lock`: the value of the attempt that set it; `ghost`
 /// numbers the acquisition in grant order.

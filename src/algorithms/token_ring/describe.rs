@@ -1,9 +1,7 @@
 //! The family's words: how messages, steps, timers and states are shown.
 
 use super::{Msg, Node, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {

@@ -2,9 +2,7 @@
 //! `specs/mirror/TokenRing.tla` (`trace.itf.json`).
 
 use super::{Msg, Node, RingNode, State};
-use crate::algorithms::client::tla;
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -17,14 +15,7 @@ impl TlaMapping for Node {
                 _ => None,
             })
         };
-        let max_ghost = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r.max_ghost),
-                _ => None,
-            })
-            .unwrap_or(0);
+        let max_ghost = tla::resource(s, State::resource).max_ghost;
         Some(vec![
             ("phase", ring(|n| tla::phase(n.script.phase))),
             ("left", ring(|n| Tla::int(n.script.left))),

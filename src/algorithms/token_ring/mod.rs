@@ -48,13 +48,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{scripts_view, Phase, Script};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 mod describe;
 mod family;
@@ -185,6 +179,8 @@ pub enum State {
     Resource(Resource),
 }
 
+parts!(State { Resource(Resource) => resource });
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
     /// The ring's token, to the successor.
@@ -252,10 +248,8 @@ impl Actor for Node {
     }
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Ring(p) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Ring(p) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
@@ -303,9 +297,8 @@ impl Actor for Node {
                 Msg::Resource(_) => {}
             },
             (Node::Resource, State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(false, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(false, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

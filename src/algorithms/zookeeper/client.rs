@@ -2,9 +2,7 @@
 //! Check, Write, Read), its handlers, its timers and its reconnection.
 
 use super::{Child, Mode, Msg, Node, Params, Step, Timer, Watch, ENSEMBLE};
-use crate::algorithms::client::{Phase, Script};
-use crate::algorithms::resource::ResourceMsg;
-use crate::world::{Ctx, Out};
+use crate::algorithms::prelude::*;
 
 /// Where an acquiring client is in the recipe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,10 +1,7 @@
 //! The family's words: how messages, steps, timers and states are shown.
 
 use super::{Child, Msg, Node, Params, State, Step, Timer};
-use crate::algorithms::client::show;
-use crate::algorithms::resource::ResourceMsg;
-use crate::words::field;
-use crate::world::Describe;
+use crate::algorithms::prelude::*;
 
 impl Describe for Node {
     fn show_msg(&self, msg: &Msg, _names: &[String]) -> String {

@@ -2,8 +2,7 @@
 //! children of `/lock`, watches), its handlers and its SessionExpiry.
 
 use super::{Child, Msg, Node, Params, Timer};
-use crate::properties::FOREIGN_RELEASE;
-use crate::world::{Id, Out};
+use crate::algorithms::prelude::*;
 
 /// A znode and the session that owns it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,29 +1,13 @@
 //! The family's registration: what the registry in
 //! `algorithms/family.rs` knows of it.
 
-use crate::algorithms::client::PauseWindow;
-use crate::algorithms::family::{Family, Row, join, on, quoted, boolean};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::words::Words;
-use crate::world::World;
+use crate::algorithms::prelude::*;
 
 /// The family of `algorithm = "zookeeper"` (specs/ZooKeeperLock.tla).
 pub struct ZooKeeper;
 
 impl Family for ZooKeeper {
-    const NAME: &'static str = "zookeeper";
-    const SPEC: &'static str = "ZooKeeperLock";
-    const SPEC_TEXT: &'static str = include_str!("../../../specs/ZooKeeperLock.tla");
-    type Node = super::Node;
-    type Params = super::Params;
-
-    fn params(sc: &Scenario) -> Result<super::Params, ScenarioError> {
-        super::Params::read(sc)
-    }
-
-    fn world(sc: &Scenario) -> Result<World<super::Node>, ScenarioError> {
-        super::world(sc)
-    }
+    names!("zookeeper", "ZooKeeperLock");
 
     fn row(p: &super::Params) -> Row {
         use super::{ClientKind, Recipe, Watch};
@@ -46,18 +30,10 @@ impl Family for ZooKeeper {
             on(p.fencing, "zxid fencing"),
             on(!p.protection, "no protection prefix"),
         ]);
-        Row {
-            name,
-            restarts_empty: false,
-            pause_window: PauseWindow::Any,
-        }
+        Row::new(name)
     }
 
-    fn tla_constants(
-        sc: &Scenario,
-        p: &super::Params,
-        set: &mut dyn FnMut(&str, String),
-    ) -> Result<&'static [&'static str], String> {
+    fn tla_constants(sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         // The spec's creates carry Curator's protection prefix.
         if !p.protection {
             return Err(format!(
@@ -78,5 +54,4 @@ impl Family for ZooKeeper {
         set("Retry", p.retry.to_string());
         Ok(&["min_pause"])
     }
-
 }

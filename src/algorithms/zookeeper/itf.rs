@@ -2,8 +2,7 @@
 //! `specs/mirror/ZooKeeperLock.tla` (`trace.itf.json`).
 
 use super::{Client, Msg, Node, State, Timer};
-use crate::algorithms::client::tla;
-use crate::world::{Tla, TlaMapping, World, WorldState};
+use crate::algorithms::prelude::*;
 
 /// The spec's variables and values (`trace.itf.json`; docs/design.md §10).
 impl TlaMapping for Node {
@@ -11,24 +10,12 @@ impl TlaMapping for Node {
     /// slots, children of /lock and watches (as sets), the clients'
     /// recipe state, the resource's maxima.
     fn tla_vars(_world: &World<Self>, s: &WorldState<Self>) -> Option<Vec<(&'static str, Tla)>> {
-        let client = |f: fn(&Client) -> Tla| {
-            tla::per_node(s, move |st| match st {
-                State::Client(c) => Some(f(c)),
-                _ => None,
-            })
-        };
+        let client = |f: fn(&Client) -> Tla| tla::per_node(s, move |st| st.client().map(f));
         let e = s.nodes.iter().find_map(|n| match &n.state {
             State::Ensemble(e) => Some(e),
             _ => None,
         })?;
-        let r = s
-            .nodes
-            .iter()
-            .find_map(|n| match n.state {
-                State::Resource(r) => Some(r),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let r = tla::resource(s, State::resource);
         let int = |v: u32| Tla::int(v);
         Some(vec![
             ("zxid", int(e.zxid)),

@@ -85,12 +85,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{leases_view, ClientLease};
-use super::resource::{Resource, ResourceMsg};
-use super::Layout;
-use crate::properties::{Lock, LockView};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::world::{Actor, Ctx, Id, Out, Renumber, Role, Seq, World, WorldState};
+use crate::algorithms::prelude::*;
 
 mod client;
 mod describe;
@@ -157,6 +152,8 @@ pub enum State {
     Client(Client),
     Resource(Resource),
 }
+
+parts!(State { Client(Client) => client, Resource(Resource) => resource });
 
 /// The ZooKeeper protocol's requests, answers and watch events. Requests
 /// carry the session; answers to the lock recipe's requests carry the
@@ -315,10 +312,8 @@ impl Actor for Node {
 
     /// A holder works from 0 to `[system] work` ticks before it writes.
     fn within(&self, step: Step) -> Option<u8> {
-        match self {
-            Node::Client(p, _) if step == Step::Write && p.work > 0 => Some(p.work),
-            _ => None,
-        }
+        let Node::Client(p, _) = self else { return None };
+        work_within(p.work, step == Step::Write)
     }
 
     /// A client comes to want the lock, and retries after its back-off,
@@ -339,9 +334,8 @@ impl Actor for Node {
             (Node::Ensemble(p), State::Ensemble(e)) => ensemble::ensemble_receive(p, e, src, msg, out),
             (Node::Client(p, mode), State::Client(c)) => client::client_receive(p, *mode, c, msg, out),
             (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(ResourceMsg::Write { token, ghost }) = msg {
-                    let answer = r.write(p.fencing, token, ghost, out);
-                    out.send(src, Msg::Resource(answer));
+                if let Msg::Resource(m) = msg {
+                    r.receive(p.fencing, src, m, Msg::Resource, out);
                 }
             }
             _ => {}

@@ -2,7 +2,6 @@
 //! watches, the client, the session, and how they are read and checked.
 
 use super::*;
-use crate::words::Words;
 
 /// Which recipe the clients follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -17,15 +17,10 @@ fn good_values_parse() {
     ])
     .expect("parses");
     match cli.command {
-        Command::Check {
-            threads,
-            timeout,
-            max_memory,
-            ..
-        } => {
-            assert_eq!(threads, 256);
-            assert_eq!(timeout, Some(Duration::from_millis(500)));
-            assert_eq!(max_memory, Some(2 << 30));
+        Command::Check(args) => {
+            assert_eq!(args.threads, 256);
+            assert_eq!(args.timeout, Some(Duration::from_millis(500)));
+            assert_eq!(args.max_memory, Some(2 << 30));
         }
         _ => panic!("not check"),
     }

@@ -6,11 +6,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
 
 use super::{Error, EtcdClient, ELECTION_MS, HEARTBEAT_MS, READY_TIMEOUT};
-use crate::real::process;
+use crate::real::process::{self, NotReady};
 
 /// A running (or killed, and restartable) single-member etcd.
 pub struct EtcdServer {
@@ -117,21 +115,11 @@ impl EtcdServer {
     /// Stops the process (`SIGSTOP`) without killing it, until
     /// [`EtcdServer::resume`] (`SIGCONT`).
     pub fn pause(&self) -> io::Result<()> {
-        self.signal("STOP")
+        process::signal(&self.child, "etcd", "STOP")
     }
 
     pub fn resume(&self) -> io::Result<()> {
-        self.signal("CONT")
-    }
-
-    fn signal(&self, sig: &str) -> io::Result<()> {
-        let pid = self.pid().ok_or_else(|| io::Error::other("etcd is not running"))?;
-        let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("kill -s {sig} {pid} failed")))
-        }
+        process::signal(&self.child, "etcd", "CONT")
     }
 
     fn command(&self) -> io::Result<Command> {
@@ -161,31 +149,17 @@ impl EtcdServer {
     /// Starts the process and waits until it answers a read.
     fn spawn(&mut self) -> io::Result<()> {
         self.child = Some(self.command()?.spawn()?);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        loop {
-            if !self.is_running() {
-                self.child = None;
-                return Err(io::Error::other(format!(
-                    "etcd on port {} exited at start; its log:\n{}",
-                    self.client_port,
+        let ready = |s: &mut Self| s.connect().is_ok_and(|mut c| c.revision().is_ok());
+        process::await_ready(self, |s| &mut s.child, READY_TIMEOUT, ready).map_err(|e| {
+            let port = self.client_port;
+            io::Error::other(match e {
+                NotReady::Exited(_) => format!("etcd on port {port} exited at start; its log:\n{}", self.log()),
+                NotReady::Late => format!(
+                    "etcd on port {port} did not answer within {READY_TIMEOUT:?}; its log:\n{}",
                     self.log()
-                )));
-            }
-            if let Ok(mut c) = self.connect() {
-                if c.revision().is_ok() {
-                    return Ok(());
-                }
-            }
-            if Instant::now() > deadline {
-                let log = self.log();
-                self.kill();
-                return Err(io::Error::other(format!(
-                    "etcd on port {} did not answer within {READY_TIMEOUT:?}; its log:\n{log}",
-                    self.client_port
-                )));
-            }
-            sleep(Duration::from_millis(20));
-        }
+                ),
+            })
+        })
     }
 }
 

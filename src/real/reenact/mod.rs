@@ -98,27 +98,10 @@ pub fn log_path(trace: &Path, scenario: Option<&str>) -> PathBuf {
 pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
     let shown = path.display().to_string();
     let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
-    if let Some(ms) = opts.tick_ms.filter(|ms| !(10..=10_000).contains(ms)) {
-        return Replay::Invalid(format!(
-            "--tick-ms {ms} is out of range; allowed: 10 to 10000 (milliseconds per tick)"
-        ));
-    }
-    let (trace, prop, sc) = match read_trace(path) {
+    let (trace, prop, sc) = match read_enactable(path, opts) {
         Ok(t) => t,
-        Err(e) => return Replay::Invalid(e),
+        Err(refused) => return refused,
     };
-    if !prop.is_safety() || trace.loop_start.is_some() {
-        return invalid(format!(
-            "{} is a liveness property, whose counterexample is an infinite run, which no finite real run can show; reenact takes safety traces",
-            prop.name()
-        ));
-    }
-    if !matches!(
-        prop,
-        Prop::MutualExclusion | Prop::NoStaleWrite | Prop::NoForeignRelease
-    ) {
-        return invalid(format!("{} is not judged on real servers here", prop.name()));
-    }
     match sc.algorithm.as_str() {
         "zookeeper" => {
             let (log, outcome) = zookeeper::reenact(&shown, &trace, prop, &sc, opts);
@@ -137,29 +120,9 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         }
         _ => {}
     }
-    let model_setup = match Setup::of(&sc) {
+    let (real_sc, setup) = match redis_setup(&shown, &sc, opts) {
         Ok(s) => s,
-        Err(e) => return invalid(e),
-    };
-    let (real_sc, setup) = match &opts.scenario {
-        None => (sc.clone(), model_setup.clone()),
-        Some(name) => {
-            let other = match other_configuration(name, &sc) {
-                Ok(o) => o,
-                Err(e) => return Replay::Invalid(e),
-            };
-            let s = match Setup::of(&other) {
-                Ok(s) => s,
-                Err(e) => return invalid(e),
-            };
-            if s.cast != model_setup.cast {
-                return Replay::Invalid(format!(
-                    "--scenario {name}: its nodes differ from the trace's scenario {}; allowed: a scenario with the same servers and clients",
-                    sc.name
-                ));
-            }
-            (other, s)
-        }
+        Err(refused) => return refused,
     };
     let ops: Vec<Op> = trace.steps.iter().map(|s| plan::op(&setup, &s.action)).collect();
     if let Some((i, Op::Unsupported(why))) = ops.iter().enumerate().find(|(_, o)| matches!(o, Op::Unsupported(_))) {
@@ -207,6 +170,55 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         None => verdict(&shown, prop, &witness, &real_sc, "Redis"),
     };
     finish(path, opts, &log, outcome)
+}
+
+/// The trace at `path`, its property and scenario, if reenact can enact
+/// it: a safety trace of a property judged on real servers, with a tick
+/// in range; otherwise the refusal.
+fn read_enactable(path: &Path, opts: &Options) -> Result<(TraceFile, Prop, Scenario), Replay> {
+    let shown = path.display().to_string();
+    let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
+    if let Some(ms) = opts.tick_ms.filter(|ms| !(10..=10_000).contains(ms)) {
+        return Err(Replay::Invalid(format!(
+            "--tick-ms {ms} is out of range; allowed: 10 to 10000 (milliseconds per tick)"
+        )));
+    }
+    let (trace, prop, sc) = read_trace(path).map_err(Replay::Invalid)?;
+    if !prop.is_safety() || trace.loop_start.is_some() {
+        return Err(invalid(format!(
+            "{} is a liveness property, whose counterexample is an infinite run, which no finite real run can show; reenact takes safety traces",
+            prop.name()
+        )));
+    }
+    if !matches!(
+        prop,
+        Prop::MutualExclusion | Prop::NoStaleWrite | Prop::NoForeignRelease
+    ) {
+        return Err(invalid(format!("{} is not judged on real servers here", prop.name())));
+    }
+    Ok((trace, prop, sc))
+}
+
+/// The Redis families' real configuration: the trace's scenario or the
+/// one `--scenario` names (with the same servers and clients), and its
+/// setup.
+fn redis_setup(shown: &str, sc: &Scenario, opts: &Options) -> Result<(Scenario, Setup), Replay> {
+    let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
+    let model_setup = Setup::of(sc).map_err(invalid)?;
+    Ok(match &opts.scenario {
+        None => (sc.clone(), model_setup.clone()),
+        Some(name) => {
+            let other = other_configuration(name, sc).map_err(Replay::Invalid)?;
+            let s = Setup::of(&other).map_err(invalid)?;
+            if s.cast != model_setup.cast {
+                return Err(Replay::Invalid(format!(
+                    "--scenario {name}: its nodes differ from the trace's scenario {}; allowed: a scenario with the same servers and clients",
+                    sc.name
+                )));
+            }
+            (other, s)
+        }
+    })
 }
 
 /// The log's first lines, alike for every family: the command, and which

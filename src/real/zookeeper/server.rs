@@ -7,11 +7,10 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use super::{ZkInstall, READY_TIMEOUT};
-use crate::real::process::{self, fresh_dir, on_free_port};
+use crate::real::process::{self, fresh_dir, on_free_port, NotReady};
 
 /// A running (or killed, and restartable) standalone ZooKeeper.
 pub struct ZkServer {
@@ -101,21 +100,11 @@ impl ZkServer {
 
     /// Stops the process (`SIGSTOP`) without killing it, until [`ZkServer::resume`].
     pub fn pause(&self) -> io::Result<()> {
-        self.signal("STOP")
+        process::signal(&self.child, "ZooKeeper", "STOP")
     }
 
     pub fn resume(&self) -> io::Result<()> {
-        self.signal("CONT")
-    }
-
-    fn signal(&self, sig: &str) -> io::Result<()> {
-        let pid = self.pid().ok_or_else(|| io::Error::other("ZooKeeper is not running"))?;
-        let status = Command::new("kill").args(["-s", sig, &pid.to_string()]).status()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("kill -s {sig} {pid} failed")))
-        }
+        process::signal(&self.child, "ZooKeeper", "CONT")
     }
 
     fn config(&self) -> String {
@@ -151,30 +140,19 @@ impl ZkServer {
             .stderr(out)
             .spawn()?;
         self.child = Some(child);
-        let deadline = started + READY_TIMEOUT;
-        loop {
-            if !self.is_running() {
-                self.child = None;
-                return Err(io::Error::other(format!(
-                    "ZooKeeper on port {} exited at start; its output:\n{}",
-                    self.port,
+        let ready = |s: &mut Self| s.srvr().is_ok_and(|s| s.contains("Mode: standalone"));
+        process::await_ready(self, |s| &mut s.child, READY_TIMEOUT, ready).map_err(|e| {
+            let port = self.port;
+            io::Error::other(match e {
+                NotReady::Exited(_) => format!("ZooKeeper on port {port} exited at start; its output:\n{}", self.log()),
+                NotReady::Late => format!(
+                    "ZooKeeper on port {port} did not serve within {READY_TIMEOUT:?}; its output:\n{}",
                     self.log()
-                )));
-            }
-            if self.srvr().is_ok_and(|s| s.contains("Mode: standalone")) {
-                self.started_in = started.elapsed();
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                let log = self.log();
-                self.kill();
-                return Err(io::Error::other(format!(
-                    "ZooKeeper on port {} did not serve within {READY_TIMEOUT:?}; its output:\n{log}",
-                    self.port
-                )));
-            }
-            sleep(Duration::from_millis(20));
-        }
+                ),
+            })
+        })?;
+        self.started_in = started.elapsed();
+        Ok(())
     }
 }
 

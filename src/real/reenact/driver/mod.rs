@@ -121,82 +121,13 @@ impl<'a> Driver<'a> {
             Keep::Nothing | Keep::Delayed => Persistence::None,
         };
         let mut log = Vec::new();
-        let mut servers = Vec::new();
-        let mut sentinel = None;
-        match setup.family {
+        let (servers, sentinel) = match setup.family {
             Family::PrimaryReplica => {
-                let primary = RedisServer::primary(bin, persistence).map_err(|e| io("the primary did not start", e))?;
-                // Redis 7 delays a diskless full sync by 5 s on the
-                // primary, to batch replicas; one replica needs no batch.
-                let mut con = primary.connect().map_err(|e| io("cannot connect to the primary", e))?;
-                let _: () = redis::cmd("CONFIG")
-                    .arg("SET")
-                    .arg("repl-diskless-sync-delay")
-                    .arg(0)
-                    .query(&mut con)
-                    .map_err(|e| io("CONFIG SET repl-diskless-sync-delay 0 failed", e))?;
-                servers.push(primary);
-                for _ in 1..setup.servers {
-                    let r = RedisServer::replica_of(bin, persistence, &servers[0])
-                        .map_err(|e| io("a replica did not start", e))?;
-                    servers.push(r);
-                }
-                let began = Instant::now();
-                for r in &servers[1..] {
-                    wait_for(Duration::from_secs(10), || {
-                        info(r, "replication")
-                            .is_some_and(|i| i.contains("master_link_status:up"))
-                            .then_some(())
-                    })
-                    .ok_or("a replica did not finish its first synchronisation within 10 s")?;
-                }
-                let timing = SentinelTiming {
-                    down_after_ms: u64::from(setup.down_after) * tick.as_millis() as u64,
-                    failover_timeout_ms: 10_000,
-                };
-                let synced = began.elapsed();
-                let s =
-                    RedisServer::sentinel(bin, &servers[0], timing).map_err(|e| io("the Sentinel did not start", e))?;
-                let want = setup.servers - 1;
-                wait_for(Duration::from_secs(10), || {
-                    (sentinel_replicas(&s) == Some(want)).then_some(())
-                })
-                .ok_or("the Sentinel did not discover the replicas within 10 s")?;
-                log.push(format!(
-                    "real: replicas in sync after {} ms; the Sentinel saw them after {} ms",
-                    synced.as_millis(),
-                    (began.elapsed() - synced).as_millis()
-                ));
-                log.push(format!(
-                    "real: primary on port {}, {} replica(s) on {}, Sentinel on port {} (quorum 1, down-after-milliseconds {}, failover-timeout 10000)",
-                    servers[0].port(),
-                    want,
-                    servers[1..].iter().map(|s| s.port().to_string()).collect::<Vec<_>>().join(", "),
-                    s.port(),
-                    timing.down_after_ms
-                ));
-                sentinel = Some(s);
+                let (servers, sentinel) = start_replicated(setup, bin, persistence, tick, &mut log)?;
+                (servers, Some(sentinel))
             }
-            _ => {
-                for _ in 0..setup.servers {
-                    servers.push(RedisServer::primary(bin, persistence).map_err(|e| io("a server did not start", e))?);
-                }
-                log.push(format!(
-                    "real: {} redis-server process(es) on port(s) {}, persistence {}",
-                    servers.len(),
-                    servers
-                        .iter()
-                        .map(|s| s.port().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    match setup.keep {
-                        Keep::Fsync => "appendonly yes, appendfsync always",
-                        Keep::Nothing => "none (save \"\", appendonly no)",
-                        Keep::Delayed => "none, restarts delayed by one TTL",
-                    }
-                ));
-            }
-        }
+            _ => (start_independent(setup, bin, persistence, &mut log)?, None),
+        };
         let counter = if setup.fence == Fence::CounterService {
             Some(
                 RedisServer::primary(bin, Persistence::AofAlways)
@@ -320,39 +251,8 @@ impl<'a> Driver<'a> {
                 };
                 format!("c{} starts attempt {} (its stopwatch starts)", c + 1, cl.attempt)
             }
-            Op::Check(c) => {
-                if !self.setup.validity {
-                    return Ok(format!("c{} checks nothing (not a validity client)", c + 1));
-                }
-                let left = self.clients[*c]
-                    .started
-                    .map(|t| (t + self.validity_window()).saturating_duration_since(Instant::now()))
-                    .unwrap_or_default();
-                let ok = left > self.tick * u32::from(self.setup.margin);
-                self.clients[*c].checked = Some(ok);
-                format!(
-                    "c{} has {} ms of validity left on its real clock; margin {} ms: {}",
-                    c + 1,
-                    left.as_millis(),
-                    (self.tick * u32::from(self.setup.margin)).as_millis(),
-                    if ok { "goes on" } else { "gives up" }
-                )
-            }
-            Op::Write(c) => {
-                let cl = &mut self.clients[*c];
-                cl.wrote = true;
-                if cl.oks < self.setup.need || cl.checked == Some(false) || cl.down {
-                    cl.skipped_write = true;
-                    format!(
-                        "c{} does not write: the real servers did not give it the lock ({} OK of {} needed)",
-                        c + 1,
-                        cl.oks,
-                        self.setup.need
-                    )
-                } else {
-                    format!("c{} writes to the resource (token {})", c + 1, cl.token)
-                }
-            }
+            Op::Check(c) => self.check(*c),
+            Op::Write(c) => self.write(*c),
             Op::ResourceWrite(c) => self.resource_write(k, *c),
             Op::ResourceAnswer(c) => match self.store.answer(*c) {
                 Some(true) => format!("c{} learns its write was accepted", c + 1),
@@ -362,22 +262,7 @@ impl<'a> Driver<'a> {
             Op::Send { client, node, req } => self.send(ops, k, *client, *node, *req)?,
             Op::Answer { node, client, model } => self.answer(*node, *client, *model),
             Op::Automatic(what) => format!("nothing to do: {what}"),
-            Op::Lose { src, dst } => {
-                let dropped = self
-                    .setup
-                    .cast
-                    .get(*dst)
-                    .and_then(|p| match p {
-                        Part::Client(c) => self.held.get_mut(&(*src, *c)).and_then(VecDeque::pop_front),
-                        _ => None,
-                    })
-                    .is_some();
-                if dropped {
-                    "the held reply is dropped, never handed to the client".into()
-                } else {
-                    "the request is never sent".into()
-                }
-            }
+            Op::Lose { src, dst } => self.lose(*src, *dst),
             Op::Crash(node) => self.crash(*node),
             Op::Restart(node) => self.restart(*node)?,
             Op::Pause { node, ticks } => match self.index(*node) {
@@ -392,20 +277,7 @@ impl<'a> Driver<'a> {
             },
             Op::KeyExpiry(node) => self.key_expiry(*node),
             Op::DownAfter => self.failover()?,
-            Op::Promote(node) => {
-                let mut msg = String::new();
-                if self.primary == 0 && self.index(*node) != Some(0) {
-                    msg = format!("{}; ", self.failover()?);
-                }
-                let i = self.index(*node).unwrap_or(usize::MAX);
-                let role = self.servers.get(i).and_then(role).unwrap_or_default();
-                if i == self.primary {
-                    format!("{msg}the real Sentinel promoted this replica (ROLE: {role})")
-                } else {
-                    self.witness.differences += 1;
-                    format!("{msg}DIFFERS: the real Sentinel promoted the server on port {} instead", self.servers[self.primary].port())
-                }
-            }
+            Op::Promote(node) => self.promote(*node)?,
             Op::NewPrimary { client, .. } => {
                 let port = self.sentinel.as_ref().and_then(master_port);
                 format!(
@@ -426,6 +298,82 @@ impl<'a> Driver<'a> {
                 )
             }
             Op::Unsupported(why) => return Err(why.clone()),
+        })
+    }
+
+    /// Check: a validity client's validity left on its real clock, against
+    /// the margin.
+    fn check(&mut self, c: usize) -> String {
+        if !self.setup.validity {
+            return format!("c{} checks nothing (not a validity client)", c + 1);
+        }
+        let left = self.clients[c]
+            .started
+            .map(|t| (t + self.validity_window()).saturating_duration_since(Instant::now()))
+            .unwrap_or_default();
+        let ok = left > self.tick * u32::from(self.setup.margin);
+        self.clients[c].checked = Some(ok);
+        format!(
+            "c{} has {} ms of validity left on its real clock; margin {} ms: {}",
+            c + 1,
+            left.as_millis(),
+            (self.tick * u32::from(self.setup.margin)).as_millis(),
+            if ok { "goes on" } else { "gives up" }
+        )
+    }
+
+    /// Write: the client writes only if the real servers gave it the lock.
+    fn write(&mut self, c: usize) -> String {
+        let cl = &mut self.clients[c];
+        cl.wrote = true;
+        if cl.oks < self.setup.need || cl.checked == Some(false) || cl.down {
+            cl.skipped_write = true;
+            format!(
+                "c{} does not write: the real servers did not give it the lock ({} OK of {} needed)",
+                c + 1,
+                cl.oks,
+                self.setup.need
+            )
+        } else {
+            format!("c{} writes to the resource (token {})", c + 1, cl.token)
+        }
+    }
+
+    /// A lost message: a held reply is dropped, or a request never sent.
+    fn lose(&mut self, src: usize, dst: usize) -> String {
+        let dropped = self
+            .setup
+            .cast
+            .get(dst)
+            .and_then(|p| match p {
+                Part::Client(c) => self.held.get_mut(&(src, *c)).and_then(VecDeque::pop_front),
+                _ => None,
+            })
+            .is_some();
+        if dropped {
+            "the held reply is dropped, never handed to the client".into()
+        } else {
+            "the request is never sent".into()
+        }
+    }
+
+    /// Sentinel's promotion: the real Sentinel's choice, against the
+    /// trace's.
+    fn promote(&mut self, node: usize) -> Result<String, String> {
+        let mut msg = String::new();
+        if self.primary == 0 && self.index(node) != Some(0) {
+            msg = format!("{}; ", self.failover()?);
+        }
+        let i = self.index(node).unwrap_or(usize::MAX);
+        let role = self.servers.get(i).and_then(role).unwrap_or_default();
+        Ok(if i == self.primary {
+            format!("{msg}the real Sentinel promoted this replica (ROLE: {role})")
+        } else {
+            self.witness.differences += 1;
+            format!(
+                "{msg}DIFFERS: the real Sentinel promoted the server on port {} instead",
+                self.servers[self.primary].port()
+            )
         })
     }
 
@@ -476,4 +424,94 @@ impl<'a> Driver<'a> {
             let _ = self.servers[i].resume();
         }
     }
+}
+
+/// Primary-replica: the primary, its replicas in sync, and a Sentinel
+/// that has seen them all.
+fn start_replicated(
+    setup: &Setup,
+    bin: &Path,
+    persistence: Persistence,
+    tick: Duration,
+    log: &mut Vec<String>,
+) -> Result<(Vec<RedisServer>, RedisServer), String> {
+    let mut servers = Vec::new();
+    let primary = RedisServer::primary(bin, persistence).map_err(|e| io("the primary did not start", e))?;
+    // Redis 7 delays a diskless full sync by 5 s on the
+    // primary, to batch replicas; one replica needs no batch.
+    let mut con = primary.connect().map_err(|e| io("cannot connect to the primary", e))?;
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("repl-diskless-sync-delay")
+        .arg(0)
+        .query(&mut con)
+        .map_err(|e| io("CONFIG SET repl-diskless-sync-delay 0 failed", e))?;
+    servers.push(primary);
+    for _ in 1..setup.servers {
+        let r = RedisServer::replica_of(bin, persistence, &servers[0]).map_err(|e| io("a replica did not start", e))?;
+        servers.push(r);
+    }
+    let began = Instant::now();
+    for r in &servers[1..] {
+        wait_for(Duration::from_secs(10), || {
+            info(r, "replication")
+                .is_some_and(|i| i.contains("master_link_status:up"))
+                .then_some(())
+        })
+        .ok_or("a replica did not finish its first synchronisation within 10 s")?;
+    }
+    let timing = SentinelTiming {
+        down_after_ms: u64::from(setup.down_after) * tick.as_millis() as u64,
+        failover_timeout_ms: 10_000,
+    };
+    let synced = began.elapsed();
+    let s = RedisServer::sentinel(bin, &servers[0], timing).map_err(|e| io("the Sentinel did not start", e))?;
+    let want = setup.servers - 1;
+    wait_for(Duration::from_secs(10), || {
+        (sentinel_replicas(&s) == Some(want)).then_some(())
+    })
+    .ok_or("the Sentinel did not discover the replicas within 10 s")?;
+    log.push(format!(
+        "real: replicas in sync after {} ms; the Sentinel saw them after {} ms",
+        synced.as_millis(),
+        (began.elapsed() - synced).as_millis()
+    ));
+    log.push(format!(
+            "real: primary on port {}, {} replica(s) on {}, Sentinel on port {} (quorum 1, down-after-milliseconds {}, failover-timeout 10000)",
+            servers[0].port(),
+            want,
+            servers[1..].iter().map(|s| s.port().to_string()).collect::<Vec<_>>().join(", "),
+            s.port(),
+            timing.down_after_ms
+        ));
+    Ok((servers, s))
+}
+
+/// The other Redis families: independent servers (single Redis, Redlock's
+/// masters).
+fn start_independent(
+    setup: &Setup,
+    bin: &Path,
+    persistence: Persistence,
+    log: &mut Vec<String>,
+) -> Result<Vec<RedisServer>, String> {
+    let mut servers = Vec::new();
+    for _ in 0..setup.servers {
+        servers.push(RedisServer::primary(bin, persistence).map_err(|e| io("a server did not start", e))?);
+    }
+    log.push(format!(
+        "real: {} redis-server process(es) on port(s) {}, persistence {}",
+        servers.len(),
+        servers
+            .iter()
+            .map(|s| s.port().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        match setup.keep {
+            Keep::Fsync => "appendonly yes, appendfsync always",
+            Keep::Nothing => "none (save \"\", appendonly no)",
+            Keep::Delayed => "none, restarts delayed by one TTL",
+        }
+    ));
+    Ok(servers)
 }
