@@ -7,6 +7,7 @@
 //! come from it, and a family that lacks a part does not compile.
 
 use super::client::PauseWindow;
+use super::real::Real;
 use super::with_family;
 use crate::properties::Lock;
 use crate::scenario::{Scenario, ScenarioError};
@@ -44,6 +45,11 @@ pub trait Family {
     /// delays the spec models; `Err`, with the reason, when no `.cfg` can
     /// mirror the parameters.
     fn tla_constants(sc: &Scenario, p: &Self::Params, set: Set) -> Extra;
+    /// What it is on real servers, for `reenact` ([`Real::None`]: nothing
+    /// here enacts its traces).
+    fn real(_p: &Self::Params) -> Real {
+        Real::None
+    }
 }
 
 /// A family's reader of its `[system]` parameters.

@@ -7,7 +7,7 @@
 pub mod common;
 pub mod family;
 
-pub use common::{client, lease, prelude, resource};
+pub use common::{client, lease, prelude, real, resource};
 pub use family::{spec_module, spec_text, Family, FamilyJob, Row};
 
 family::families!(

@@ -7,6 +7,7 @@
 pub mod client;
 pub mod lease;
 pub mod prelude;
+pub mod real;
 pub mod resource;
 
 /// Accessors on a family's `State` for the variants shared code reads:

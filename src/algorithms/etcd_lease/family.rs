@@ -2,6 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::real::Real;
 
 /// The family of `algorithm = "etcd-lease"` (specs/EtcdLease.tla).
 pub struct EtcdLease;
@@ -30,5 +31,9 @@ impl Family for EtcdLease {
         set("Drift", p.drift.to_string());
         set("Margin", p.margin.to_string());
         Ok(&["min_pause"])
+    }
+
+    fn real(_: &super::Params) -> Real {
+        Real::Etcd
     }
 }

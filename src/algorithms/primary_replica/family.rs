@@ -2,6 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::real::{Fence, Keep, Part, Real, RedisFamily, Setup};
 
 /// The family of `algorithm = "primary-replica"` (specs/PrimaryReplica.tla).
 pub struct PrimaryReplica;
@@ -53,5 +54,29 @@ impl Family for PrimaryReplica {
         set("Drift", p.drift.to_string());
         set("Margin", p.margin.to_string());
         Ok(&[])
+    }
+
+    fn real(p: &super::Params) -> Real {
+                        let (r, clients) = (p.replicas as usize, p.clients as usize);
+        let mut cast: Vec<Part> = (0..=r).map(Part::Redis).collect();
+        cast.push(Part::Sentinel);
+        cast.extend((0..clients).map(Part::Client));
+        cast.push(Part::Resource);
+        Real::Redis(Setup {
+            family: RedisFamily::PrimaryReplica,
+            cast,
+            servers: r + 1,
+            clients,
+            ttl: p.ttl,
+            keep: Keep::Nothing,
+            fence: Fence::None,
+            need: 1,
+            validity: p.client == super::ClientKind::Validity,
+            drift: p.drift,
+            margin: p.margin,
+            wait: (p.replication == super::Replication::Wait)
+                .then_some((p.wait_replicas, p.wait_timeout)),
+            down_after: p.down_after,
+        })
     }
 }

@@ -2,6 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::real::{Fence, Keep, Part, Real, RedisFamily, Setup};
 
 /// The family of `algorithm = "redlock"` (specs/Redlock.tla).
 pub struct Redlock;
@@ -47,5 +48,38 @@ impl Family for Redlock {
         set("Fencing", quoted(p.fencing.word()));
         set("PauseWindow", quoted(p.pause_window.word()));
         Ok(&WORLD_FAULTS)
+    }
+
+    fn real(p: &super::Params) -> Real {
+                        let (m, clients) = (p.masters as usize, p.clients as usize);
+        let mut cast: Vec<Part> = (0..m).map(Part::Redis).collect();
+        cast.extend((0..clients).map(Part::Client));
+        if p.fencing == super::Fencing::Counter {
+            cast.push(Part::Counter(m));
+        }
+        cast.push(Part::Resource);
+        Real::Redis(Setup {
+            family: RedisFamily::Redlock,
+            cast,
+            servers: m,
+            clients,
+            ttl: p.ttl,
+            keep: match p.restart {
+                super::Restart::Empty => Keep::Nothing,
+                super::Restart::Fsync => Keep::Fsync,
+                super::Restart::Delayed => Keep::Delayed,
+            },
+            fence: match p.fencing {
+                super::Fencing::None => Fence::None,
+                super::Fencing::Counter => Fence::CounterService,
+                super::Fencing::LockValue => Fence::LockValue,
+            },
+            need: p.quorum(),
+            validity: true,
+            drift: p.drift,
+            margin: p.margin,
+            wait: None,
+            down_after: 0,
+        })
     }
 }

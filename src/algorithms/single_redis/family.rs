@@ -2,6 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::real::{Fence, Keep, Part, Real, RedisFamily, Setup};
 
 /// The family of `algorithm = "single-redis"` (specs/SingleRedis.tla).
 pub struct SingleRedis;
@@ -47,5 +48,30 @@ impl Family for SingleRedis {
         set("Drift", p.drift.to_string());
         set("Margin", p.margin.to_string());
         Ok(&WORLD_FAULTS)
+    }
+
+    fn real(p: &super::Params) -> Real {
+                        let clients = p.clients as usize;
+        let mut cast = vec![Part::Redis(0)];
+        cast.extend((0..clients).map(Part::Client));
+        cast.push(Part::Resource);
+        Real::Redis(Setup {
+            family: RedisFamily::SingleRedis,
+            cast,
+            servers: 1,
+            clients,
+            ttl: p.ttl,
+            keep: match p.restart {
+                super::Restart::Empty => Keep::Nothing,
+                super::Restart::Fsync => Keep::Fsync,
+            },
+            fence: if p.fencing { Fence::ServerCounter } else { Fence::None },
+            need: 1,
+            validity: p.client == super::ClientKind::Validity,
+            drift: p.drift,
+            margin: p.margin,
+            wait: None,
+            down_after: 0,
+        })
     }
 }

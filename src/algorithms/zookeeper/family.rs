@@ -2,6 +2,7 @@
 //! `algorithms/family.rs` knows of it.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::real::Real;
 
 /// The family of `algorithm = "zookeeper"` (specs/ZooKeeperLock.tla).
 pub struct ZooKeeper;
@@ -53,5 +54,9 @@ impl Family for ZooKeeper {
         set("Timeout", p.timeout.to_string());
         set("Retry", p.retry.to_string());
         Ok(&["min_pause"])
+    }
+
+    fn real(_: &super::Params) -> Real {
+        Real::ZooKeeper
     }
 }

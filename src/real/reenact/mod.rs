@@ -29,6 +29,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::algorithms::real::Real;
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
 use crate::properties::{view, Lock, Prop};
@@ -102,18 +103,19 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         Ok(t) => t,
         Err(refused) => return refused,
     };
-    match sc.algorithm.as_str() {
-        "zookeeper" => {
+    // Which real servers: the family's registration says (`Family::real`).
+    match plan::real_of(&sc) {
+        Ok(Real::ZooKeeper) => {
             let (log, outcome) = zookeeper::reenact(&shown, &trace, prop, &sc, opts);
             return finish(path, opts, &log, outcome);
         }
         #[cfg(feature = "etcd")]
-        "etcd-lease" => {
+        Ok(Real::Etcd) => {
             let (log, outcome) = etcd::reenact(&shown, &trace, prop, &sc, opts);
             return finish(path, opts, &log, outcome);
         }
         #[cfg(not(feature = "etcd"))]
-        "etcd-lease" => {
+        Ok(Real::Etcd) => {
             return invalid(
                 "this locksmith was built without the `etcd` feature, so it has no etcd client; build it with `cargo install --path . --features etcd` (which needs protoc)".into(),
             )

@@ -9,178 +9,38 @@
 
 use serde_json::Value;
 
-use crate::algorithms::{primary_replica, redlock, single_redis};
+use crate::algorithms::real::Real;
+pub use crate::algorithms::real::{Fence, Keep, Part, RedisFamily, Setup};
+use crate::algorithms::{with_family, FamilyJob};
 use crate::scenario::Scenario;
 use crate::world::Id;
 
-/// What a model node is on the real side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// A `redis-server` (a master, the primary or a replica), by index into
-    /// the driver's servers.
-    Redis(usize),
-    /// The Sentinel process (primary-replica).
-    Sentinel,
-    /// A client, driven by the driver (by index: c1 is 0).
-    Client(usize),
-    /// Redlock's counter service for fencing tokens: a `redis-server` too.
-    Counter(usize),
-    /// The protected resource: an in-process store.
-    Resource,
-}
-
-/// The three families `reenact` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    SingleRedis,
-    Redlock,
-    PrimaryReplica,
-}
-
-/// How the real servers keep data over a crash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
-    /// No persistence: a restart is empty.
-    Nothing,
-    /// `appendonly yes`, `appendfsync always`.
-    Fsync,
-    /// No persistence, and the restart waits out one TTL first (antirez's
-    /// delayed restart).
-    Delayed,
-}
-
-/// How fencing tokens are made, when the scenario fences.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fence {
-    None,
-    /// single-redis: `INCR` on the lock server in the same script as the `SET`.
-    ServerCounter,
-    /// Redlock: `INCR` on a separate counter server.
-    CounterService,
-    /// Redlock: the lock's random value, which orders writes at random
-    /// (the model draws the order that defeats fencing: later values lower).
-    LockValue,
-}
-
-/// The real configuration, from a scenario's `[system]`.
-#[derive(Clone, Debug)]
-pub struct Setup {
-    pub family: Family,
-    /// Node id → what it is.
-    pub cast: Vec<Part>,
-    /// Number of `redis-server` lock servers (masters, or primary + replicas).
-    pub servers: usize,
-    pub clients: usize,
-    /// Key TTL in ticks.
-    pub ttl: u8,
-    pub keep: Keep,
-    pub fence: Fence,
-    /// Answers a client needs to hold the lock (Redlock's quorum; 1 else).
-    pub need: u32,
-    /// Whether clients time their request and hold only within
-    /// ttl − elapsed − drift until they have checked.
-    pub validity: bool,
-    pub drift: u8,
-    pub margin: u8,
-    /// primary-replica: `SET; WAIT k timeout` instead of asynchronous
-    /// replication.
-    pub wait: Option<(u8, u8)>,
-    /// primary-replica: Sentinel's down-after, in ticks.
-    pub down_after: u8,
-}
-
 impl Setup {
-    /// The real configuration of `sc`, or why it cannot be enacted.
+    /// The real configuration of `sc` (a Redis family's: its registry's
+    /// `Family::real`), or why it cannot be enacted by the Redis driver.
     pub fn of(sc: &Scenario) -> Result<Setup, String> {
-        let err = |e: crate::scenario::ScenarioError| e.to_string();
-        match sc.algorithm.as_str() {
-            "single-redis" => {
-                let p = single_redis::Params::read(sc).map_err(err)?;
-                let clients = p.clients as usize;
-                let mut cast = vec![Part::Redis(0)];
-                cast.extend((0..clients).map(Part::Client));
-                cast.push(Part::Resource);
-                Ok(Setup {
-                    family: Family::SingleRedis,
-                    cast,
-                    servers: 1,
-                    clients,
-                    ttl: p.ttl,
-                    keep: match p.restart {
-                        single_redis::Restart::Empty => Keep::Nothing,
-                        single_redis::Restart::Fsync => Keep::Fsync,
-                    },
-                    fence: if p.fencing { Fence::ServerCounter } else { Fence::None },
-                    need: 1,
-                    validity: p.client == single_redis::ClientKind::Validity,
-                    drift: p.drift,
-                    margin: p.margin,
-                    wait: None,
-                    down_after: 0,
-                })
-            }
-            "redlock" => {
-                let p = redlock::Params::read(sc).map_err(err)?;
-                let (m, clients) = (p.masters as usize, p.clients as usize);
-                let mut cast: Vec<Part> = (0..m).map(Part::Redis).collect();
-                cast.extend((0..clients).map(Part::Client));
-                if p.fencing == redlock::Fencing::Counter {
-                    cast.push(Part::Counter(m));
-                }
-                cast.push(Part::Resource);
-                Ok(Setup {
-                    family: Family::Redlock,
-                    cast,
-                    servers: m,
-                    clients,
-                    ttl: p.ttl,
-                    keep: match p.restart {
-                        redlock::Restart::Empty => Keep::Nothing,
-                        redlock::Restart::Fsync => Keep::Fsync,
-                        redlock::Restart::Delayed => Keep::Delayed,
-                    },
-                    fence: match p.fencing {
-                        redlock::Fencing::None => Fence::None,
-                        redlock::Fencing::Counter => Fence::CounterService,
-                        redlock::Fencing::LockValue => Fence::LockValue,
-                    },
-                    need: p.quorum(),
-                    validity: true,
-                    drift: p.drift,
-                    margin: p.margin,
-                    wait: None,
-                    down_after: 0,
-                })
-            }
-            "primary-replica" => {
-                let p = primary_replica::Params::read(sc).map_err(err)?;
-                let (r, clients) = (p.replicas as usize, p.clients as usize);
-                let mut cast: Vec<Part> = (0..=r).map(Part::Redis).collect();
-                cast.push(Part::Sentinel);
-                cast.extend((0..clients).map(Part::Client));
-                cast.push(Part::Resource);
-                Ok(Setup {
-                    family: Family::PrimaryReplica,
-                    cast,
-                    servers: r + 1,
-                    clients,
-                    ttl: p.ttl,
-                    keep: Keep::Nothing,
-                    fence: Fence::None,
-                    need: 1,
-                    validity: p.client == primary_replica::ClientKind::Validity,
-                    drift: p.drift,
-                    margin: p.margin,
-                    wait: (p.replication == primary_replica::Replication::Wait)
-                        .then_some((p.wait_replicas, p.wait_timeout)),
-                    down_after: p.down_after,
-                })
-            }
-            other => Err(format!(
-                "algorithm \"{other}\" has no real counterpart here; reenact runs single-redis, redlock, primary-replica, zookeeper and etcd-lease traces"
+        match real_of(sc)? {
+            Real::Redis(setup) => Ok(setup),
+            _ => Err(format!(
+                "algorithm \"{}\" has no real counterpart here; reenact runs single-redis, redlock, primary-replica, zookeeper and etcd-lease traces",
+                sc.algorithm
             )),
         }
     }
+}
+
+/// What the scenario's family is on real servers (`Family::real`), or
+/// why its parameters cannot be read.
+pub fn real_of(sc: &Scenario) -> Result<Real, String> {
+    struct Of<'a>(&'a Scenario);
+    impl FamilyJob for Of<'_> {
+        type Output = Result<Real, String>;
+        fn run<F: crate::algorithms::Family>(self) -> Self::Output {
+            let p = F::params(self.0).map_err(|e| e.to_string())?;
+            Ok(F::real(&p))
+        }
+    }
+    with_family(&sc.algorithm, Of(sc)).unwrap_or_else(|| Err(format!("algorithm \"{}\" is unknown", sc.algorithm)))
 }
 
 /// A request a client sends to a Redis server.

@@ -19,7 +19,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use super::judge::{Store, Witness};
-use super::plan::{Answer, Family, Fence, Keep, Op, Part, Request, Setup};
+use super::plan::{Answer, Fence, Keep, Op, Part, RedisFamily, Request, Setup};
 use crate::real::{Persistence, RedisServer, SentinelTiming, SENTINEL_MASTER};
 use crate::world::Id;
 
@@ -122,7 +122,7 @@ impl<'a> Driver<'a> {
         };
         let mut log = Vec::new();
         let (servers, sentinel) = match setup.family {
-            Family::PrimaryReplica => {
+            RedisFamily::PrimaryReplica => {
                 let (servers, sentinel) = start_replicated(setup, bin, persistence, tick, &mut log)?;
                 (servers, Some(sentinel))
             }

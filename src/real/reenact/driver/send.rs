@@ -23,7 +23,7 @@ impl Driver<'_> {
         };
         let px = self.ttl().as_millis() as u64;
         let mut notes = Vec::new();
-        let is_primary = self.setup.family == Family::PrimaryReplica && self.index(node) == Some(self.primary);
+        let is_primary = self.setup.family == RedisFamily::PrimaryReplica && self.index(node) == Some(self.primary);
         if is_primary
             && matches!(req, Request::SetNxPx(_))
             && self.setup.wait.is_none()
