@@ -55,7 +55,9 @@
 (*               with that holder (None: no grant pending).                *)
 (*   Request <<c, i>>: if it is the holder, it is granted again (with id   *)
 (*     i); if nobody holds the lock, it becomes holder and is granted; if  *)
-(*     it is already queued it is ignored; otherwise it is queued.         *)
+(*     it is already queued it is ignored; otherwise it is queued, after   *)
+(*     any other request of client c has been taken out of the queue (a    *)
+(*     client's new request supersedes its older queued one).              *)
 (*     Release <<c, i>> naming the holder: the head of the queue becomes   *)
 (*     holder and is granted, or the lock is free; any other release is   *)
 (*     ignored. A Grant carries the id of the request it answers.          *)
@@ -71,7 +73,11 @@
 (* re-sends to it what may have gone unanswered: its last Release (if it   *)
 (* has released at least once), then, if it is waiting, its current       *)
 (* Request, both with their original ids ([BMST]: clients re-send to the   *)
-(* new primary after a failover).                                          *)
+(* new primary after a failover). A grant it no longer wants, one carrying *)
+(* the id of its last release, it gives back at once: it answers it with a *)
+(* Release of that id to the server that sent it ([T]/[C]'s client has at  *)
+(* most one request outstanding, and a grant it does not use must not keep *)
+(* the lock).                                                              *)
 (*                                                                         *)
 (* Standby variants (the failure detector is "restart": no heartbeat, no   *)
 (* clock). A restarted coordinator (node 1) comes back empty, tells the    *)
@@ -118,7 +124,12 @@
 (*    shared property set).                                                *)
 (*  - A client uses a grant only while waiting, and only one carrying its *)
 (*    current request id (from whichever server: a grant the primary sent *)
-(*    before crashing still counts); any other grant is ignored.          *)
+(*    before crashing still counts). A grant carrying the id of its last   *)
+(*    release (non-zero) it gives back: it answers it with a Release of    *)
+(*    that id to the server that sent the grant, whatever its own state,   *)
+(*    so a server that granted a request the client has already used and   *)
+(*    released (a re-sent copy that was queued there) gets its lock back.  *)
+(*    Any other grant is ignored.                                          *)
 (*  - Retransmission after failover, with request ids (A3 in RESULTS.md,  *)
 (*    a design decision of the project, after [AD] and [BMST]). A request *)
 (*    id is drawn from the world's fresh-value counter (drawn) when the   *)
@@ -128,11 +139,17 @@
 (*    saw it), then, if waiting, its current Request (same id). The ids   *)
 (*    make the re-sends safe: a duplicate of a queued request is ignored, *)
 (*    a duplicate of the holder's request is granted again with the same  *)
-(*    id (a client that already used that grant ignores the copy), and a  *)
-(*    stale release names a request that is no longer the holder. A       *)
-(*    request from a client under a new id while the server still records *)
-(*    the client's older request as holder is queued like any other (only *)
-(*    the id-matching release frees the older one). There is no timeout:  *)
+(*    id (a client still using that grant ignores the copy; one that has   *)
+(*    since released it gives the copy back), and a stale release names a  *)
+(*    request that is no longer the holder. Every grant a server sends     *)
+(*    must eventually be answered by a release, or the lock leaks; hence   *)
+(*    the give-back above, and: a request from a client under a new id     *)
+(*    replaces, in the queue, any older request of the same client (the    *)
+(*    client has only one outstanding request: the older one would be      *)
+(*    granted to a client that no longer waits for it). A request from a   *)
+(*    client under a new id while the server still records the client's    *)
+(*    older request as holder is queued like any other (only the           *)
+(*    id-matching release frees the older one). There is no timeout:       *)
 (*    the announcement is the only trigger, so without a standby a lost   *)
 (*    request stays lost ([T]'s single point of failure).                 *)
 (*    A replicating primary that still holds back the grant of a request  *)
@@ -300,7 +317,10 @@ ServerFromClient(c, s) ==
             THEN \* a copy of a queued request: ignored
                  /\ net' = nq
                  /\ UNCHANGED <<queue, holder, grantee, history>>
-            ELSE Commit(s, nq, Append(queue[s], r), holder[s], None) /\ UNCHANGED history
+            ELSE \* queued, replacing any older queued request of c
+                 /\ Commit(s, nq, Append(SelectSeq(queue[s], LAMBDA p : p[1] # c), r),
+                           holder[s], None)
+                 /\ UNCHANGED history
        ELSE \* m.type = "Release"
             IF holder[s] # r
             THEN \* a release that does not name the holder's request is ignored
@@ -364,6 +384,10 @@ ClientFromServer(s, c) ==
             /\ cstate' = [cstate EXCEPT ![c] = "holding"]
             /\ net' = nq
             /\ UNCHANGED coord
+       ELSE IF m.type = "Grant" /\ lastRel[c] # 0 /\ m.id = lastRel[c]
+       THEN \* a grant for the request c last released: given back at once
+            /\ net' = Send(nq, c, s, IdMsg("Release", m.id))
+            /\ UNCHANGED <<ghost, cghost, cstate, coord>>
        ELSE IF m.type = "Coordinator"
        THEN \* a new coordinator: send everything from now on to it, and
             \* first re-send what may have gone unanswered: the last
@@ -376,8 +400,9 @@ ClientFromServer(s, c) ==
                          THEN Send(n1, c, s, IdMsg("Request", rid[c]))
                          ELSE n1
             /\ UNCHANGED <<ghost, cghost, cstate>>
-       ELSE \* a grant to a client that is not waiting, or for another
-            \* request than its current one: ignored
+       ELSE \* any other grant (to a client that is not waiting, or for
+            \* another request than its current one or its last release):
+            \* ignored
             /\ net' = nq
             /\ UNCHANGED <<ghost, cghost, cstate, coord>>
     /\ UNCHANGED <<active, queue, holder, grantee, rid, lastRel, done, lastWrite, history>>
