@@ -538,14 +538,9 @@ impl Lock for Node {
     /// `Holding`, only while its validity timer is above zero or once it has
     /// checked it, and it still wants the lock until it has checked.
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        leases_view(world, state, |a, n| match (a, &n.state) {
-            (Node::Client(p), State::Client(c)) => Some(ClientLease::new(
-                c.script,
-                p.validity(),
-                c.checked,
-                n.timer(Timer::Validity),
-            )),
-            _ => None,
+        leases_view(world, state, |a, n| {
+            let c = n.state.client()?;
+            Some(ClientLease::new(c.script, a.params().validity(), c.checked, n.timer(Timer::Validity)))
         })
     }
 }

@@ -328,14 +328,9 @@ impl Lock for Node {
     /// timer, until it has written and released; until it has checked, it
     /// still wants the lock (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        leases_view(world, state, |a, n| match (a, &n.state) {
-            (Node::Client(p), State::Client(c)) => Some(ClientLease::new(
-                c.script,
-                p.validity(),
-                c.checked,
-                n.timer(Timer::Validity),
-            )),
-            _ => None,
+        leases_view(world, state, |a, n| {
+            let c = n.state.client()?;
+            Some(ClientLease::new(c.script, a.params()?.validity(), c.checked, n.timer(Timer::Validity)))
         })
     }
 }

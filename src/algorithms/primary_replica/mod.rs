@@ -567,14 +567,9 @@ impl Lock for Node {
     /// until it has written and released; until it has passed its check
     /// it may not use the lock, and still wants it (docs/design.md §5).
     fn lock_view(world: &World<Self>, state: &WorldState<Self>) -> LockView {
-        leases_view(world, state, |a, n| match &n.state {
-            State::Client(c) => Some(ClientLease::new(
-                c.script,
-                a.validity(),
-                c.checked,
-                n.timer(Timer::Validity),
-            )),
-            _ => None,
+        leases_view(world, state, |a, n| {
+            let c = n.state.client()?;
+            Some(ClientLease::new(c.script, a.validity(), c.checked, n.timer(Timer::Validity)))
         })
     }
 }

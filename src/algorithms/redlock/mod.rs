@@ -499,9 +499,9 @@ impl Lock for Node {
         // Every Redlock client checks its validity: until it has passed its
         // check, a client that won a majority may not use the lock, and
         // still wants it (docs/design.md §5).
-        leases_view(world, state, |_, n| match &n.state {
-            State::Client(c) => Some(ClientLease::new(c.script, true, c.checked, n.timer(Timer::Validity))),
-            _ => None,
+        leases_view(world, state, |_, n| {
+            let c = n.state.client()?;
+            Some(ClientLease::new(c.script, true, c.checked, n.timer(Timer::Validity)))
         })
     }
 }
