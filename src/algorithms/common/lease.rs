@@ -92,3 +92,58 @@ pub fn validity_holds<A: Actor>(ctx: &Ctx<'_, A>, validity: A::Timer, margin: u8
     }
     holds
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(phase: Phase) -> Script {
+        Script { phase, left: 0 }
+    }
+
+    #[test]
+    fn a_lease_client_acquires_after_its_back_off_checks_once_then_writes() {
+        assert_eq!(next_step(&script(Phase::Want), None, true, false), Some(Step::Acquire));
+        assert_eq!(
+            next_step(&script(Phase::Want), Some(1), true, false),
+            None,
+            "backing off"
+        );
+        assert_eq!(next_step(&script(Phase::Holding), None, true, false), Some(Step::Check));
+        assert_eq!(next_step(&script(Phase::Holding), None, true, true), Some(Step::Write));
+        assert_eq!(
+            next_step(&script(Phase::Holding), None, false, false),
+            Some(Step::Write),
+            "naive"
+        );
+        for waiting in [Phase::Acquiring, Phase::Writing, Phase::Releasing, Phase::Done] {
+            assert_eq!(next_step(&script(waiting), None, true, false), None, "{waiting:?}");
+        }
+    }
+
+    #[test]
+    fn drift_and_margin_are_a_validity_clients_keys_only() {
+        let file = "s.toml";
+        assert_eq!(
+            validity_keys(&file, ClientKind::Validity, None, None).ok(),
+            Some((1, 2))
+        );
+        assert_eq!(
+            validity_keys(&file, ClientKind::Validity, Some(0), Some(5)).ok(),
+            Some((0, 5))
+        );
+        assert_eq!(validity_keys(&file, ClientKind::Naive, None, None).ok(), Some((1, 2)));
+        let err = validity_keys(&file, ClientKind::Naive, None, Some(3)).expect_err("margin on a naive client");
+        assert_eq!(
+            err.0,
+            "s.toml: [system] margin is used only by a validity client; allowed with client = \"validity\" (client is \"naive\")"
+        );
+    }
+
+    #[test]
+    fn a_holder_works_only_before_its_write_and_only_with_work_to_do() {
+        assert_eq!(work_within(3, true), Some(3));
+        assert_eq!(work_within(0, true), None);
+        assert_eq!(work_within(3, false), None);
+    }
+}
