@@ -9,9 +9,7 @@ pub use super::lease::{validity_holds, work_within, ClientKind, Elapsed};
 pub(crate) use super::parts;
 pub use super::resource::{Resource, ResourceMsg};
 pub(crate) use crate::algorithms::family::names;
-pub use crate::algorithms::family::{
-    boolean, join, on, quoted, Builder, Extra, Family, Reader, Row, Set, WORLD_FAULTS,
-};
+pub use crate::algorithms::family::{boolean, join, on, quoted, Extra, Family, Row, Set, WORLD_FAULTS};
 pub use crate::algorithms::Layout;
 pub use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 pub use crate::scenario::{Scenario, ScenarioError};

@@ -104,7 +104,8 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         Err(refused) => return refused,
     };
     // Which real servers: the family's registration says (`Family::real`).
-    match plan::real_of(&sc) {
+    let real = plan::real_of(&sc);
+    match &real {
         Ok(Real::ZooKeeper) => {
             let (log, outcome) = zookeeper::reenact(&shown, &trace, prop, &sc, opts);
             return finish(path, opts, &log, outcome);
@@ -122,7 +123,11 @@ pub fn reenact_file(path: &Path, opts: &Options) -> Replay {
         }
         _ => {}
     }
-    let (real_sc, setup) = match redis_setup(&shown, &sc, opts) {
+    let model_setup = match Setup::from_real(&sc, real) {
+        Ok(s) => s,
+        Err(e) => return invalid(e),
+    };
+    let (real_sc, setup) = match redis_setup(&shown, &sc, model_setup, opts) {
         Ok(s) => s,
         Err(refused) => return refused,
     };
@@ -201,14 +206,13 @@ fn read_enactable(path: &Path, opts: &Options) -> Result<(TraceFile, Prop, Scena
     Ok((trace, prop, sc))
 }
 
-/// The Redis families' real configuration: the trace's scenario or the
-/// one `--scenario` names (with the same servers and clients), and its
-/// setup.
-fn redis_setup(shown: &str, sc: &Scenario, opts: &Options) -> Result<(Scenario, Setup), Replay> {
+/// The Redis families' real configuration: the trace's scenario with its
+/// setup (`model_setup`), or the one `--scenario` names (with the same
+/// servers and clients) with its own.
+fn redis_setup(shown: &str, sc: &Scenario, model_setup: Setup, opts: &Options) -> Result<(Scenario, Setup), Replay> {
     let invalid = |why: String| Replay::Invalid(format!("{shown}: cannot be enacted: {why}"));
-    let model_setup = Setup::of(sc).map_err(invalid)?;
     Ok(match &opts.scenario {
-        None => (sc.clone(), model_setup.clone()),
+        None => (sc.clone(), model_setup),
         Some(name) => {
             let other = other_configuration(name, sc).map_err(Replay::Invalid)?;
             let s = Setup::of(&other).map_err(invalid)?;

@@ -19,7 +19,12 @@ impl Setup {
     /// The real configuration of `sc` (a Redis family's: its registry's
     /// `Family::real`), or why it cannot be enacted by the Redis driver.
     pub fn of(sc: &Scenario) -> Result<Setup, String> {
-        match real_of(sc)? {
+        Setup::from_real(sc, real_of(sc))
+    }
+
+    /// [`Setup::of`] from what [`real_of`] already said of `sc`.
+    pub fn from_real(sc: &Scenario, real: Result<Real, String>) -> Result<Setup, String> {
+        match real? {
             Real::Redis(setup) => Ok(setup),
             _ => Err(format!(
                 "algorithm \"{}\" has no real counterpart here; reenact runs single-redis, redlock, primary-replica, zookeeper and etcd-lease traces",
