@@ -48,16 +48,18 @@ impl Resource {
     }
 
     /// ReceiveWrite: answers a write to its sender, as the family's
-    /// message `wrap` makes of the answer. The resource gets nothing else.
+    /// message `wrap` makes of the answer. `msg` is the resource's part of
+    /// the family's message (its `parts!` accessor); the resource gets
+    /// nothing else.
     pub fn receive<A: Program>(
         &mut self,
         fencing: bool,
         src: Id,
-        msg: ResourceMsg,
+        msg: Option<&ResourceMsg>,
         wrap: fn(ResourceMsg) -> A::Msg,
         out: &mut Out<A>,
     ) {
-        if let ResourceMsg::Write { token, ghost } = msg {
+        if let Some(&ResourceMsg::Write { token, ghost }) = msg {
             let answer = self.write(fencing, token, ghost, out);
             out.send(src, wrap(answer));
         }

@@ -233,6 +233,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Requests carry the attempt's lease ID, answers the ID of their request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -448,11 +449,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Server(p), State::Server(s)) => server_receive(p, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, msg, out),
-            (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(p.fencing, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource(p), State::Resource(r)) => r.receive(p.fencing, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

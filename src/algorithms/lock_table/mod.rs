@@ -119,6 +119,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
@@ -221,11 +222,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Database(p), State::Database(d)) => database_receive(p, d, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, msg, out),
-            (Node::Resource, State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(false, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource, State::Resource(r)) => r.receive(false, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

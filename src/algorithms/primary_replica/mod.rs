@@ -260,6 +260,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
@@ -510,11 +511,7 @@ impl Actor for Node {
             (Node::Redis(p), State::Redis(r)) => redis_receive(p, ctx, r, src, msg, out),
             (Node::Sentinel(_), State::Sentinel(s)) => sentinel_receive(self, ctx.id, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, ctx, c, src, msg, out),
-            (Node::Resource(_), State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(false, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource(_), State::Resource(r)) => r.receive(false, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

@@ -204,6 +204,7 @@ pub enum State {
 }
 
 parts!(State { Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 impl State {
     /// A node's variables; `None` for the resource.
@@ -339,13 +340,9 @@ impl Actor for Node {
     fn on_msg(&self, ctx: &Ctx<'_, Self>, state: &mut State, src: Id, msg: Msg, out: &mut Out<Self>) {
         match (self, state) {
             (Node::Peer(p), State::Peer(s)) => peer_receive(p, ctx.id, s, src, msg, out),
-            (Node::Resource, State::Resource(r)) => {
-                // ReceiveWrite: no fencing; a write below the highest
-                // accepted raises the stale-write flag.
-                if let Msg::Resource(m) = msg {
-                    r.receive(false, src, m, Msg::Resource, out);
-                }
-            }
+            // ReceiveWrite: no fencing; a write below the highest accepted
+            // raises the stale-write flag.
+            (Node::Resource, State::Resource(r)) => r.receive(false, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

@@ -205,6 +205,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Every request carries the attempt's lock value, and every answer the
 /// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
@@ -350,11 +351,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Server(p), State::Server(s)) => server_receive(p, s, src, msg, out),
             (Node::Client(p), State::Client(c)) => client_receive(p, c, ctx, msg, out),
-            (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(p.fencing, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource(p), State::Resource(r)) => r.receive(p.fencing, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

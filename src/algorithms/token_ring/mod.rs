@@ -180,6 +180,7 @@ pub enum State {
 }
 
 parts!(State { Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
@@ -296,11 +297,7 @@ impl Actor for Node {
                 }
                 Msg::Resource(_) => {}
             },
-            (Node::Resource, State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(false, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource, State::Resource(r)) => r.receive(false, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }

@@ -154,6 +154,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// The ZooKeeper protocol's requests, answers and watch events. Requests
 /// carry the session; answers to the lock recipe's requests carry the
@@ -333,11 +334,7 @@ impl Actor for Node {
         match (self, state) {
             (Node::Ensemble(p), State::Ensemble(e)) => ensemble::ensemble_receive(p, e, src, msg, out),
             (Node::Client(p, mode), State::Client(c)) => client::client_receive(p, *mode, c, msg, out),
-            (Node::Resource(p), State::Resource(r)) => {
-                if let Msg::Resource(m) = msg {
-                    r.receive(p.fencing, src, m, Msg::Resource, out);
-                }
-            }
+            (Node::Resource(p), State::Resource(r)) => r.receive(p.fencing, src, msg.resource(), Msg::Resource, out),
             _ => {}
         }
     }
