@@ -84,6 +84,11 @@ impl<V> FingerprintMap<V> {
         self.0.len()
     }
 
+    /// The entries, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
+        self.0.iter().map(|(k, v)| (k.get(), v))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -114,6 +119,16 @@ impl Edge {
         assert!(ordinal < STRONG, "a state enables fewer than 16,384 actions");
         let bits = ordinal | if strong { STRONG } else { 0 } | if random { RANDOM } else { 0 };
         Edge { to, class, bits }
+    }
+
+    /// The edge as [`Edge::bits`] gave it (a checkpoint's copy).
+    pub fn from_bits(to: u32, class: Class, bits: u16) -> Edge {
+        Edge { to, class, bits }
+    }
+
+    /// The ordinal and the flags, packed as the edge keeps them.
+    pub fn bits(&self) -> u16 {
+        self.bits
     }
 
     pub fn ordinal(&self) -> u16 {

@@ -5,6 +5,7 @@
 //! stateright's checkers do not expose. A test cross-checks the state
 //! counts and safety verdicts against stateright's own BFS.
 
+pub mod checkpoint;
 mod expand;
 pub mod graph;
 pub mod liveness;
@@ -62,6 +63,8 @@ pub struct Options {
     /// on the full space, or to measure what the reduction saves. The
     /// scenario is not changed; [`Outcome::symmetric`] says which search ran.
     pub no_symmetry: bool,
+    /// Save the search to this checkpoint as it goes (`--checkpoint`).
+    pub checkpoint: Option<checkpoint::Checkpoint>,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -127,14 +130,29 @@ impl<A: Program> Outcome<A> {
 
 /// Model-checks every property of `world`.
 pub fn check<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
+    search(&searched(world, opts), opts, None)
+}
+
+/// [`check`] from where the search saved in `opts.checkpoint` left off;
+/// an error, one sentence naming the file, when there is none to resume
+/// or it is of another search.
+pub fn resume<A: Lock>(world: &World<A>, opts: &Options) -> Result<Outcome<A>, String> {
+    let c = opts.checkpoint.as_ref().ok_or("no checkpoint to resume from")?;
+    let world = searched(world, opts);
+    let start = checkpoint::load(&world, opts, c)?;
+    Ok(search(&world, opts, Some(start)))
+}
+
+/// The world the search walks: without its symmetry groups under
+/// `--no-symmetry`, where it canonicalises nothing and every action,
+/// trace and report is in the run's own names already.
+fn searched<'a, A: Lock>(world: &'a World<A>, opts: &Options) -> std::borrow::Cow<'a, World<A>> {
     if opts.no_symmetry && !world.symmetry.is_empty() {
-        // The world without its groups canonicalises nothing: every
-        // action, trace and report is in the run's own names already.
         let mut full = world.clone();
         full.symmetry.clear();
-        return search(&full, opts);
+        return std::borrow::Cow::Owned(full);
     }
-    search(world, opts)
+    std::borrow::Cow::Borrowed(world)
 }
 
 /// What the liveness pass keeps of a state: who wants the lock, and its

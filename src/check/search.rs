@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
+use super::checkpoint::{self, Queue, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Waiting};
@@ -34,14 +35,14 @@ struct Found<A: Program> {
     generated: usize,
     /// A successor lay beyond `--max-depth` and was not explored.
     beyond_depth: bool,
-    frontier: VecDeque<(WorldState<A>, u32)>,
+    frontier: Queue<A>,
 }
 
-/// [`super::check`] on the world's own symmetry groups.
-pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
+/// [`super::check`] on the world's own symmetry groups, from the initial
+/// state or from a checkpoint's record and rebuilt frontier.
+pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<Resumed<A>>) -> Outcome<A> {
     let start = Instant::now();
     let symmetric = !world.symmetry.is_empty();
-    let mut expanded = 0usize;
     let mut stopped = None;
     let mut interrupted = false;
     // Depth-first search pops one state at a time: its next state depends
@@ -51,7 +52,11 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
 
     let checked = Prop::checked(world);
     let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
-    let mut f = Found::start(world, &safety);
+    let (mut f, mut expanded) = match resumed {
+        Some((saved, frontier)) => Found::resumed(saved, frontier),
+        None => (Found::start(world, &safety), 0),
+    };
+    let mut saved_at = expanded;
     let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
     'search: while !f.frontier.is_empty() {
         batch.clear();
@@ -73,8 +78,22 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options) -> Outcome<A> {
             safety: &safety,
         };
         let successors = expand.batch(&batch, threads);
-        for (&(_, i), succs) in batch.iter().zip(successors) {
-            if let Some((why, by_ctrl_c)) = bound_reached(opts, start, expanded, f.seen.len()) {
+        for (j, (&(_, i), succs)) in batch.iter().zip(successors).enumerate() {
+            // Between two states the record is whole: a checkpoint is
+            // saved here, every so often and when a bound stops the search.
+            let bound = bound_reached(opts, start, expanded, f.seen.len());
+            let due = opts
+                .checkpoint
+                .as_ref()
+                .is_some_and(|c| bound.is_some() || expanded - saved_at >= c.every);
+            if due {
+                saved_at = expanded;
+                if let Err(e) = f.save(world, opts, expanded, &batch[j..]) {
+                    stopped = Some(e);
+                    break 'search;
+                }
+            }
+            if let Some((why, by_ctrl_c)) = bound {
                 stopped = Some(why);
                 interrupted = by_ctrl_c;
                 break 'search;
@@ -176,6 +195,56 @@ impl<A: Lock> Found<A> {
         f.g.parent.push((0, 0));
         f.frontier.push_back((init, 0));
         f
+    }
+
+    /// The search as a checkpoint left it, and the states it had expanded.
+    fn resumed(saved: Saved, frontier: Queue<A>) -> (Found<A>, usize) {
+        let f = Found {
+            g: saved.g,
+            seen: saved.seen,
+            raw_seen: saved.raw_seen,
+            classes: saved.classes,
+            events: saved.events,
+            first_bad: saved.first_bad,
+            generated: saved.generated,
+            beyond_depth: saved.beyond_depth,
+            frontier,
+        };
+        (f, saved.expanded)
+    }
+
+    /// Saves the search to its checkpoint, `rest` being the states of the
+    /// batch not yet merged: they go back where they came from in the
+    /// frontier (its front breadth-first, its back depth-first).
+    fn save(
+        &self,
+        world: &World<A>,
+        opts: &Options,
+        expanded: usize,
+        rest: &[(WorldState<A>, u32)],
+    ) -> Result<(), String> {
+        let Some(c) = &opts.checkpoint else { return Ok(()) };
+        let queued = self.frontier.iter().map(|(_, i)| *i);
+        let rest = rest.iter().map(|(_, i)| *i);
+        let frontier = if opts.dfs {
+            queued.chain(rest).collect()
+        } else {
+            rest.chain(queued).collect()
+        };
+        let record = Record {
+            g: &self.g,
+            seen: &self.seen,
+            raw_seen: &self.raw_seen,
+            classes: &self.classes,
+            events: &self.events,
+            first_bad: &self.first_bad,
+            generated: self.generated,
+            beyond_depth: self.beyond_depth,
+            expanded,
+            frontier,
+        };
+        checkpoint::save(world, opts, c, &record)
+            .map_err(|e| format!("cannot write the checkpoint {}: {e}", c.file.display()))
     }
 
     /// Numbers the new states among the successors of state `i`, queues

@@ -85,6 +85,13 @@ Exit codes: 0 printed; 2 no such scenario.")]
   locksmith check redis-ttl-gc-pause
   locksmith check redlock-no-fsync --no-symmetry --format json
   locksmith check ./my-lock.toml --reports /tmp/reports
+  locksmith check redlock-fsync --no-symmetry --checkpoint /tmp/ckpt
+  locksmith check redlock-fsync --no-symmetry --checkpoint /tmp/ckpt --resume
+
+A search with --checkpoint DIR saves itself to DIR/<scenario>.checkpoint
+every --checkpoint-every states, and when Ctrl-C, --timeout or
+--max-memory stops it; --resume goes on from there, to the same counts,
+verdicts and traces as one run from the start.
 
 Exit codes: 0 every verdict as expected; 1 a verdict differs from the
 expectation; 2 bad input or usage, or a reports folder that cannot be
@@ -405,6 +412,18 @@ pub(super) struct CheckArgs {
     /// bytes whatever T.
     #[arg(long, value_name = "T", default_value_t = 1, value_parser = threads)]
     pub(super) threads: usize,
+    /// Save each search to DIR/<scenario>.checkpoint as it goes, and
+    /// when a bound or Ctrl-C stops it (the file is replaced whole).
+    #[arg(long, value_name = "DIR")]
+    pub(super) checkpoint: Option<PathBuf>,
+    /// Save the checkpoint after every N states expanded, N at least 1.
+    #[arg(long, value_name = "N", requires = "checkpoint", default_value_t = crate::check::checkpoint::EVERY,
+          value_parser = at_least_one::<usize>("states between checkpoints"))]
+    pub(super) checkpoint_every: usize,
+    /// Go on from the checkpoint in --checkpoint DIR instead of starting
+    /// afresh (same scenario, search options and locksmith version).
+    #[arg(long, requires = "checkpoint")]
+    pub(super) resume: bool,
 }
 
 /// The flags of `locksmith simulate`.

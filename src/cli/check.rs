@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use crate::algorithms::{dispatch, Job};
 use crate::catalog;
-use crate::check::{check, Options};
+use crate::check::checkpoint::{self, Checkpoint};
+use crate::check::{check, resume, Options};
 use crate::interrupt;
 use crate::progress::{self, Progress};
 use crate::properties::Lock;
@@ -29,6 +30,10 @@ use super::{default_memory, json, Format};
 /// [`check_cmd`].
 pub(super) fn run(args: CheckArgs) -> Exit {
     progress::interval()?;
+    // Asked before any search, as the reports folder is.
+    if let Some(dir) = &args.checkpoint {
+        report::writable_as(dir, "checkpoints").map_err(Failure::bad)?;
+    }
     let opts = Options {
         dfs: args.dfs,
         max_states: args.max_states,
@@ -40,6 +45,12 @@ pub(super) fn run(args: CheckArgs) -> Exit {
         threads: args.threads,
         interrupt: interrupt::on_ctrl_c(),
         no_symmetry: args.no_symmetry,
+        // The folder; each scenario's file in it is named in `CheckJob`.
+        checkpoint: args.checkpoint.map(|dir| Checkpoint {
+            file: dir,
+            every: args.checkpoint_every,
+            resume: args.resume,
+        }),
     };
     let out = args.out.folder();
     check_cmd(&args.scenarios, args.all, &opts, args.format, out, args.jobs)
@@ -326,7 +337,19 @@ impl Job for CheckJob<'_> {
         if let Some(p) = &self.opts.progress {
             p.restart(&sc.name);
         }
-        let outcome = check(&world, self.opts);
+        // A checkpoint folder holds one file per scenario.
+        let opts = Options {
+            checkpoint: self.opts.checkpoint.as_ref().map(|c| Checkpoint {
+                file: checkpoint::file_in(&c.file, &sc.name),
+                ..c.clone()
+            }),
+            ..self.opts.clone()
+        };
+        let outcome = if opts.checkpoint.as_ref().is_some_and(|c| c.resume) {
+            resume(&world, &opts)?
+        } else {
+            check(&world, &opts)
+        };
         if let Some(p) = &self.opts.progress {
             p.finish();
         }

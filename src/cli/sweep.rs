@@ -55,6 +55,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
         threads: 1,
         interrupt: interrupt::on_ctrl_c(),
         no_symmetry: args.no_symmetry,
+        checkpoint: None,
     };
     let done = check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir)?;
     let finished = done.iter().filter(|d| !d.interrupted).count();

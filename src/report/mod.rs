@@ -256,21 +256,27 @@ fn stale_pid(name: &str) -> Option<u32> {
 /// that a long run does not end in a write error: `Err` is one sentence
 /// naming the path and why. Creates `root` when it is missing.
 pub fn writable(root: &Path) -> Result<(), String> {
+    writable_as(root, "reports")
+}
+
+/// [`writable`] for files of another kind (`what`, such as
+/// "checkpoints"), in the sentence it says.
+pub fn writable_as(root: &Path, what: &str) -> Result<(), String> {
     let shown = root.display();
     if let Some(file) = root.ancestors().find(|a| a.is_file()) {
         return Err(if file == root {
-            format!("cannot write reports under {shown}: it is a file, not a folder")
+            format!("cannot write {what} under {shown}: it is a file, not a folder")
         } else {
             format!(
-                "cannot write reports under {shown}: {} is a file, not a folder",
+                "cannot write {what} under {shown}: {} is a file, not a folder",
                 file.display()
             )
         });
     }
-    std::fs::create_dir_all(root).map_err(|e| format!("cannot create the reports folder {shown}: {e}"))?;
+    std::fs::create_dir_all(root).map_err(|e| format!("cannot create the {what} folder {shown}: {e}"))?;
     tempfile::tempfile_in(root)
         .map(drop)
-        .map_err(|e| format!("cannot write reports under {shown}: {e}"))
+        .map_err(|e| format!("cannot write {what} under {shown}: {e}"))
 }
 
 /// Writes the report's files into `into`; paths inside them name `dir`,

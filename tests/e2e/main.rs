@@ -9,6 +9,7 @@ mod common;
 mod bad_input;
 mod bench;
 mod bundled;
+mod checkpoint;
 mod cli;
 mod committed_walks;
 mod coordinator;

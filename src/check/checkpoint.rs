@@ -1,0 +1,392 @@
+//! Checkpoint and resume (`check --checkpoint DIR`, `--resume`): a long
+//! search saves what it has found, and a later run goes on from there to
+//! the same counts, verdicts and traces as one run from the start.
+//!
+//! What is saved is the search's own record, not its states: the state
+//! graph (discoverer, facts and edges of every state), the fingerprint of
+//! every state in discovery order, the symmetry and fairness-class maps,
+//! the counters, and the frontier as state numbers. A frontier state is
+//! rebuilt on resume by following its discoverer's path from the initial
+//! state, as a counterexample is replayed; each one's fingerprint must be
+//! the one saved, so a checkpoint of another model or version is refused
+//! rather than followed. The file is written beside itself and renamed
+//! into place: a failed or interrupted write leaves the previous one.
+//!
+//! The format is this binary's own (little-endian words after a header
+//! naming the version and the search): a checkpoint is for resuming with
+//! the same locksmith, not for exchange.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph};
+use super::Options;
+use crate::properties::{Lock, Prop};
+use crate::world::{Program, World, WorldState, EVENT_KINDS};
+
+/// Where a search saves itself, and how often.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// The file (`DIR/<scenario>.checkpoint`).
+    pub file: PathBuf,
+    /// Save after every this many states expanded (and when a bound or
+    /// Ctrl-C stops the search).
+    pub every: usize,
+    /// Start from the file (`--resume`), not from the initial state.
+    pub resume: bool,
+}
+
+/// The default of `--checkpoint-every`: a few seconds of search apart.
+pub const EVERY: usize = 1_000_000;
+
+const MAGIC: &[u8; 8] = b"lsmckpt1";
+
+/// Every property, numbered as the file numbers them.
+const PROPS: [Prop; 6] = [
+    Prop::MutualExclusion,
+    Prop::RwExclusion,
+    Prop::NoStaleWrite,
+    Prop::NoForeignRelease,
+    Prop::DeadlockFreedom,
+    Prop::StarvationFreedom,
+];
+
+/// The search's queue: states with their numbers.
+pub(super) type Queue<A> = VecDeque<(WorldState<A>, u32)>;
+
+/// A loaded checkpoint: the record, and its queue rebuilt.
+pub(super) type Resumed<A> = (Saved, Queue<A>);
+
+/// The search's record, to save: the search's own parts, borrowed.
+pub(super) struct Record<'a> {
+    pub g: &'a Graph,
+    pub seen: &'a FingerprintMap<u32>,
+    pub raw_seen: &'a FingerprintMap<u32>,
+    pub classes: &'a FingerprintMap<u32>,
+    pub events: &'a BTreeMap<&'static str, u64>,
+    pub first_bad: &'a BTreeMap<Prop, u32>,
+    pub generated: usize,
+    pub beyond_depth: bool,
+    pub expanded: usize,
+    /// The frontier's state numbers, in its order.
+    pub frontier: Vec<u32>,
+}
+
+/// The search's record, as loaded.
+pub(super) struct Saved {
+    pub g: Graph,
+    pub seen: FingerprintMap<u32>,
+    pub raw_seen: FingerprintMap<u32>,
+    pub classes: FingerprintMap<u32>,
+    pub events: BTreeMap<&'static str, u64>,
+    pub first_bad: BTreeMap<Prop, u32>,
+    pub generated: usize,
+    pub beyond_depth: bool,
+    pub expanded: usize,
+    /// The frontier's state numbers, in its order.
+    pub frontier: Vec<u32>,
+}
+
+/// What a checkpoint must match to be resumed: this binary's version, the
+/// world (its programs with their parameters, names, roles, fault budget
+/// and symmetry groups) and the options that shape the search.
+fn identity<A: Program>(world: &World<A>, opts: &Options) -> u64 {
+    fingerprint(&(
+        env!("CARGO_PKG_VERSION"),
+        &world.actors,
+        &world.names,
+        &world.roles,
+        &world.faults,
+        &world.symmetry,
+        opts.dfs,
+        opts.max_depth,
+    ))
+}
+
+/// The file `DIR/<scenario>.checkpoint`.
+pub fn file_in(dir: &Path, scenario: &str) -> PathBuf {
+    dir.join(format!("{scenario}.checkpoint"))
+}
+
+/// Writes `saved` to `c.file` (through a temporary file renamed into
+/// place).
+pub(super) fn save<A: Program>(world: &World<A>, opts: &Options, c: &Checkpoint, saved: &Record) -> io::Result<()> {
+    if let Some(dir) = c.file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir)?;
+    }
+    let tmp = c.file.with_extension("checkpoint.partial");
+    let result = (|| {
+        let mut w = BufWriter::new(File::create(&tmp)?);
+        w.write_all(MAGIC)?;
+        put(&mut w, identity(world, opts))?;
+        write_record(&mut w, saved)?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    })();
+    match result {
+        Ok(()) => fs::rename(&tmp, &c.file),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
+    let g = s.g;
+    put(w, g.parent.len() as u64)?;
+    for &(p, k) in &g.parent {
+        put(w, u64::from(p) | u64::from(k) << 32)?;
+    }
+    for f in &g.facts {
+        let (wanting, depth) = (f.wanting, f.depth);
+        put(w, wanting)?;
+        put(w, u64::from(depth))?;
+    }
+    put(w, g.edges.len() as u64)?;
+    for e in &g.edges {
+        put_edge(w, e)?;
+    }
+    put(w, g.offsets.len() as u64)?;
+    for &o in &g.offsets {
+        put(w, u64::from(o))?;
+    }
+    put(w, g.raw.len() as u64)?;
+    for (from, e) in &g.raw {
+        put(w, u64::from(*from))?;
+        put_edge(w, e)?;
+    }
+    // Fingerprints in state order: the file's bytes do not depend on the
+    // maps' iteration order.
+    let mut fps = vec![0u64; s.seen.len()];
+    for (fp, &i) in s.seen.iter() {
+        fps[i as usize] = fp;
+    }
+    put_all(w, &fps)?;
+    let mut raw: Vec<(u64, u32)> = s.raw_seen.iter().map(|(fp, &i)| (fp, i)).collect();
+    raw.sort_unstable();
+    put(w, raw.len() as u64)?;
+    for (fp, i) in raw {
+        put(w, fp)?;
+        put(w, u64::from(i))?;
+    }
+    let mut classes = vec![0u64; s.classes.len()];
+    for (fp, &i) in s.classes.iter() {
+        classes[i as usize] = fp;
+    }
+    put_all(w, &classes)?;
+    for kind in EVENT_KINDS {
+        put(w, s.events.get(&kind).copied().unwrap_or(0))?;
+    }
+    put(w, s.first_bad.len() as u64)?;
+    for (p, &i) in s.first_bad {
+        put(
+            w,
+            PROPS.iter().position(|q| q == p).expect("every property is in PROPS") as u64,
+        )?;
+        put(w, u64::from(i))?;
+    }
+    put(w, s.generated as u64)?;
+    put(w, u64::from(s.beyond_depth))?;
+    put(w, s.expanded as u64)?;
+    put_all(w, &s.frontier.iter().map(|&i| u64::from(i)).collect::<Vec<_>>())
+}
+
+/// Reads `c.file` and rebuilds the frontier's states; an error is one
+/// sentence naming the file.
+pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) -> Result<Resumed<A>, String> {
+    let name = c.file.display();
+    let file = File::open(&c.file).map_err(|e| format!("cannot resume from {name}: {e}"))?;
+    let mut r = BufReader::new(file);
+    let mut magic = [0u8; 8];
+    let header = r.read_exact(&mut magic).and_then(|()| get(&mut r));
+    match header {
+        Ok(id) if &magic == MAGIC && id == identity(world, opts) => {}
+        Ok(_) if &magic == MAGIC => {
+            return Err(format!(
+                "{name} is the checkpoint of another scenario, search (--dfs, --max-depth, --no-symmetry) or locksmith version; \
+                 resume with the same ones, or start afresh without --resume"
+            ))
+        }
+        _ => return Err(format!("{name} is not a locksmith checkpoint")),
+    }
+    let saved = read_record(&mut r).map_err(|e| format!("{name} is cut short or damaged ({e})"))?;
+    let frontier = rebuild(world, &saved).map_err(|e| format!("{name} does not match this model: {e}"))?;
+    Ok((saved, frontier))
+}
+
+fn read_record(r: &mut impl Read) -> io::Result<Saved> {
+    let mut g = Graph::default();
+    let n = len(r)?;
+    for _ in 0..n {
+        let v = get(r)?;
+        g.parent.push((v as u32, (v >> 32) as u16));
+    }
+    for _ in 0..n {
+        let wanting = get(r)?;
+        let depth = get(r)? as u32;
+        g.facts.push(Facts { wanting, depth });
+    }
+    for _ in 0..len(r)? {
+        g.edges.push(get_edge(r)?);
+    }
+    for _ in 0..len(r)? {
+        g.offsets.push(get(r)? as u32);
+    }
+    for _ in 0..len(r)? {
+        let from = get(r)? as u32;
+        g.raw.push((from, get_edge(r)?));
+    }
+    let mut seen = FingerprintMap::default();
+    for (i, fp) in get_all(r)?.into_iter().enumerate() {
+        seen.insert(fp, i as u32);
+    }
+    let mut raw_seen = FingerprintMap::default();
+    for _ in 0..len(r)? {
+        let fp = get(r)?;
+        raw_seen.insert(fp, get(r)? as u32);
+    }
+    let mut classes = FingerprintMap::default();
+    for (i, fp) in get_all(r)?.into_iter().enumerate() {
+        classes.insert(fp, i as u32);
+    }
+    let mut events = BTreeMap::new();
+    for kind in EVENT_KINDS {
+        events.insert(kind, get(r)?);
+    }
+    let mut first_bad = BTreeMap::new();
+    for _ in 0..len(r)? {
+        let p = PROPS
+            .get(get(r)? as usize)
+            .copied()
+            .ok_or_else(|| bad("a property out of range"))?;
+        first_bad.insert(p, get(r)? as u32);
+    }
+    let generated = get(r)? as usize;
+    let beyond_depth = get(r)? != 0;
+    let expanded = get(r)? as usize;
+    let frontier: Vec<u32> = get_all(r)?.into_iter().map(|i| i as u32).collect();
+    if seen.len() != n || frontier.iter().any(|&i| i as usize >= n) || r.read(&mut [0u8])? != 0 {
+        return Err(bad("its parts do not fit together"));
+    }
+    Ok(Saved {
+        g,
+        seen,
+        raw_seen,
+        classes,
+        events,
+        first_bad,
+        generated,
+        beyond_depth,
+        expanded,
+        frontier,
+    })
+}
+
+/// The frontier's states, each rebuilt along its discoverer's path from
+/// the initial state (each state on the way computed once), in the
+/// frontier's order; each must have the fingerprint it was saved with.
+fn rebuild<A: Lock>(world: &World<A>, saved: &Saved) -> Result<Queue<A>, String> {
+    let g = &saved.g;
+    let mut fps = vec![0u64; saved.seen.len()];
+    for (fp, &i) in saved.seen.iter() {
+        fps[i as usize] = fp;
+    }
+    // The paths to the frontier: every state on one, with its children on
+    // one.
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut on_path = vec![false; fps.len()];
+    for &i in &saved.frontier {
+        let mut s = i;
+        while s != 0 && !on_path[s as usize] {
+            on_path[s as usize] = true;
+            let parent = g.parent[s as usize].0;
+            children.entry(parent).or_default().push(s);
+            s = parent;
+        }
+    }
+    let wanted: std::collections::HashSet<u32> = saved.frontier.iter().copied().collect();
+    let mut built: HashMap<u32, WorldState<A>> = HashMap::new();
+    let init = world.canonical(world.init()).0;
+    if wanted.contains(&0) {
+        built.insert(0, init.clone());
+    }
+    let mut stack = vec![(0u32, init)];
+    let mut enabled = Vec::new();
+    while let Some((s, state)) = stack.pop() {
+        for &child in children.get(&s).map_or(&[][..], Vec::as_slice) {
+            let ordinal = g.parent[child as usize].1 as usize;
+            enabled.clear();
+            world.enabled(&state, &mut enabled);
+            let action = enabled
+                .get(ordinal)
+                .ok_or_else(|| format!("state {s} has no action {ordinal}"))?;
+            let next = world
+                .after(&state, action)
+                .ok_or_else(|| format!("action {ordinal} of state {s} changes nothing"))?;
+            let next = world.canonical(next).0;
+            if fingerprint(&next) != fps[child as usize] {
+                return Err(format!("state {child} is not the one saved"));
+            }
+            if wanted.contains(&child) {
+                built.insert(child, next.clone());
+            }
+            stack.push((child, next));
+        }
+    }
+    saved
+        .frontier
+        .iter()
+        .map(|&i| {
+            built
+                .get(&i)
+                .cloned()
+                .map(|s| (s, i))
+                .ok_or_else(|| format!("state {i} is unreachable"))
+        })
+        .collect()
+}
+
+fn put(w: &mut impl Write, v: u64) -> io::Result<()> {
+    w.write_all(&v.to_le_bytes())
+}
+
+fn put_all(w: &mut impl Write, vs: &[u64]) -> io::Result<()> {
+    put(w, vs.len() as u64)?;
+    vs.iter().try_for_each(|&v| put(w, v))
+}
+
+fn put_edge(w: &mut impl Write, e: &Edge) -> io::Result<()> {
+    put(w, u64::from(e.to) | u64::from(e.bits()) << 32)?;
+    put(w, u64::from(e.class))
+}
+
+fn get(r: &mut impl Read) -> io::Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// A count, refused when it is beyond what a search numbers (`u32`).
+fn len(r: &mut impl Read) -> io::Result<usize> {
+    let n = get(r)?;
+    if n > u64::from(u32::MAX) + 1 {
+        return Err(bad("a count out of range"));
+    }
+    Ok(n as usize)
+}
+
+fn get_all(r: &mut impl Read) -> io::Result<Vec<u64>> {
+    (0..len(r)?).map(|_| get(r)).collect()
+}
+
+fn get_edge(r: &mut impl Read) -> io::Result<Edge> {
+    let v = get(r)?;
+    let class = get(r)? as u32;
+    Ok(Edge::from_bits(v as u32, class, (v >> 32) as u16))
+}
+
+fn bad(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
