@@ -41,7 +41,7 @@ RMsg(x) == IF x.t \in {"set", "setReply", "del"} THEN [x EXCEPT !.v = RV(@)]
 View ==
     <<RankedWorld(RG, RV, RMsg),
       [m \in MasterIds |-> RV(key[m])], owner, phase, left,
-      [c \in ClientIds |-> RV(val[c])], idx, won,
+      [c \in ClientIds |-> RV(val[c])], idx, pending, won,
       [c \in ClientIds |-> RG(acq[c])], [c \in ClientIds |-> RT(tok[c])],
       RT(counter), RT(resToken), RG(resGhost)>>
 
@@ -49,7 +49,8 @@ Concretes ==
     /\ Concrete(status) /\ Concrete(pause) /\ Concrete(skew) /\ Concrete(timers)
     /\ Concrete(watches) /\ Concrete(net) /\ Concrete(cut) /\ Concrete(spent)
     /\ Concrete(history) /\ Concrete(key) /\ Concrete(owner) /\ Concrete(phase)
-    /\ Concrete(left) /\ Concrete(val) /\ Concrete(idx) /\ Concrete(won)
+    /\ Concrete(left) /\ Concrete(val) /\ Concrete(idx) /\ Concrete(pending)
+    /\ Concrete(won)
     /\ Concrete(acq) /\ Concrete(tok)
 (***************************************************************************)
 (* The trace view (specs/README.md, "Traces both ways"; src/observe/): the *)

@@ -39,11 +39,13 @@
 (*   expiry on access), even if the expiry timer's step has not run yet.   *)
 (*  Clients: the Redlock recipe, step by step ([D]):                       *)
 (*   1. start a stopwatch (T1) and draw a fresh random value;              *)
-(*   2. send SET to the masters one after another ("sequentially"), each   *)
-(*      with the per-request Timeout; a nil, a timeout or a dead master    *)
-(*      counts as not locked and the client moves to the next master;      *)
-(*   3./4. after the last master: the lock is acquired iff it was locked   *)
-(*      on a quorum (Masters \div 2 + 1) and the validity                  *)
+(*   2. send SET to the masters, by Requests: one after another            *)
+(*      ("sequentially"), each with the per-request Timeout, moving to the *)
+(*      next master on a reply or a timeout; or to all of them at once     *)
+(*      (multiplexed), waiting until all have answered or the Timeout has  *)
+(*      run out; a nil, a timeout or a dead master counts as not locked;   *)
+(*   3./4. after the last answer or timeout: the lock is acquired iff it   *)
+(*      was locked on a quorum (Masters \div 2 + 1) and the validity       *)
 (*      Ttl - elapsed - Drift leaves more than Margin;                     *)
 (*   5. otherwise release on all masters (even those not locked) and       *)
 (*      retry after a random delay in Retry..RetryMax.                     *)
@@ -59,11 +61,32 @@
 (*    urgent but not atomic with what precedes them, because the windows   *)
 (*    between them are where the published failures live ([A], [K]): a    *)
 (*    pause before the check is seen by it, a pause after it is not.       *)
-(*  - Sequential SETs, as step 2 says; the multiplexed variant mentioned   *)
-(*    under "retry on failure" is an optimisation, not the recipe. A reply *)
-(*    is matched to the request being waited for (same master, same        *)
-(*    value); a reply after its timeout is ignored (the client library     *)
-(*    has given up on that request), as are replies from older attempts.  *)
+(*  - How step 2 sends its SETs is a constant, Requests, because [D]       *)
+(*    gives two readings. Step 2 itself says "sequentially", one instance  *)
+(*    after another, each with a timeout small compared to the TTL, so     *)
+(*    that a dead instance is skipped quickly ("sequential", the reading   *)
+(*    of the steps; one client library does this). Under "retry on         *)
+(*    failure" [D] adds that the faster the majority is asked, the         *)
+(*    smaller the split-brain window, "so ideally the client should try    *)
+(*    to send the SET commands to the N instances at the same time using   *)
+(*    multiplexing" ("parallel"; most client libraries do this). The two   *)
+(*    differ in liveness, not only in speed: asked in turn, N round trips  *)
+(*    of the worst delay can take more of the TTL than the check allows,   *)
+(*    so a sequential client can fail every attempt with no fault.         *)
+(*    "parallel": one client step sends SET to every master (one handler,  *)
+(*    as the release sends DEL to all), and starts one timer of Timeout.   *)
+(*    [D]'s timeout is per request, but all the requests leave at the same *)
+(*    instant on the same clock, so their timeouts would all run out at    *)
+(*    the same instant: one timer is the same thing, not an                *)
+(*    approximation. The client waits for every master (the description    *)
+(*    names no early exit on a quorum): the check comes when the last      *)
+(*    awaited master has answered (the timer is then cancelled) or when    *)
+(*    the timer fires, which ends the wait for those that have not; those  *)
+(*    count as not locked, as a timed-out request does sequentially.       *)
+(*    In both modes a reply is counted only if it answers a request being  *)
+(*    waited for (that master, this attempt's value); a reply after its    *)
+(*    timeout is ignored (the client library has given up on that          *)
+(*    request), as are replies from older attempts.                        *)
 (*  - Time is relative (World): T2 - T1 is a client stopwatch "elapsed"    *)
 (*    saturating at Ttl (any value >= Ttl - Drift - Margin fails the       *)
 (*    check); key expiry, request timeout, retry delay and the delayed     *)
@@ -119,7 +142,8 @@ CONSTANTS
     RestartMode,  \* "empty", "fsync", "delayed"
     Fencing,      \* "none", "lock-value", "counter"
     PauseWindow,  \* "any", "acquiring"
-    Acquisitions  \* acquisitions per client, 0 = forever
+    Acquisitions, \* acquisitions per client, 0 = forever
+    Requests      \* step 2's SETs: "sequential" or "parallel" (multiplexed)
 
 ASSUME /\ Masters \in 1..9 /\ Clients \in 1..5
        /\ Ttl \in 1..50 /\ Timeout \in 1..50 /\ Drift \in 0..50 /\ Margin \in 0..50
@@ -128,6 +152,7 @@ ASSUME /\ Masters \in 1..9 /\ Clients \in 1..5
        /\ Fencing \in {"none", "lock-value", "counter"}
        /\ PauseWindow \in {"any", "acquiring"}
        /\ Acquisitions \in Nat
+       /\ Requests \in {"sequential", "parallel"}
 
 MasterIds == 1..Masters
 ClientIds == (Masters + 1)..(Masters + Clients)
@@ -146,7 +171,10 @@ VARIABLES
                \*           "using" (checked, not yet written), "writing"
     left,      \* left[c]: acquisitions still to make (unused if Acquisitions = 0)
     val,       \* val[c]: the current attempt's random value, 0 = none
-    idx,       \* idx[c]: the master whose SET reply is awaited, 0 = none
+    idx,       \* idx[c]: "sequential": the master whose SET reply is
+               \*   awaited, 0 = none; "parallel": always 0
+    pending,   \* pending[c]: "parallel": the masters whose SET reply is
+               \*   awaited; "sequential": always {}
     won,       \* won[c]: masters that answered OK in this attempt
     acq,       \* acq[c]: ghost number of c's current acquisition, 0 = none
     tok,       \* tok[c]: c's fencing token for its write
@@ -154,7 +182,8 @@ VARIABLES
     resToken,  \* resource: largest token accepted
     resGhost   \* resource: largest ghost number among accepted writes
 
-algVars == <<key, owner, phase, left, val, idx, won, acq, tok, counter, resToken, resGhost>>
+algVars == <<key, owner, phase, left, val, idx, pending, won, acq, tok, counter,
+             resToken, resGhost>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
@@ -194,6 +223,7 @@ Init ==
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ val = [c \in ClientIds |-> 0]
     /\ idx = [c \in ClientIds |-> 0]
+    /\ pending = [c \in ClientIds |-> {}]
     /\ won = [c \in ClientIds |-> {}]
     /\ acq = [c \in ClientIds |-> 0]
     /\ tok = [c \in ClientIds |-> 0]
@@ -237,19 +267,26 @@ MasterRecv(c, m) ==
 -----------------------------------------------------------------------------
 (* Clients                                                                 *)
 
-\* Step 1 and the first request of step 2, from the timers tm.
+\* Step 1 and the start of step 2, from the timers tm: the first request
+\* ("sequential") or all of them ("parallel"), with the request timeout.
 StartAttempt(c, tm) ==
     /\ drawn' = drawn + 1
     /\ val' = [val EXCEPT ![c] = drawn + 1]
     /\ won' = [won EXCEPT ![c] = {}]
-    /\ idx' = [idx EXCEPT ![c] = 1]
+    /\ IF Requests = "sequential"
+       THEN /\ idx' = [idx EXCEPT ![c] = 1]
+            /\ net' = Send(net, c, 1, SetReq(drawn + 1))
+            /\ UNCHANGED pending
+       ELSE /\ pending' = [pending EXCEPT ![c] = MasterIds]
+            /\ net' = SendAll(net, c, MasterIds, SetReq(drawn + 1))
+            /\ UNCHANGED idx
     /\ phase' = [phase EXCEPT ![c] = "acquiring"]
-    /\ net' = Send(net, c, 1, SetReq(drawn + 1))
     /\ timers' = [tm EXCEPT ![c] = SetTimer(@, "req", Timeout)]
     /\ watches' = [watches EXCEPT ![c] = StartWatch(@, "elapsed")]
 
-\* Step 2 goes on with the next master, or ends (the check comes next);
-\* q and tm are the network and timers after the current request ended.
+\* "sequential": step 2 goes on with the next master, or ends (the check
+\* comes next); q and tm are the network and timers after the current
+\* request ended.
 NextMaster(c, q, tm) ==
     IF idx[c] < Masters
     THEN /\ idx' = [idx EXCEPT ![c] = @ + 1]
@@ -261,15 +298,31 @@ NextMaster(c, q, tm) ==
          /\ net' = q
          /\ timers' = tm
 
-\* A SET reply: counted only if it answers the request being waited for.
+\* "parallel": master m has answered; step 2 ends when no master is left
+\* to wait for (the timeout is then cancelled; the check comes next).
+Answered(c, m) ==
+    /\ pending' = [pending EXCEPT ![c] = @ \ {m}]
+    /\ IF pending[c] = {m}
+       THEN /\ phase' = [phase EXCEPT ![c] = "check"]
+            /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "req")]
+       ELSE UNCHANGED <<phase, timers>>
+    /\ net' = Pop(m, c)
+    /\ UNCHANGED idx
+
+\* A SET reply: counted only if it answers a request being waited for.
+Awaited(c, m) == IF Requests = "sequential" THEN idx[c] = m ELSE m \in pending[c]
+
 ClientReply(m, c) ==
     LET msg == Msg(m, c) IN
     /\ msg.t = "setReply"
-    /\ IF phase[c] = "acquiring" /\ idx[c] = m /\ msg.v = val[c]
+    /\ IF phase[c] = "acquiring" /\ Awaited(c, m) /\ msg.v = val[c]
        THEN /\ won' = [won EXCEPT ![c] = IF msg.ok THEN @ \cup {m} ELSE @]
-            /\ NextMaster(c, Pop(m, c), [timers EXCEPT ![c] = CancelTimer(@, "req")])
+            /\ IF Requests = "sequential"
+               THEN /\ NextMaster(c, Pop(m, c), [timers EXCEPT ![c] = CancelTimer(@, "req")])
+                    /\ UNCHANGED pending
+               ELSE Answered(c, m)
        ELSE /\ net' = Pop(m, c)
-            /\ UNCHANGED <<won, idx, phase, timers>>
+            /\ UNCHANGED <<won, idx, pending, phase, timers>>
     /\ UNCHANGED <<watches, left, val, acq, tok, counter, drawn, ghost>>
 
 \* The resource's answer to the write: the holder releases on all masters.
@@ -284,7 +337,7 @@ ClientDone(c) ==
             /\ tok' = [tok EXCEPT ![c] = 0]
        ELSE /\ net' = Pop(Res, c)
             /\ UNCHANGED <<phase, left, val, acq, tok>>
-    /\ UNCHANGED <<timers, watches, won, idx, counter, drawn, ghost>>
+    /\ UNCHANGED <<timers, watches, won, idx, pending, counter, drawn, ghost>>
 
 \* The client comes to want the lock (not urgent; weakly fair).
 Want(c) ==
@@ -309,7 +362,7 @@ CheckWin(c) ==
     /\ won' = [won EXCEPT ![c] = {}]
     /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "elapsed")]
     /\ UNCHANGED <<status, pause, skew, timers, net, cut, spent, drawn, history,
-                   key, owner, left, val, idx, resToken, resGhost>>
+                   key, owner, left, val, idx, pending, resToken, resGhost>>
 
 \* Step 5: release on all masters, back off for a random delay d.
 CheckFail(c, d) ==
@@ -322,7 +375,7 @@ CheckFail(c, d) ==
     /\ won' = [won EXCEPT ![c] = {}]
     /\ val' = [val EXCEPT ![c] = 0]
     /\ UNCHANGED <<status, pause, skew, cut, spent, ghost, drawn, history,
-                   key, owner, left, idx, acq, tok, counter, resToken, resGhost>>
+                   key, owner, left, idx, pending, acq, tok, counter, resToken, resGhost>>
 
 Check(c) == CheckWin(c) \/ \E d \in Retry..RetryMax : CheckFail(c, d)
 
@@ -332,7 +385,8 @@ Write(c) ==
     /\ net' = Send(net, c, Res, WriteReq(acq[c], tok[c]))
     /\ phase' = [phase EXCEPT ![c] = "writing"]
     /\ UNCHANGED <<status, pause, skew, timers, watches, cut, spent, ghost, drawn, history,
-                   key, owner, left, val, idx, won, acq, tok, counter, resToken, resGhost>>
+                   key, owner, left, val, idx, pending, won, acq, tok, counter,
+                   resToken, resGhost>>
 
 -----------------------------------------------------------------------------
 (* The resource                                                            *)
@@ -365,12 +419,12 @@ Deliver(src, dst) ==
     /\ Deliverable(src, dst)
     /\ \/ /\ dst \in MasterIds
           /\ MasterRecv(src, dst)
-          /\ UNCHANGED <<watches, phase, left, val, idx, won, acq, tok, counter,
+          /\ UNCHANGED <<watches, phase, left, val, idx, pending, won, acq, tok, counter,
                          resToken, resGhost, drawn, ghost>>
        \/ /\ dst = Res
           /\ ResRecv(src)
-          /\ UNCHANGED <<timers, watches, key, owner, phase, left, val, idx, won, acq, tok,
-                         counter, drawn, ghost>>
+          /\ UNCHANGED <<timers, watches, key, owner, phase, left, val, idx, pending, won,
+                         acq, tok, counter, drawn, ghost>>
        \/ /\ dst \in ClientIds /\ src \in MasterIds
           /\ ClientReply(src, dst)
           /\ UNCHANGED <<key, owner, resToken, resGhost, history>>
@@ -387,21 +441,27 @@ Fire(n, t) ==
           /\ key' = [key EXCEPT ![n] = 0]
           /\ owner' = [owner EXCEPT ![n] = 0]
           /\ timers' = Expired(n, t)
-          /\ UNCHANGED <<net, watches, phase, val, idx, won, drawn>>
+          /\ UNCHANGED <<net, watches, phase, val, idx, pending, won, drawn>>
        \/ /\ n \in MasterIds /\ t = "unavailable"      \* delayed restart over
           /\ timers' = Expired(n, t)
-          /\ UNCHANGED <<net, watches, key, owner, phase, val, idx, won, drawn>>
-       \/ /\ n \in ClientIds /\ t = "req"              \* the request timed out
-          /\ IF phase[n] = "acquiring"
-             THEN NextMaster(n, net, Expired(n, t))
+          /\ UNCHANGED <<net, watches, key, owner, phase, val, idx, pending, won, drawn>>
+       \/ /\ n \in ClientIds /\ t = "req"              \* the request(s) timed out
+          /\ IF phase[n] = "acquiring" /\ Requests = "sequential"
+             THEN /\ NextMaster(n, net, Expired(n, t))
+                  /\ UNCHANGED pending
+             ELSE IF phase[n] = "acquiring"            \* "parallel": stop waiting
+             THEN /\ pending' = [pending EXCEPT ![n] = {}]
+                  /\ phase' = [phase EXCEPT ![n] = "check"]
+                  /\ timers' = Expired(n, t)
+                  /\ UNCHANGED <<net, idx>>
              ELSE /\ timers' = Expired(n, t)
-                  /\ UNCHANGED <<net, phase, idx>>
+                  /\ UNCHANGED <<net, phase, idx, pending>>
           /\ UNCHANGED <<watches, key, owner, val, won, drawn>>
        \/ /\ n \in ClientIds /\ t = "retry"            \* back-off over: retry
           /\ IF phase[n] = "backoff"
              THEN StartAttempt(n, Expired(n, t))
              ELSE /\ timers' = Expired(n, t)
-                  /\ UNCHANGED <<net, watches, phase, val, idx, won, drawn>>
+                  /\ UNCHANGED <<net, watches, phase, val, idx, pending, won, drawn>>
           /\ UNCHANGED <<key, owner>>
     /\ UNCHANGED <<status, pause, skew, cut, spent, ghost, history,
                    left, acq, tok, counter, resToken, resGhost>>
@@ -422,11 +482,12 @@ Crash(n) ==
                THEN UNCHANGED <<key, owner>>
                ELSE /\ key' = [key EXCEPT ![n] = 0]
                     /\ owner' = [owner EXCEPT ![n] = 0]
-            /\ UNCHANGED <<phase, val, idx, won, acq, tok>>
+            /\ UNCHANGED <<phase, val, idx, pending, won, acq, tok>>
        ELSE /\ WorldCrash(n, NoTimers, Role)
             /\ phase' = [phase EXCEPT ![n] = "idle"]
             /\ val' = [val EXCEPT ![n] = 0]
             /\ idx' = [idx EXCEPT ![n] = 0]
+            /\ pending' = [pending EXCEPT ![n] = {}]
             /\ won' = [won EXCEPT ![n] = {}]
             /\ acq' = [acq EXCEPT ![n] = 0]
             /\ tok' = [tok EXCEPT ![n] = 0]
@@ -551,6 +612,7 @@ TypeOK ==
     /\ phase \in [ClientIds -> {"idle", "acquiring", "check", "backoff", "using", "writing"}]
     /\ left \in [ClientIds -> 0..Acquisitions]
     /\ val \in [ClientIds -> Nat] /\ idx \in [ClientIds -> 0..Masters]
+    /\ pending \in [ClientIds -> SUBSET MasterIds]
     /\ won \in [ClientIds -> SUBSET MasterIds]
     /\ acq \in [ClientIds -> Nat] /\ tok \in [ClientIds -> Nat]
     /\ counter \in Nat /\ resToken \in Nat /\ resGhost \in Nat

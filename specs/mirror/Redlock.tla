@@ -69,6 +69,7 @@ CONSTANTS
     RestartMode,   \* [system] restart: "empty", "fsync" or "delayed"
     Fencing,       \* [system] fencing: "none", "lock-value" or "counter"
     PauseWindow,   \* [system] pause_window: "any" or "acquiring"
+    Requests,      \* [system] requests: this mirror has only "parallel"
     Acquisitions   \* [bounds] acquisitions per client; 0 = forever
 
 ASSUME /\ Masters \in 1..7 /\ Clients \in 1..4 /\ Ttl \in 1..30
@@ -77,6 +78,10 @@ ASSUME /\ Masters \in 1..7 /\ Clients \in 1..4 /\ Ttl \in 1..30
        /\ RestartMode \in {"empty", "fsync", "delayed"}
        /\ Fencing \in {"none", "lock-value", "counter"}
        /\ PauseWindow \in {"any", "acquiring"}
+       \* Requests in sequence are the clean-room spec's (specs/Redlock.tla),
+       \* which checks them against the Rust model; this mirror of the Rust
+       \* client sends every SET at once.
+       /\ Requests = "parallel"
        /\ Acquisitions \in 0..5
 
 MasterIds == 0..Masters - 1

@@ -275,3 +275,88 @@ fn retry_max_below_retry_is_refused() {
         "{err}"
     );
 }
+
+/// With `requests = "sequential"` a client asks one master at a time: s1
+/// first; when s1's timeout fires, s1 counts as a no and s2 is asked, with a
+/// timeout of its own; s1's answer, arriving after that, is no vote.
+#[test]
+fn a_sequential_client_asks_the_next_master_when_one_times_out() {
+    let text = "summary = \"s\"\nalgorithm = \"redlock\"\n[system]\nmasters = 3\nclients = 1\ntimeout = 1\nrequests = \"sequential\"\n[faults]\nmax_delay = 2\n[bounds]\nacquisitions = 1\n";
+    let sc = parse(Path::new("inline.toml"), text).expect("a valid scenario");
+    let world = redlock::world(&sc).expect("builds");
+    let client = 3;
+    let asked = |s: &WorldState<redlock::Node>| -> Vec<usize> {
+        s.net
+            .iter()
+            .filter(|e| e.src == client && matches!(e.msg, Msg::Lock { .. }))
+            .map(|e| e.dst)
+            .collect()
+    };
+    let s = world.init();
+    let s = step(
+        &world,
+        &s,
+        Action::Step {
+            node: client,
+            step: Step::Acquire,
+        },
+    );
+    assert_eq!(asked(&s), [0], "only the first master is asked");
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: client,
+            dst: 0,
+            msg: Msg::Lock { value: 1 },
+        },
+    );
+    let s = step(&world, &s, Action::Tick);
+    let s = step(
+        &world,
+        &s,
+        Action::Fire {
+            node: client,
+            timer: Timer::Timeout,
+        },
+    );
+    assert_eq!(asked(&s), [1], "s1 timed out: s2 is asked");
+    assert!(
+        s.nodes[client].timer(Timer::Timeout).is_some(),
+        "with a timeout of its own"
+    );
+    let before = s.nodes[client].state.clone();
+    let s = step(
+        &world,
+        &s,
+        Action::Deliver {
+            src: 0,
+            dst: client,
+            msg: Msg::Locked { value: 1, ok: true },
+        },
+    );
+    assert_eq!(s.nodes[client].state, before, "s1's late yes is no vote");
+}
+
+/// The sequential client's livelock (specs/redlock-sequential.toml): every
+/// message a tick late makes its three round trips outlast the validity
+/// for ever; the same client asking all masters at once gets the lock.
+#[test]
+fn requests_in_sequence_can_outlast_the_validity_for_ever() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/redlock-sequential.toml");
+    let sequential = load(&path).expect("a valid scenario");
+    let mut parallel = sequential.clone();
+    parallel.system.insert("requests".into(), "parallel".into());
+    for (sc, verdict) in [(sequential, Verdict::Violated), (parallel, Verdict::Holds)] {
+        let r = run(&sc, Options::default());
+        for prop in [Prop::DeadlockFreedom, Prop::StarvationFreedom] {
+            assert_eq!(
+                r.verdict(prop),
+                verdict,
+                "{prop:?} with requests = {:?}",
+                sc.system["requests"]
+            );
+        }
+        assert_eq!(r.verdict(Prop::MutualExclusion), Verdict::Holds);
+    }
+}

@@ -1,7 +1,7 @@
 //! The client: its attempt and hold, its steps (Acquire, Backoff, Check,
 //! Write), its answer handlers (with Decide and Release) and its helpers.
 
-use super::{Elapsed, Fencing, Msg, Node, Params, Step, Timer};
+use super::{Elapsed, Fencing, Msg, Node, Params, Requests, Step, Timer};
 use crate::algorithms::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,7 +11,8 @@ pub struct Client {
     /// key's value, and what answers carry, so that an answer to an earlier
     /// attempt is not counted.
     pub value: u32,
-    /// Masters that answered this attempt, and those that said yes (masks).
+    /// Masters that answered this attempt (asking in sequence, or timed
+    /// out), and those that said yes (masks).
     pub answered: u8,
     pub yes: u8,
     /// Checked the validity timer and found time left: about to write.
@@ -69,14 +70,12 @@ pub(super) fn client_step(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, step:
 /// they answer; any other is an answer to an earlier attempt, ignored.
 pub(super) fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, src: Id, msg: Msg, out: &mut Out<Node>) {
     match (c.script.phase, msg) {
-        (Phase::Acquiring, Msg::Locked { value, ok }) if value == c.value => {
+        (Phase::Acquiring, Msg::Locked { value, ok }) if value == c.value && awaited(p, c, src) => {
             c.answered |= 1 << src;
             if ok {
                 c.yes |= 1 << src;
             }
-            if c.answered == p.all_masters() {
-                decide(p, c, ctx, out);
-            }
+            next_or_decide(p, c, ctx, out);
         }
         (Phase::Holding, Msg::Token { value, token }) if value == c.value && c.token.is_none() => c.token = Some(token),
         // The write is answered: release on every master, without waiting.
@@ -89,9 +88,48 @@ pub(super) fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, sr
     }
 }
 
+/// Whether an answer from master `src` to this attempt is still awaited:
+/// from any master that has not answered when the requests went out at
+/// once; only from the master being asked when they go in sequence (one
+/// that timed out has been given up on).
+fn awaited(p: &Params, c: &Client, src: Id) -> bool {
+    match p.requests {
+        Requests::Parallel => true,
+        Requests::Sequential => src == asking(c),
+    }
+}
+
+/// In sequence, the master being asked: the first that has not answered.
+fn asking(c: &Client) -> Id {
+    c.answered.trailing_ones() as Id
+}
+
+/// The request timeout fired: at once, it ends the wait for every master;
+/// in sequence, the master being asked counts as a no.
+pub(super) fn timed_out(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
+    match p.requests {
+        Requests::Parallel => decide(p, c, ctx, out),
+        Requests::Sequential => {
+            c.answered |= 1 << asking(c);
+            next_or_decide(p, c, ctx, out);
+        }
+    }
+}
+
+/// After an answer or a timeout: T2 once every master has answered;
+/// otherwise, in sequence, ask the next master, with a timeout of its own.
+fn next_or_decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
+    if c.answered == p.all_masters() {
+        decide(p, c, ctx, out);
+    } else if p.requests == Requests::Sequential {
+        out.send(asking(c), Msg::Lock { value: c.value });
+        out.set_timer(Timer::Timeout, p.timeout);
+    }
+}
+
 /// T2: every master answered or the timeout fired. Hold the lock only with
 /// a majority and validity left.
-pub(super) fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
+fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut Out<Node>) {
     out.cancel_timer(Timer::Timeout);
     out.stop_watch(Elapsed);
     let validity = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift);
@@ -114,14 +152,18 @@ pub(super) fn decide(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, out: &mut 
     };
 }
 
-/// Acquire: a fresh random value, T1, then SET NX PX on every master, with
-/// a timeout.
+/// Acquire: a fresh random value, T1, then SET NX PX on every master (or,
+/// in sequence, on the first), with a timeout.
 pub(super) fn acquire(p: &Params, c: &mut Client, out: &mut Out<Node>) {
     c.value = out.fresh_value();
     c.answered = 0;
     c.yes = 0;
     out.start_watch(Elapsed);
-    for m in 0..p.masters as Id {
+    let asked = match p.requests {
+        Requests::Parallel => p.masters as Id,
+        Requests::Sequential => 1,
+    };
+    for m in 0..asked {
         out.send(m, Msg::Lock { value: c.value });
     }
     out.set_timer(Timer::Timeout, p.timeout);

@@ -1,7 +1,7 @@
 //! The words of `redlock`: Redis commands and replies, steps, timers and
 //! node states as reports and traces show them.
 
-use super::{Elapsed, Fencing, Msg, Node, Restart, State, Step, Timer};
+use super::{Elapsed, Fencing, Msg, Node, Requests, Restart, State, Step, Timer};
 use crate::algorithms::prelude::*;
 use crate::world::Action;
 
@@ -35,7 +35,10 @@ impl Describe for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire => "asks every master for the lock".into(),
+            Step::Acquire => match self.params().map(|p| p.requests) {
+                Some(Requests::Sequential) => "asks the first master for the lock".into(),
+                _ => "asks every master for the lock".into(),
+            },
             Step::Backoff(ticks) => format!("draws a back-off of {ticks} ticks"),
             Step::Check => "checks its validity".into(),
             Step::Write => "writes to the resource".into(),

@@ -25,6 +25,7 @@ impl Family for Redlock {
                 Fencing::Counter => Some("fencing counter".into()),
             },
             on(p.retry_max == p.retry, "fixed back-off"),
+            on(p.requests == super::Requests::Sequential, "requests in sequence"),
         ]);
         // A delayed restart comes back empty too; it answers nothing until the
         // keys it forgot have expired.
@@ -47,6 +48,7 @@ impl Family for Redlock {
         set("RestartMode", quoted(p.restart.word()));
         set("Fencing", quoted(p.fencing.word()));
         set("PauseWindow", quoted(p.pause_window.word()));
+        set("Requests", quoted(p.requests.word()));
         Ok(&WORLD_FAULTS)
     }
 

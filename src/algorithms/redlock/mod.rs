@@ -47,7 +47,7 @@ pub use family::Redlock;
 pub use client::Client;
 pub use server::Master;
 
-use client::{acquire, client_receive, client_step, decide, give_up};
+use client::{acquire, client_receive, client_step, give_up, timed_out};
 use server::master_receive;
 
 /// What survives a master's restart.
@@ -92,6 +92,28 @@ impl Words for Fencing {
     ];
 }
 
+/// How a client sends its `SET`s. antirez's step 2 asks the masters
+/// "sequentially", and the paragraph after the steps recommends sending to
+/// all of them "at the same time using multiplexing", so as to spend as
+/// little of the validity as possible; real clients do either (redlock-py
+/// in sequence; node-redlock, Redisson and redsync at once). An attempt in
+/// sequence spends up to one round trip per master of its validity, which
+/// can leave too little for the check for ever (a livelock with no fault:
+/// `specs/redlock-sequential.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Requests {
+    /// Every `SET` at once, and one timeout for all the answers.
+    Parallel,
+    /// One master after another, each with its own timeout: a master that
+    /// does not answer in time counts as a no, and the next is asked.
+    Sequential,
+}
+
+impl Words for Requests {
+    const WORDS: &'static [(&'static str, Self)] =
+        &[("parallel", Requests::Parallel), ("sequential", Requests::Sequential)];
+}
+
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -117,6 +139,7 @@ pub struct Params {
     pub retry_max: u8,
     pub restart: Restart,
     pub fencing: Fencing,
+    pub requests: Requests,
     pub pause_window: PauseWindow,
     pub acquisitions: u8,
     /// `[system] work`: the most ticks a holder works in its critical
@@ -138,6 +161,7 @@ impl Params {
             retry_max: 0,
             restart: k.word("restart", Restart::Empty)?,
             fencing: k.word("fencing", Fencing::None)?,
+            requests: k.word("requests", Requests::Parallel)?,
             pause_window: k.word("pause_window", PauseWindow::Any)?,
             acquisitions: sc.acquisitions,
             work: k.uint("work", 0, 10, 0)?,
@@ -344,7 +368,7 @@ impl Actor for Node {
     fn on_timer(&self, ctx: &Ctx<'_, Self>, state: &mut State, timer: Timer, out: &mut Out<Self>) {
         match (self, state, timer) {
             (Node::Client(p), State::Client(c), Timer::Timeout) if c.script.phase == Phase::Acquiring => {
-                decide(p, c, ctx, out)
+                timed_out(p, c, ctx, out)
             }
             // The validity ran out before the client checked it: lost.
             (Node::Client(p), State::Client(c), Timer::Validity) if c.script.phase == Phase::Holding => {
@@ -520,8 +544,12 @@ pub fn world(sc: &Scenario) -> Result<World<Node>, ScenarioError> {
     let mut symmetry = Vec::new();
     if sc.symmetry {
         // Masters run the same program, and so do clients: their lock
-        // values (and tokens) are drawn values, not ids.
-        symmetry.push(masters);
+        // values (and tokens) are drawn values, not ids. A client that asks
+        // in sequence asks the masters in their order, which renaming them
+        // would change: then only the clients are interchangeable.
+        if p.requests == Requests::Parallel {
+            symmetry.push(masters);
+        }
         if clients.len() > 1 {
             symmetry.push(clients);
         }
