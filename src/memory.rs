@@ -82,6 +82,22 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
+/// Returns the allocator's free memory to the kernel, so that what the
+/// process freed stops counting as resident (mimalloc, the allocator,
+/// keeps freed pages for reuse otherwise, and `resident` would not fall).
+/// Called when the search drops its queued states at the memory bound.
+pub fn release_free() {
+    // mimalloc's own function, in the library the `mimalloc` crate links
+    // (its -sys crate declares it only under a feature that needs one more
+    // crate).
+    extern "C" {
+        fn mi_collect(force: bool);
+    }
+    // SAFETY: mi_collect takes no pointer; it frees the pages mimalloc
+    // holds empty, and may be called at any time.
+    unsafe { mi_collect(true) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

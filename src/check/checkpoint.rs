@@ -16,7 +16,7 @@
 //! naming the version and the search): a checkpoint is for resuming with
 //! the same locksmith, not for exchange.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -212,7 +212,13 @@ pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) ->
         _ => return Err(format!("{name} is not a locksmith checkpoint")),
     }
     let saved = read_record(&mut r).map_err(|e| format!("{name} is cut short or damaged ({e})"))?;
-    let frontier = rebuild(world, &saved).map_err(|e| format!("{name} does not match this model: {e}"))?;
+    let mut fps = vec![0u64; saved.seen.len()];
+    for (fp, &i) in saved.seen.iter() {
+        fps[i as usize] = fp;
+    }
+    let states = rebuild(world, &saved.g, &saved.frontier, Some(&fps))
+        .map_err(|e| format!("{name} does not match this model: {e}"))?;
+    let frontier = states.into_iter().zip(saved.frontier.iter().copied()).collect();
     Ok((saved, frontier))
 }
 
@@ -284,32 +290,32 @@ fn read_record(r: &mut impl Read) -> io::Result<Saved> {
     })
 }
 
-/// The frontier's states, each rebuilt along its discoverer's path from
-/// the initial state (each state on the way computed once), in the
-/// frontier's order; each must have the fingerprint it was saved with.
-fn rebuild<A: Lock>(world: &World<A>, saved: &Saved) -> Result<Queue<A>, String> {
-    let g = &saved.g;
-    let mut fps = vec![0u64; saved.seen.len()];
-    for (fp, &i) in saved.seen.iter() {
-        fps[i as usize] = fp;
-    }
-    // The paths to the frontier: every state on one, with its children on
-    // one.
+/// The states numbered `wanted`, each rebuilt along its discoverer's path
+/// in `g` from the initial state (each state on the way computed once), in
+/// `wanted`'s order. With `fps` (every state's fingerprint), each must
+/// have its own, so a record of another model is refused.
+pub(super) fn rebuild<A: Program>(
+    world: &World<A>,
+    g: &Graph,
+    wanted: &[u32],
+    fps: Option<&[u64]>,
+) -> Result<Vec<WorldState<A>>, String> {
+    // The paths to the wanted states: every state on one, with its
+    // children on one.
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut on_path = vec![false; fps.len()];
-    for &i in &saved.frontier {
+    let mut on_path: HashSet<u32> = HashSet::new();
+    for &i in wanted {
         let mut s = i;
-        while s != 0 && !on_path[s as usize] {
-            on_path[s as usize] = true;
+        while s != 0 && on_path.insert(s) {
             let parent = g.parent[s as usize].0;
             children.entry(parent).or_default().push(s);
             s = parent;
         }
     }
-    let wanted: std::collections::HashSet<u32> = saved.frontier.iter().copied().collect();
-    let mut built: HashMap<u32, WorldState<A>> = HashMap::new();
+    let wanted_set: HashSet<u32> = wanted.iter().copied().collect();
+    let mut built: HashMap<u32, WorldState<A>> = HashMap::with_capacity(wanted.len());
     let init = world.canonical(world.init()).0;
-    if wanted.contains(&0) {
+    if wanted_set.contains(&0) {
         built.insert(0, init.clone());
     }
     let mut stack = vec![(0u32, init)];
@@ -326,25 +332,20 @@ fn rebuild<A: Lock>(world: &World<A>, saved: &Saved) -> Result<Queue<A>, String>
                 .after(&state, action)
                 .ok_or_else(|| format!("action {ordinal} of state {s} changes nothing"))?;
             let next = world.canonical(next).0;
-            if fingerprint(&next) != fps[child as usize] {
+            if fps.is_some_and(|fps| fingerprint(&next) != fps[child as usize]) {
                 return Err(format!("state {child} is not the one saved"));
             }
-            if wanted.contains(&child) {
-                built.insert(child, next.clone());
+            if children.contains_key(&child) {
+                stack.push((child, next.clone()));
             }
-            stack.push((child, next));
+            if wanted_set.contains(&child) {
+                built.insert(child, next);
+            }
         }
     }
-    saved
-        .frontier
+    wanted
         .iter()
-        .map(|&i| {
-            built
-                .get(&i)
-                .cloned()
-                .map(|s| (s, i))
-                .ok_or_else(|| format!("state {i} is unreachable"))
-        })
+        .map(|i| built.remove(i).ok_or_else(|| format!("state {i} is unreachable")))
         .collect()
 }
 

@@ -7,6 +7,7 @@
 
 pub mod checkpoint;
 mod expand;
+mod frontier;
 pub mod graph;
 pub mod liveness;
 pub mod quotient;
@@ -65,6 +66,10 @@ pub struct Options {
     pub no_symmetry: bool,
     /// Save the search to this checkpoint as it goes (`--checkpoint`).
     pub checkpoint: Option<checkpoint::Checkpoint>,
+    /// Drop the queued states once this many states are found, as the
+    /// memory bound does when it is reached (`frontier.rs`): for tests,
+    /// which cannot make the process's memory reach a bound on cue.
+    pub drop_queue_at: Option<usize>,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -120,6 +125,10 @@ pub struct Outcome<A: Program> {
     /// Whether states were reduced under symmetry (the world has
     /// interchangeable nodes and [`Options::no_symmetry`] was not set).
     pub symmetric: bool,
+    /// The unique states found when the memory bound made the queue drop
+    /// its states and keep their numbers (`frontier.rs`), if it did:
+    /// nothing else of the outcome depends on it.
+    pub queue_dropped_at: Option<usize>,
 }
 
 impl<A: Program> Outcome<A> {

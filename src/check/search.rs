@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::checkpoint::{self, Queue, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
+use super::frontier::Frontier;
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Waiting};
 use super::{
@@ -35,7 +36,7 @@ struct Found<A: Program> {
     generated: usize,
     /// A successor lay beyond `--max-depth` and was not explored.
     beyond_depth: bool,
-    frontier: Queue<A>,
+    frontier: Frontier<A>,
 }
 
 /// [`super::check`] on the world's own symmetry groups, from the initial
@@ -57,18 +58,13 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         None => (Found::start(world, &safety), 0),
     };
     let mut saved_at = expanded;
+    let mut queue_dropped_at = None;
     let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
     'search: while !f.frontier.is_empty() {
         batch.clear();
-        while batch.len() < batch_size {
-            let Some(next) = (if opts.dfs {
-                f.frontier.pop_back()
-            } else {
-                f.frontier.pop_front()
-            }) else {
-                break;
-            };
-            batch.push(next);
+        if let Err(e) = f.frontier.take(&mut batch, batch_size, opts.dfs, world, &f.g) {
+            stopped = Some(e);
+            break;
         }
         let expand = Expand {
             world,
@@ -79,6 +75,18 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         };
         let successors = expand.batch(&batch, threads);
         for (j, (&(_, i), succs)) in batch.iter().zip(successors).enumerate() {
+            // Breadth-first, the memory bound first drops the queued states
+            // (they are rebuilt when expanded); it stops the search only if
+            // memory is still short without them.
+            let asked = opts.drop_queue_at.is_some_and(|n| f.seen.len() >= n);
+            if !opts.dfs && f.frontier.whole() && (asked || over_memory(opts, expanded)) {
+                f.frontier.drop_states();
+                memory::release_free();
+                queue_dropped_at = Some(f.seen.len());
+                if let Some(p) = &opts.progress {
+                    p.note("memory bound reached: the queue keeps state numbers from here");
+                }
+            }
             // Between two states the record is whole: a checkpoint is
             // saved here, every so often and when a bound stops the search.
             let bound = bound_reached(opts, start, expanded, f.seen.len());
@@ -142,7 +150,17 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         liveness_skipped,
         interrupted,
         symmetric,
+        queue_dropped_at,
     }
+}
+
+/// Whether the process is above `--max-memory` (read every
+/// [`MEMORY_EVERY`] states).
+fn over_memory(opts: &Options, expanded: usize) -> bool {
+    opts.max_memory
+        .filter(|_| expanded.is_multiple_of(MEMORY_EVERY))
+        .and_then(|m| memory::resident().map(|r| r > m))
+        .unwrap_or(false)
 }
 
 /// Why the search stops before expanding another state, if it does: Ctrl-C
@@ -183,7 +201,7 @@ impl<A: Lock> Found<A> {
             first_bad: BTreeMap::new(),
             generated: 0,
             beyond_depth: false,
-            frontier: VecDeque::new(),
+            frontier: Frontier::States(VecDeque::new()),
         };
         f.g.facts.push(facts(world, &init, 0));
         for &p in safety {
@@ -193,7 +211,7 @@ impl<A: Lock> Found<A> {
         }
         f.seen.insert(fingerprint(&init), 0);
         f.g.parent.push((0, 0));
-        f.frontier.push_back((init, 0));
+        f.frontier.push(init, 0);
         f
     }
 
@@ -208,7 +226,7 @@ impl<A: Lock> Found<A> {
             first_bad: saved.first_bad,
             generated: saved.generated,
             beyond_depth: saved.beyond_depth,
-            frontier,
+            frontier: Frontier::States(frontier),
         };
         (f, saved.expanded)
     }
@@ -224,7 +242,7 @@ impl<A: Lock> Found<A> {
         rest: &[(WorldState<A>, u32)],
     ) -> Result<(), String> {
         let Some(c) = &opts.checkpoint else { return Ok(()) };
-        let queued = self.frontier.iter().map(|(_, i)| *i);
+        let queued = self.frontier.numbers().into_iter();
         let rest = rest.iter().map(|(_, i)| *i);
         let frontier = if opts.dfs {
             queued.chain(rest).collect()
@@ -307,7 +325,7 @@ impl<A: Lock> Found<A> {
                             if let Some(p) = opts.stop_at.filter(|p| self.first_bad.contains_key(p)) {
                                 return Err(format!("stopped at the first violation of {}", p.name()));
                             }
-                            self.frontier.push_back((t, to));
+                            self.frontier.push(t, to);
                             to
                         }
                     };

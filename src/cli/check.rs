@@ -51,6 +51,7 @@ pub(super) fn run(args: CheckArgs) -> Exit {
             every: args.checkpoint_every,
             resume: args.resume,
         }),
+        drop_queue_at: None,
     };
     let out = args.out.folder();
     check_cmd(&args.scenarios, args.all, &opts, args.format, out, args.jobs)
@@ -352,6 +353,15 @@ impl Job for CheckJob<'_> {
         };
         if let Some(p) = &self.opts.progress {
             p.finish();
+        }
+        if let (Some(n), Some(bound)) = (outcome.queue_dropped_at, opts.max_memory) {
+            // Said on stderr: the outcome, its text and its reports are those
+            // of a search that kept every state.
+            eprintln!(
+                "locksmith: {}: the memory bound of {} was reached with {n} states found; the queue kept state numbers from there, and rebuilt the states it expanded",
+                sc.name,
+                crate::memory::human(bound)
+            );
         }
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);
         summary.messages_per_acquisition = messages_per_acquisition(&world, sc.acquisitions);

@@ -56,6 +56,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
         interrupt: interrupt::on_ctrl_c(),
         no_symmetry: args.no_symmetry,
         checkpoint: None,
+        drop_queue_at: None,
     };
     let done = check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir)?;
     let finished = done.iter().filter(|d| !d.interrupted).count();

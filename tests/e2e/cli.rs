@@ -170,6 +170,14 @@ fn check_exits_3_when_the_memory_bound_is_reached() {
         tmp.path(),
     ));
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    // Breadth-first, the queue drops its states first; 1 MiB is short even
+    // so, and the search stops.
+    assert!(
+        run.stderr.contains("the memory bound of 1 MiB was reached with")
+            && run.stderr.contains("the queue kept state numbers from there"),
+        "{}",
+        run.stderr
+    );
     assert!(
         run.stdout.contains(
             "the memory bound of 1 MiB was reached; `locksmith simulate` explores a space this size by seeded random runs"

@@ -36,6 +36,7 @@ mod json;
 mod liveness;
 mod lock_table;
 mod matrix;
+mod memory_bound;
 mod own_words;
 mod primary_replica;
 mod progress;
