@@ -69,13 +69,21 @@ Concretes ==
 RustCounter == Masters + Clients
 RustNode(n) == IF Fencing = "counter" /\ n = Res THEN n ELSE n - 1
 
+\* Who holds, as the Rust model's lock view says it (a validity client
+\* believes it holds from the moment it has a majority and validity left,
+\* before its check, until that check fails): Holding, or at the check with
+\* a quorum won and validity above zero.
+RustHolds(c) ==
+    \/ Holding(c)
+    \/ phase[c] = "check" /\ Cardinality(won[c]) >= Quorum /\ Validity(c) > 0
+
 TraceView ==
     LET R(f, init) ==
             [m \in {RustNode(n) : n \in DOMAIN f}
                     \cup (IF Fencing = "counter" THEN {RustCounter} ELSE {}) |->
                IF m = RustCounter /\ Fencing = "counter" THEN init
                ELSE f[CHOOSE n \in DOMAIN f : RustNode(n) = m]]
-    IN [holders |-> {RustNode(c) : c \in {c \in ClientIds : Holding(c) /\ status[c] # "Down"}},
+    IN [holders |-> {RustNode(c) : c \in {c \in ClientIds : RustHolds(c) /\ status[c] # "Down"}},
         status |-> R(status, "Up"), pause |-> R(pause, 0), skew |-> R(skew, 0),
         cut |-> {{RustNode(a) : a \in l} : l \in cut},
         spent |-> spent, history |-> history]

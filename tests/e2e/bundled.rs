@@ -82,6 +82,7 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("redlock-no-faults", 385986, None, None),
     ("redlock-no-fsync", 219996, Some(16), None),
     ("redlock-pause-during-acquire", 1222214, None, None),
+    ("redlock-sequential-requests", 646, None, Some(53)),
     ("replica-failover-async", 1459989, Some(16), None),
     ("replica-failover-wait", 2345059, None, None),
     ("replica-restart-empty", 188769, Some(8), None),

@@ -338,12 +338,12 @@ fn a_sequential_client_asks_the_next_master_when_one_times_out() {
     assert_eq!(s.nodes[client].state, before, "s1's late yes is no vote");
 }
 
-/// The sequential client's livelock (specs/redlock-sequential.toml): every
+/// The sequential client's livelock (scenarios/redlock-sequential-requests.toml): every
 /// message a tick late makes its three round trips outlast the validity
 /// for ever; the same client asking all masters at once gets the lock.
 #[test]
 fn requests_in_sequence_can_outlast_the_validity_for_ever() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/redlock-sequential.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/redlock-sequential-requests.toml");
     let sequential = load(&path).expect("a valid scenario");
     let mut parallel = sequential.clone();
     parallel.system.insert("requests".into(), "parallel".into());

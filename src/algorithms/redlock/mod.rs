@@ -99,7 +99,7 @@ impl Words for Fencing {
 /// in sequence; node-redlock, Redisson and redsync at once). An attempt in
 /// sequence spends up to one round trip per master of its validity, which
 /// can leave too little for the check for ever (a livelock with no fault:
-/// `specs/redlock-sequential.toml`).
+/// `scenarios/redlock-sequential-requests.toml`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Requests {
     /// Every `SET` at once, and one timeout for all the answers.
