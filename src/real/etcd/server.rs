@@ -10,6 +10,10 @@ use std::process::{Child, Command, Stdio};
 use super::{Error, EtcdClient, ELECTION_MS, HEARTBEAT_MS, READY_TIMEOUT};
 use crate::real::process::{self, NotReady};
 
+/// How long a started etcd must stay up after its first answer to count as
+/// the one that answered (see `spawn`).
+const BIND_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// A running (or killed, and restartable) single-member etcd.
 pub struct EtcdServer {
     bin: PathBuf,
@@ -150,8 +154,8 @@ impl EtcdServer {
     fn spawn(&mut self) -> io::Result<()> {
         self.child = Some(self.command()?.spawn()?);
         let ready = |s: &mut Self| s.connect().is_ok_and(|mut c| c.revision().is_ok());
+        let port = self.client_port;
         process::await_ready(self, |s| &mut s.child, READY_TIMEOUT, ready).map_err(|e| {
-            let port = self.client_port;
             io::Error::other(match e {
                 NotReady::Exited(_) => format!("etcd on port {port} exited at start; its log:\n{}", self.log()),
                 NotReady::Late => format!(
@@ -159,7 +163,19 @@ impl EtcdServer {
                     self.log()
                 ),
             })
-        })
+        })?;
+        // The answer may have come from another etcd that took the port
+        // between our probe and this one's bind (tests start several at
+        // once): this one then exits at once, failing to bind. Still
+        // running a moment later, it is the one that answered.
+        std::thread::sleep(BIND_SETTLE);
+        if !process::running(&mut self.child) {
+            return Err(io::Error::other(format!(
+                "etcd on port {port} exited at start (another process had the port); its log:\n{}",
+                self.log()
+            )));
+        }
+        Ok(())
     }
 }
 
