@@ -170,8 +170,14 @@ fn assert_plain(what: &str, text: &str) {
 #[test]
 fn the_http_api_serves_the_world_in_plain_words() {
     let ex = Explorer::start(&["redis-ttl-gc-pause"]);
-    // The explorer ran in a directory of its own, removed again at once.
+    // The explorer ran in a directory of its own, removed again at once:
+    // before it serves, though its port (bound first) may answer a moment
+    // earlier on a busy machine, so the test waits a little for it.
     let own = std::env::temp_dir().join(format!("locksmith-explore-{}", ex.child.id()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while own.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     assert!(!own.exists(), "{} is left behind", own.display());
 
     // Its own page, not the decoy in the working directory's ui/, titled
