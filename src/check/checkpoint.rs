@@ -159,11 +159,7 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
     }
     // Fingerprints in state order: the file's bytes do not depend on the
     // maps' iteration order.
-    let mut fps = vec![0u64; s.seen.len()];
-    for (fp, &i) in s.seen.iter() {
-        fps[i as usize] = fp;
-    }
-    put_all(w, &fps)?;
+    put_all(w, &by_number(s.seen))?;
     let mut raw: Vec<(u64, u32)> = s.raw_seen.iter().map(|(fp, &i)| (fp, i)).collect();
     raw.sort_unstable();
     put(w, raw.len() as u64)?;
@@ -171,11 +167,7 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
         put(w, fp)?;
         put(w, u64::from(i))?;
     }
-    let mut classes = vec![0u64; s.classes.len()];
-    for (fp, &i) in s.classes.iter() {
-        classes[i as usize] = fp;
-    }
-    put_all(w, &classes)?;
+    put_all(w, &by_number(s.classes))?;
     for kind in EVENT_KINDS {
         put(w, s.events.get(&kind).copied().unwrap_or(0))?;
     }
@@ -212,10 +204,7 @@ pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) ->
         _ => return Err(format!("{name} is not a locksmith checkpoint")),
     }
     let saved = read_record(&mut r).map_err(|e| format!("{name} is cut short or damaged ({e})"))?;
-    let mut fps = vec![0u64; saved.seen.len()];
-    for (fp, &i) in saved.seen.iter() {
-        fps[i as usize] = fp;
-    }
+    let fps = by_number(&saved.seen);
     let states = rebuild(world, &saved.g, &saved.frontier, Some(&fps))
         .map_err(|e| format!("{name} does not match this model: {e}"))?;
     let frontier = states.into_iter().zip(saved.frontier.iter().copied()).collect();
@@ -347,6 +336,16 @@ pub(super) fn rebuild<A: Program>(
         .iter()
         .map(|i| built.remove(i).ok_or_else(|| format!("state {i} is unreachable")))
         .collect()
+}
+
+/// The fingerprints of a map whose values number them 0, 1, 2...,
+/// in that order (the file's bytes then do not depend on the map's order).
+fn by_number(map: &FingerprintMap<u32>) -> Vec<u64> {
+    let mut fps = vec![0u64; map.len()];
+    for (fp, &i) in map.iter() {
+        fps[i as usize] = fp;
+    }
+    fps
 }
 
 fn put(w: &mut impl Write, v: u64) -> io::Result<()> {

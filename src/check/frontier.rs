@@ -71,26 +71,18 @@ impl<A: Program> Frontier<A> {
         g: &Graph,
     ) -> Result<(), String> {
         match self {
-            Frontier::States(q) => {
-                while batch.len() < n {
-                    let Some(next) = (if dfs { q.pop_back() } else { q.pop_front() }) else {
-                        break;
-                    };
-                    batch.push(next);
-                }
-            }
+            Frontier::States(q) => batch.extend(pop(q, n.saturating_sub(batch.len()), dfs)),
             Frontier::Numbers(q) => {
-                let mut numbers = Vec::with_capacity(n.min(q.len()));
-                while numbers.len() < n {
-                    let Some(next) = (if dfs { q.pop_back() } else { q.pop_front() }) else {
-                        break;
-                    };
-                    numbers.push(next);
-                }
+                let numbers: Vec<u32> = pop(q, n, dfs).collect();
                 let states = checkpoint::rebuild(world, g, &numbers, None)?;
                 batch.extend(states.into_iter().zip(numbers));
             }
         }
         Ok(())
     }
+}
+
+/// Up to `n` items off the front of `q` (breadth-first) or its back (`dfs`).
+fn pop<T>(q: &mut VecDeque<T>, n: usize, dfs: bool) -> impl Iterator<Item = T> + '_ {
+    std::iter::from_fn(move || if dfs { q.pop_back() } else { q.pop_front() }).take(n)
 }
