@@ -144,12 +144,13 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
         put(w, wanting)?;
         put(w, u64::from(depth))?;
     }
-    put(w, g.edges.len() as u64)?;
-    for e in &g.edges {
+    let (edges, offsets) = g.edges();
+    put(w, edges.len() as u64)?;
+    for e in &edges {
         put_edge(w, e)?;
     }
-    put(w, g.offsets.len() as u64)?;
-    for &o in &g.offsets {
+    put(w, offsets.len() as u64)?;
+    for &o in &offsets {
         put(w, u64::from(o))?;
     }
     put(w, g.raw.len() as u64)?;
@@ -223,12 +224,14 @@ fn read_record(r: &mut impl Read) -> io::Result<Saved> {
         let depth = get(r)? as u32;
         g.facts.push(Facts { wanting, depth });
     }
-    for _ in 0..len(r)? {
-        g.edges.push(get_edge(r)?);
+    let edges = (0..len(r)?).map(|_| get_edge(r)).collect::<io::Result<Vec<_>>>()?;
+    let offsets = (0..len(r)?)
+        .map(|_| get(r).map(|o| o as u32))
+        .collect::<io::Result<Vec<_>>>()?;
+    if !offsets.is_sorted() || offsets.last().is_some_and(|&o| o as usize > edges.len()) {
+        return Err(bad("edge offsets out of order"));
     }
-    for _ in 0..len(r)? {
-        g.offsets.push(get(r)? as u32);
-    }
+    g.load_edges(edges, &offsets);
     for _ in 0..len(r)? {
         let from = get(r)? as u32;
         g.raw.push((from, get_edge(r)?));

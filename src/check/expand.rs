@@ -3,14 +3,15 @@
 //! properties of a state that may be new), computed in batches spread over
 //! the threads. Expansion is pure; only the merge (search.rs) numbers states.
 
+use super::frontier::encode;
 use super::graph::{fingerprint, Facts, FingerprintMap};
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{Action, Program, World, WorldState};
+use crate::world::{Action, World, WorldState};
 
 /// A successor as a worker computed it: everything the merge needs, and
 /// the state itself only when it may be new.
-pub(super) struct Succ<A: Program> {
+pub(super) struct Succ {
     /// The action's position in the source state's enabled list.
     pub(super) ordinal: u16,
     pub(super) kind: Option<&'static str>,
@@ -24,10 +25,10 @@ pub(super) struct Succ<A: Program> {
     pub(super) raw: u64,
     /// The canonical state's fingerprint (equal to `raw` without symmetry).
     pub(super) fp: u64,
-    /// The canonical state, its lock view and its failed safety
-    /// properties (bit `i` for `safety[i]`), when the worker did not find
-    /// it among the states known before the batch.
-    pub(super) fresh: Option<(WorldState<A>, Facts, u64)>,
+    /// The canonical state, encoded for the queue, its lock view and its
+    /// failed safety properties (bit `i` for `safety[i]`), when the worker
+    /// did not find it among the states known before the batch.
+    pub(super) fresh: Option<(Vec<u8>, Facts, u64)>,
 }
 
 /// States popped and expanded together. Expansion (successors, renumbering,
@@ -46,44 +47,46 @@ pub(super) struct Expand<'a, A: Lock> {
 }
 
 impl<A: Lock> Expand<'_, A> {
-    fn state(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>, out: &mut Vec<Succ<A>>) {
+    /// The successors of `s`, computed in `scratch` (a state kept from one
+    /// successor to the next, `World::after_into`) and cloned out only
+    /// when they may be new.
+    fn state(
+        &self,
+        s: &WorldState<A>,
+        actions: &mut Vec<Action<A>>,
+        scratch: &mut Option<WorldState<A>>,
+        out: &mut Vec<Succ>,
+    ) {
         let world = self.world;
         actions.clear();
         world.enabled(s, actions);
         out.reserve_exact(actions.len());
+        let scratch = scratch.get_or_insert_with(|| s.clone());
         for (k, a) in actions.drain(..).enumerate() {
-            let Some(t) = world.after(s, &a) else { continue };
+            if !world.after_into(s, &a, scratch) {
+                continue;
+            }
             let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
             let strong = strongly_fair(&a);
             let random = random(world, &a);
-            let raw = fingerprint(&t);
+            let raw = fingerprint(&*scratch);
             // Under symmetry, a state met before under its own names needs
             // no second canonicalisation: most successors are repeats.
-            let (fp, t) = if self.symmetric && self.raw_seen.contains_key(&raw) {
+            let (fp, fresh) = if self.symmetric && self.raw_seen.contains_key(&raw) {
                 (0, None)
             } else if self.symmetric {
                 // A state that is its own representative keeps its
                 // fingerprint: it is not hashed twice.
-                let (t, perm) = world.canonical(t);
+                let (t, perm) = world.canonical(scratch.clone());
                 let fp = if perm.iter().enumerate().all(|(i, &p)| i == p) {
                     raw
                 } else {
                     fingerprint(&t)
                 };
-                (fp, Some(t))
+                (fp, (!self.seen.contains_key(&fp)).then(|| self.fresh(&t)))
             } else {
-                (raw, Some(t))
+                (raw, (!self.seen.contains_key(&raw)).then(|| self.fresh(scratch)))
             };
-            let fresh = t.filter(|_| !self.seen.contains_key(&fp)).map(|t| {
-                let facts = facts(world, &t, 0);
-                let bad = self
-                    .safety
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &p)| !safe(p, world, &t))
-                    .fold(0u64, |m, (i, _)| m | 1 << i);
-                (t, facts, bad)
-            });
             out.push(Succ {
                 ordinal: k as u16,
                 kind: a.event_kind(),
@@ -97,15 +100,29 @@ impl<A: Lock> Expand<'_, A> {
         }
     }
 
+    /// A state that may be new: encoded for the queue, with its lock view
+    /// and its failed safety properties.
+    fn fresh(&self, t: &WorldState<A>) -> (Vec<u8>, Facts, u64) {
+        let facts = facts(self.world, t, 0);
+        let bad = self
+            .safety
+            .iter()
+            .enumerate()
+            .filter(|(_, &p)| !safe(p, self.world, t))
+            .fold(0u64, |m, (i, _)| m | 1 << i);
+        (encode(t), facts, bad)
+    }
+
     /// Every state's successors, in order, on up to `threads` threads.
-    pub(super) fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ<A>>> {
-        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ<A>>> {
+    pub(super) fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ>> {
+        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ>> {
             let mut actions = Vec::new();
+            let mut scratch = None;
             chunk
                 .iter()
                 .map(|(s, _)| {
                     let mut out = Vec::new();
-                    self.state(s, &mut actions, &mut out);
+                    self.state(s, &mut actions, &mut scratch, &mut out);
                     out
                 })
                 .collect()

@@ -1,5 +1,7 @@
-//! The search's queue. It holds whole states until the process reaches
-//! `--max-memory`; then, breadth-first, it keeps only their numbers and
+//! The search's queue. It holds states encoded (postcard, serde's compact
+//! binary form: a queued Redlock state takes about a sixth of its size in
+//! memory, and encoding it costs less than the clone it replaces) until the
+//! process reaches `--max-memory`; then, breadth-first, it keeps only their numbers and
 //! rebuilds each batch's states along their discoverers' recorded actions
 //! when the batch is expanded (as a checkpoint's queue is rebuilt), so a
 //! search whose states outgrow memory goes on instead of stopping. The
@@ -14,16 +16,102 @@ use super::graph::Graph;
 use crate::world::{Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
-    /// Whole states, with their numbers, as found.
-    States(VecDeque<(WorldState<A>, u32)>),
+    /// Whole states, encoded, with their numbers, as found.
+    States(Packed<A>),
     /// State numbers only, in the same order.
     Numbers(VecDeque<u32>),
+}
+
+/// States encoded one after another in blocks of about a megabyte, with
+/// each one's number and length: a queue that allocates once per block,
+/// not once per list of every state, and frees its front as it is read.
+pub(super) struct Packed<A: Program> {
+    blocks: VecDeque<Vec<u8>>,
+    /// Each queued state's number and encoded length, front to back.
+    items: VecDeque<(u32, u32)>,
+    /// Where the front state starts in the front block.
+    head: usize,
+    _states: std::marker::PhantomData<fn() -> WorldState<A>>,
+}
+
+const BLOCK: usize = 1 << 20;
+
+/// A state as the queue holds it.
+pub(super) fn encode<A: Program>(state: &WorldState<A>) -> Vec<u8> {
+    // Room for a typical state at once: growing the buffer by doubling
+    // cost more than the encoding itself.
+    postcard::to_extend(state, Vec::with_capacity(256)).expect("a state encodes")
+}
+
+fn decode<A: Program>(bytes: &[u8]) -> WorldState<A> {
+    postcard::from_bytes(bytes).expect("a queued state decodes")
+}
+
+impl<A: Program> Default for Packed<A> {
+    fn default() -> Self {
+        Packed {
+            blocks: VecDeque::new(),
+            items: VecDeque::new(),
+            head: 0,
+            _states: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<A: Program> Packed<A> {
+    /// Queues the encoded state `bytes`, numbered `i`, at the back.
+    pub(super) fn push(&mut self, bytes: &[u8], i: u32) {
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.len() + bytes.len() <= b.capacity());
+        if !fits {
+            self.blocks.push_back(Vec::with_capacity(BLOCK.max(bytes.len())));
+        }
+        self.blocks.back_mut().expect("a block").extend_from_slice(bytes);
+        self.items.push_back((i, bytes.len() as u32));
+    }
+
+    fn pop_front(&mut self) -> Option<(WorldState<A>, u32)> {
+        let (i, len) = self.items.pop_front()?;
+        let front = self.blocks.front().expect("a queued state has its block");
+        let (start, end) = if self.head == front.len() {
+            // The state lies at the start of the next block.
+            self.blocks.pop_front();
+            (0, len as usize)
+        } else {
+            (self.head, self.head + len as usize)
+        };
+        let state = decode(&self.blocks[0][start..end]);
+        self.head = end;
+        if self.items.is_empty() {
+            self.blocks.clear();
+            self.head = 0;
+        }
+        Some((state, i))
+    }
+
+    fn pop_back(&mut self) -> Option<(WorldState<A>, u32)> {
+        let (i, len) = self.items.pop_back()?;
+        let back = self.blocks.back_mut().expect("a queued state has its block");
+        let start = back.len() - len as usize;
+        let state = decode(&back[start..]);
+        back.truncate(start);
+        if back.is_empty() {
+            self.blocks.pop_back();
+        }
+        if self.items.is_empty() {
+            self.blocks.clear();
+            self.head = 0;
+        }
+        Some((state, i))
+    }
 }
 
 impl<A: Program> Frontier<A> {
     pub(super) fn len(&self) -> usize {
         match self {
-            Frontier::States(q) => q.len(),
+            Frontier::States(q) => q.items.len(),
             Frontier::Numbers(q) => q.len(),
         }
     }
@@ -37,10 +125,11 @@ impl<A: Program> Frontier<A> {
         matches!(self, Frontier::States(_))
     }
 
-    /// Queues state `i` (its number only, once the states are dropped).
-    pub(super) fn push(&mut self, state: WorldState<A>, i: u32) {
+    /// Queues state `i`, encoded (its number only, once the states are
+    /// dropped).
+    pub(super) fn push(&mut self, bytes: &[u8], i: u32) {
         match self {
-            Frontier::States(q) => q.push_back((state, i)),
+            Frontier::States(q) => q.push(bytes, i),
             Frontier::Numbers(q) => q.push_back(i),
         }
     }
@@ -48,7 +137,7 @@ impl<A: Program> Frontier<A> {
     /// The queued state numbers, front to back.
     pub(super) fn numbers(&self) -> Vec<u32> {
         match self {
-            Frontier::States(q) => q.iter().map(|(_, i)| *i).collect(),
+            Frontier::States(q) => q.items.iter().map(|(i, _)| *i).collect(),
             Frontier::Numbers(q) => q.iter().copied().collect(),
         }
     }
@@ -56,7 +145,7 @@ impl<A: Program> Frontier<A> {
     /// Drops the queued states, keeping their numbers.
     pub(super) fn drop_states(&mut self) {
         if let Frontier::States(q) = self {
-            *self = Frontier::Numbers(q.drain(..).map(|(_, i)| i).collect());
+            *self = Frontier::Numbers(q.items.drain(..).map(|(i, _)| i).collect());
         }
     }
 
@@ -71,18 +160,17 @@ impl<A: Program> Frontier<A> {
         g: &Graph,
     ) -> Result<(), String> {
         match self {
-            Frontier::States(q) => batch.extend(pop(q, n.saturating_sub(batch.len()), dfs)),
+            Frontier::States(q) => {
+                let n = n.saturating_sub(batch.len());
+                batch.extend(std::iter::from_fn(|| if dfs { q.pop_back() } else { q.pop_front() }).take(n));
+            }
             Frontier::Numbers(q) => {
-                let numbers: Vec<u32> = pop(q, n, dfs).collect();
+                let pop = || if dfs { q.pop_back() } else { q.pop_front() };
+                let numbers: Vec<u32> = std::iter::from_fn(pop).take(n).collect();
                 let states = checkpoint::rebuild(world, g, &numbers, None)?;
                 batch.extend(states.into_iter().zip(numbers));
             }
         }
         Ok(())
     }
-}
-
-/// Up to `n` items off the front of `q` (breadth-first) or its back (`dfs`).
-fn pop<T>(q: &mut VecDeque<T>, n: usize, dfs: bool) -> impl Iterator<Item = T> + '_ {
-    std::iter::from_fn(move || if dfs { q.pop_back() } else { q.pop_front() }).take(n)
 }

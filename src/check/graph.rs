@@ -1,7 +1,8 @@
 //! The explored state graph, kept compact: states are numbered in
 //! discovery order and identified by a 64-bit fingerprint, as TLC and
 //! stateright do; edges carry the action's position in `World::enabled`
-//! (so a path replays without storing states) and its fairness class.
+//! (so a path replays without storing states) and its fairness class, and
+//! are stored as small variable-length numbers ([`Out`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -94,9 +95,10 @@ impl<V> FingerprintMap<V> {
     }
 }
 
-/// An edge of the graph: 10 bytes, its two flags in the top bits of the
-/// action's position and the whole packed to 2-byte alignment (a state
-/// has about four edges, and the edges are most of the graph).
+/// An edge of the graph as the liveness pass reads it: the graph stores
+/// it encoded, in about 5 bytes ([`Out`]); this form packs its two flags
+/// in the top bits of the action's position, 10 bytes in all (the lifts
+/// of the liveness pass keep edges in it until they are sealed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed(2))]
 pub struct Edge {
@@ -161,66 +163,129 @@ pub struct Graph {
     /// Discoverer and the ordinal of the action that discovered each state.
     pub parent: Vec<(u32, u16)>,
     pub facts: Vec<Facts>,
-    /// Edges of each expanded state, in `offsets[i]..offsets[i + 1]` once
-    /// [`Graph::seal`] has run.
-    pub edges: Vec<Edge>,
-    pub offsets: Vec<u32>,
+    /// Edges of each expanded state, encoded (see [`Out`]), one state's
+    /// after another's: about 5 bytes an edge instead of 10, and a state
+    /// has about four.
+    bytes: Vec<u8>,
+    /// Where each expanded state's edges start in `bytes`, its low 32 bits;
+    /// `bases` holds the whole offset of every [`BASE`]th, so that a graph
+    /// may pass 4 GiB of edges while a state costs 4 bytes here.
+    starts: Vec<u32>,
+    bases: Vec<u64>,
+    /// Edges stored.
+    count: u64,
     /// Edges as discovered out of order (depth-first search, the lifts of
-    /// the liveness pass): (from, edge); sorted into `edges` by `seal`.
+    /// the liveness pass): (from, edge); sorted into place by `seal`.
     pub raw: Vec<(u32, Edge)>,
 }
+
+/// States per whole offset in [`Graph::bases`]: few enough that their
+/// edges stay below 4 GiB (4,096 states of at most 16,384 edges of at most
+/// 13 bytes).
+const BASE: usize = 1 << 12;
 
 impl Graph {
     /// Records an edge out of `from`, which is the state expanded last or
     /// a later one: breadth-first search expands states in the order it
-    /// numbers them, so its edges go straight to their place, 10 bytes
-    /// each, instead of through `raw` at 16.
+    /// numbers them, so its edges go straight to their place instead of
+    /// through `raw` at 16 bytes each.
     pub fn push_in_order(&mut self, from: u32, e: Edge) {
-        debug_assert!(self.raw.is_empty() && self.offsets.len() <= from as usize + 1);
-        while self.offsets.len() <= from as usize {
-            self.offsets.push(self.edges.len() as u32);
+        debug_assert!(self.raw.is_empty() && self.starts.len() <= from as usize + 1);
+        while self.starts.len() <= from as usize {
+            self.open();
         }
-        self.edges.push(e);
+        let to = i64::from(e.to) - i64::from(from);
+        varint(&mut self.bytes, u64::from(e.bits.rotate_left(2)));
+        varint(
+            &mut self.bytes,
+            if e.class == FAULT { 0 } else { u64::from(e.class) + 1 },
+        );
+        varint(&mut self.bytes, ((to << 1) ^ (to >> 63)) as u64);
+        self.count += 1;
+    }
+
+    /// Starts the next state's edges at the end of `bytes`.
+    fn open(&mut self) {
+        let at = self.bytes.len() as u64;
+        if self.starts.len().is_multiple_of(BASE) {
+            self.bases.push(at);
+        }
+        self.starts.push(at as u32);
+    }
+
+    fn start(&self, s: usize) -> usize {
+        let base = self.bases[s / BASE];
+        (base + u64::from(self.starts[s].wrapping_sub(base as u32))) as usize
     }
 
     /// Orders the edges by source state (DFS discovers them out of order)
     /// and closes the offsets of the states never expanded.
     pub fn seal(&mut self) {
-        let n = self.facts.len();
-        if self.raw.is_empty() {
-            self.offsets.resize(n + 1, self.edges.len() as u32);
-            return;
+        if !self.raw.is_empty() {
+            // Stable: a state's edges keep their order.
+            let mut raw = std::mem::take(&mut self.raw);
+            raw.sort_by_key(|(from, _)| *from);
+            for (from, e) in raw {
+                self.push_in_order(from, e);
+            }
         }
-        let mut counts = vec![0u32; n + 1];
-        for (from, _) in &self.raw {
-            counts[*from as usize + 1] += 1;
-        }
-        for i in 0..n {
-            counts[i + 1] += counts[i];
-        }
-        // Edges that came sorted (a lift searched breadth-first) are moved
-        // into place
-        // in their own allocation (an in-place collect), not copied into a
-        // second one, which would hold every edge twice at the peak.
-        if self.raw.is_sorted_by_key(|(from, _)| *from) {
-            self.offsets = counts;
-            self.edges = std::mem::take(&mut self.raw).into_iter().map(|(_, e)| e).collect();
-            return;
-        }
-        self.offsets = counts.clone();
-        let mut slots = counts;
-        let placeholder = Edge::new(0, FAULT, 0, false, false);
-        self.edges = vec![placeholder; self.raw.len()];
-        for (from, e) in self.raw.drain(..) {
-            let slot = &mut slots[from as usize];
-            self.edges[*slot as usize] = e;
-            *slot += 1;
+        while self.starts.len() <= self.facts.len() {
+            self.open();
         }
     }
 
-    pub fn out(&self, s: u32) -> &[Edge] {
+    /// The edges out of `s`, in the order they were found.
+    pub fn out(&self, s: u32) -> Out<'_> {
+        self.out_at(s, 0)
+    }
+
+    /// The edges out of `s` from the one [`Out::offset`] gave on.
+    pub fn out_at(&self, s: u32, offset: u32) -> Out<'_> {
         let s = s as usize;
-        &self.edges[self.offsets[s] as usize..self.offsets[s + 1] as usize]
+        let (a, b) = (self.start(s), self.start(s + 1));
+        Out {
+            bytes: &self.bytes[a + offset as usize..b],
+            from: s as u32,
+            offset,
+        }
+    }
+
+    /// Every edge, in state order (a checkpoint's copy), with the number
+    /// of edges before each expanded state's first.
+    pub fn edges(&self) -> (Vec<Edge>, Vec<u32>) {
+        let expanded = self.starts.len().saturating_sub(1);
+        let mut edges = Vec::with_capacity(self.count as usize);
+        let mut offsets = Vec::with_capacity(self.starts.len());
+        for s in 0..self.starts.len() {
+            offsets.push(edges.len() as u32);
+            let end = if s < expanded {
+                self.start(s + 1)
+            } else {
+                self.bytes.len()
+            };
+            let bytes = &self.bytes[self.start(s)..end];
+            edges.extend(Out {
+                bytes,
+                from: s as u32,
+                offset: 0,
+            });
+        }
+        (edges, offsets)
+    }
+
+    /// Stores `edges` as [`Graph::edges`] gave them, state by state.
+    pub fn load_edges(&mut self, edges: Vec<Edge>, offsets: &[u32]) {
+        let mut from = 0;
+        for (j, e) in edges.into_iter().enumerate() {
+            // The last state whose edges start at or before this one.
+            while from + 1 < offsets.len() && offsets[from + 1] as usize <= j {
+                from += 1;
+            }
+            self.push_in_order(from as u32, e);
+        }
+        while self.starts.len() < offsets.len() {
+            self.open();
+        }
     }
 
     /// Ordinals of the actions from the initial state to `s`.
@@ -233,5 +298,156 @@ impl Graph {
         }
         ords.reverse();
         ords
+    }
+}
+
+/// LEB128: seven bits a byte, low first, the top bit set on all but the
+/// last.
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A state's edges as the graph encodes them: per edge, three LEB128
+/// numbers: the ordinal with the two flags as its low bits (one byte
+/// below 32 actions), the class plus one (0 for a fault), and the
+/// distance from the source state to the target, zigzagged.
+#[derive(Clone)]
+pub struct Out<'g> {
+    bytes: &'g [u8],
+    from: u32,
+    offset: u32,
+}
+
+impl Out<'_> {
+    /// How far into its state's edges this reads (see [`Graph::out_at`]).
+    pub fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    fn number(&mut self) -> u64 {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = self.bytes[0];
+            self.bytes = &self.bytes[1..];
+            self.offset += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+}
+
+impl Iterator for Out<'_> {
+    type Item = Edge;
+
+    fn next(&mut self) -> Option<Edge> {
+        if self.bytes.is_empty() {
+            return None;
+        }
+        let bits = (self.number() as u16).rotate_right(2);
+        let class = match self.number() {
+            0 => FAULT,
+            c => (c - 1) as Class,
+        };
+        let z = self.number() as i64;
+        let to = (i64::from(self.from) + ((z >> 1) ^ -(z & 1))) as u32;
+        Some(Edge { to, class, bits })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph of `n` states with edges of every kind the encoding must
+    /// keep: faults, large classes, flags, the largest ordinal, targets
+    /// far behind and far ahead, and states without edges.
+    fn sample(n: u32) -> Vec<(u32, Edge)> {
+        let mut edges = Vec::new();
+        for from in 0..n {
+            if from % 7 == 3 {
+                continue;
+            }
+            let k = (from % 5) as u16;
+            edges.push((from, Edge::new(from, FAULT, 0, false, false)));
+            edges.push((from, Edge::new(n - 1 - from, from * 977, 16_383 - k, true, false)));
+            edges.push((from, Edge::new(u32::MAX - from, u32::MAX - 1, k, false, true)));
+            edges.push((from, Edge::new(0, 0, k, true, true)));
+        }
+        edges
+    }
+
+    fn built(n: u32, edges: &[(u32, Edge)]) -> Graph {
+        let mut g = Graph {
+            facts: vec![Facts::default(); n as usize],
+            ..Graph::default()
+        };
+        for &(from, e) in edges {
+            g.push_in_order(from, e);
+        }
+        g.seal();
+        g
+    }
+
+    fn read(g: &Graph, n: u32) -> Vec<(u32, Edge)> {
+        (0..n).flat_map(|s| g.out(s).map(move |e| (s, e))).collect()
+    }
+
+    #[test]
+    fn every_edge_reads_back_as_it_was_stored_across_many_bases() {
+        let n = 3 * BASE as u32 + 5;
+        let edges = sample(n);
+        assert_eq!(read(&built(n, &edges), n), edges);
+    }
+
+    #[test]
+    fn edges_found_out_of_order_are_sealed_into_state_order() {
+        let n = 50;
+        let edges = sample(n);
+        let mut g = Graph {
+            facts: vec![Facts::default(); n as usize],
+            raw: edges.clone(),
+            ..Graph::default()
+        };
+        g.raw.sort_by_key(|(from, _)| std::cmp::Reverse(*from));
+        g.seal();
+        assert_eq!(read(&g, n), edges);
+    }
+
+    #[test]
+    fn reading_resumes_where_an_offset_left_it() {
+        let n = 20;
+        let g = built(n, &sample(n));
+        let mut all = g.out(11);
+        let first = all.next().expect("an edge");
+        let rest: Vec<Edge> = g.out_at(11, all.offset()).collect();
+        assert_eq!([vec![first], rest].concat(), g.out(11).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_checkpoint_copy_loads_into_the_same_graph() {
+        let n = BASE as u32 + 9;
+        let edges = sample(n);
+        // Unsealed, as a search saves it: the last states expanded have
+        // no offsets yet.
+        let mut g = Graph::default();
+        for &(from, e) in edges.iter().filter(|(from, _)| *from < n - 2) {
+            g.push_in_order(from, e);
+        }
+        let (list, offsets) = g.edges();
+        let mut h = Graph::default();
+        h.load_edges(list.clone(), &offsets);
+        assert_eq!(h.edges(), (list, offsets));
+        g.facts = vec![Facts::default(); n as usize];
+        h.facts = g.facts.clone();
+        g.seal();
+        h.seal();
+        assert_eq!(read(&g, n), read(&h, n));
     }
 }

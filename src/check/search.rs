@@ -4,12 +4,12 @@
 //! until the frontier is empty or a bound stops it; then each property's
 //! verdict.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::checkpoint::{self, Queue, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
-use super::frontier::Frontier;
+use super::frontier::{encode, Frontier, Packed};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, FAULT};
 use super::liveness::{self, Waiting};
 use super::{
@@ -201,7 +201,7 @@ impl<A: Lock> Found<A> {
             first_bad: BTreeMap::new(),
             generated: 0,
             beyond_depth: false,
-            frontier: Frontier::States(VecDeque::new()),
+            frontier: Frontier::States(Packed::default()),
         };
         f.g.facts.push(facts(world, &init, 0));
         for &p in safety {
@@ -211,12 +211,16 @@ impl<A: Lock> Found<A> {
         }
         f.seen.insert(fingerprint(&init), 0);
         f.g.parent.push((0, 0));
-        f.frontier.push(init, 0);
+        f.frontier.push(&encode(&init), 0);
         f
     }
 
     /// The search as a checkpoint left it, and the states it had expanded.
-    fn resumed(saved: Saved, frontier: Queue<A>) -> (Found<A>, usize) {
+    fn resumed(saved: Saved, queue: Queue<A>) -> (Found<A>, usize) {
+        let mut frontier = Packed::default();
+        for (state, i) in queue {
+            frontier.push(&encode(&state), i);
+        }
         let f = Found {
             g: saved.g,
             seen: saved.seen,
@@ -271,7 +275,7 @@ impl<A: Lock> Found<A> {
     fn merge(
         &mut self,
         i: u32,
-        succs: Vec<Succ<A>>,
+        succs: Vec<Succ>,
         opts: &Options,
         symmetric: bool,
         safety: &[Prop],
@@ -325,7 +329,7 @@ impl<A: Lock> Found<A> {
                             if let Some(p) = opts.stop_at.filter(|p| self.first_bad.contains_key(p)) {
                                 return Err(format!("stopped at the first violation of {}", p.name()));
                             }
-                            self.frontier.push(t, to);
+                            self.frontier.push(&t, to);
                             to
                         }
                     };

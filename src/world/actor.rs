@@ -18,14 +18,15 @@ pub type Id = usize;
 /// A node's program. One type per algorithm, usually an enum over roles
 /// (server, client, resource), like stateright's actor models.
 pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
-    /// Everything the node remembers.
-    type State: Clone + Debug + Hash + Eq + Send + Sync + 'static;
+    /// Everything the node remembers. Serializable so that the search's
+    /// queue can hold states encoded (`check::frontier`).
+    type State: Clone + Debug + Hash + Eq + Send + Sync + Serialize + DeserializeOwned + 'static;
     /// What nodes send each other.
     type Msg: Clone + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
     /// Names of countdown timers, in the owner's local ticks.
     type Timer: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
     /// Names of stopwatches, count-ups in the owner's local ticks.
-    type Watch: Copy + Debug + Hash + Ord + Send + Sync + 'static;
+    type Watch: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
     /// A node's own steps that no message or timer triggers.
     type Step: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
 
@@ -195,9 +196,13 @@ pub enum Cmd<A: Actor> {
     StopWatch(A::Watch),
 }
 
+/// The commands of one handler: inline up to four (a handler rarely
+/// gives more), so that computing a successor allocates nothing for them.
+pub(crate) type Cmds<A> = smallvec::SmallVec<[Cmd<A>; 4]>;
+
 /// The command buffer a handler writes into.
 pub struct Out<A: Actor> {
-    pub(crate) cmds: Vec<Cmd<A>>,
+    pub(crate) cmds: Cmds<A>,
     pub(crate) ghost: u32,
     pub(crate) value: u32,
     pub(crate) raised: u32,
@@ -206,7 +211,7 @@ pub struct Out<A: Actor> {
 impl<A: Actor> Out<A> {
     pub(crate) fn new(ghost: u32, value: u32) -> Self {
         Out {
-            cmds: Vec::new(),
+            cmds: Cmds::new(),
             ghost,
             value,
             raised: 0,

@@ -18,6 +18,7 @@ mod symmetry;
 mod tla;
 
 pub use action::{Action, EVENT_KINDS};
+use actor::Cmds;
 pub use actor::{Actor, Cmd, Ctx, Id, Out};
 pub use describe::Describe;
 pub use faults::{Faults, Recovery, Role, Targets};
@@ -282,7 +283,7 @@ impl<A: Program> World<A> {
         self.settle_deadline(s, id);
     }
 
-    fn apply(&self, s: &mut WorldState<A>, id: Id, cmds: Vec<Cmd<A>>) {
+    fn apply(&self, s: &mut WorldState<A>, id: Id, cmds: Cmds<A>) {
         let mut sent = false;
         for cmd in cmds {
             match cmd {
@@ -378,13 +379,27 @@ impl<A: Program> World<A> {
     /// The state after `action`, which must be enabled; `None` when it
     /// changes nothing (a tick in a world with nothing timed).
     pub fn after(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
-        let mut t = self.after_unranked(s, action)?;
-        self.renumber(&mut t);
-        if &t == s {
-            None
-        } else {
-            Some(t)
+        let mut t = s.clone();
+        self.ranked(s, action, &mut t).then_some(t)
+    }
+
+    /// [`World::after`] into `t`, a state kept from one successor to the
+    /// next, so that its lists are reused rather than allocated: the
+    /// search computes most successors only to find them known already.
+    /// `false` where [`World::after`] gives `None` (`t` is then spoilt).
+    pub fn after_into(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> bool {
+        t.clone_from(s);
+        self.ranked(s, action, t)
+    }
+
+    /// Takes `action` in `t`, a copy of `s`, and renumbers it: whether the
+    /// state changed.
+    fn ranked(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> bool {
+        if !self.take(t, action) {
+            return false;
         }
+        self.renumber(t);
+        t != s
     }
 
     /// [`World::after`] before growing values are renumbered: values kept
@@ -393,24 +408,30 @@ impl<A: Program> World<A> {
     /// message an action names is not in flight).
     pub fn after_unranked(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
         let mut t = s.clone();
+        self.take(&mut t, action).then_some(t)
+    }
+
+    /// Takes `action` in `t` itself: `false` only when the message the
+    /// action names is not in flight.
+    fn take(&self, t: &mut WorldState<A>, action: &Action<A>) -> bool {
         match action {
-            Action::Tick => self.tick(&mut t, &[], &[]),
-            Action::Drift { fast, slow } => self.tick(&mut t, fast, slow),
+            Action::Tick => self.tick(t, &[], &[]),
+            Action::Drift { fast, slow } => self.tick(t, fast, slow),
             Action::Step { node, step } => {
                 let step = *step;
-                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_step(ctx, st, step, out));
+                self.handle(t, *node, 0, |a, ctx, st, out| a.on_step(ctx, st, step, out));
             }
             Action::Fire { node, timer } => {
                 let timer = *timer;
                 t.nodes[*node].timers.retain(|(x, _)| *x != timer);
-                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
+                self.handle(t, *node, 0, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
             }
             Action::Deliver { src, dst, msg } => {
-                let i = self.find(&t, *src, *dst, msg, false)?;
+                let Some(i) = self.find(t, *src, *dst, msg, false) else {
+                    return false;
+                };
                 let e = t.net.remove(i);
-                self.handle(&mut t, *dst, e.age, |a, ctx, st, out| {
-                    a.on_msg(ctx, st, e.src, e.msg, out)
-                });
+                self.handle(t, *dst, e.age, |a, ctx, st, out| a.on_msg(ctx, st, e.src, e.msg, out));
             }
             Action::Restart { node } => {
                 let id = *node;
@@ -430,7 +451,7 @@ impl<A: Program> World<A> {
                 t.ghost = out.ghost;
                 t.value = out.value;
                 t.history |= out.raised;
-                self.apply(&mut t, id, out.cmds);
+                self.apply(t, id, out.cmds);
             }
             Action::Heal => {
                 t.cut.clear();
@@ -438,14 +459,16 @@ impl<A: Program> World<A> {
             }
             Action::Disconnected { node, peer } => {
                 let peer = *peer;
-                let c = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer))?;
+                let Some(c) = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer)) else {
+                    return false;
+                };
                 c.noticed = true;
-                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_disconnect(ctx, st, peer, out));
+                self.handle(t, *node, 0, |a, ctx, st, out| a.on_disconnect(ctx, st, peer, out));
             }
             Action::Reconnect { node, peer } => {
                 let peer = *peer;
                 t.broken.retain(|c| (c.node, c.peer) != (*node, peer));
-                self.handle(&mut t, *node, 0, |a, ctx, st, out| a.on_reconnect(ctx, st, peer, out));
+                self.handle(t, *node, 0, |a, ctx, st, out| a.on_reconnect(ctx, st, peer, out));
             }
             Action::Crash { node } => {
                 let id = *node;
@@ -468,37 +491,41 @@ impl<A: Program> World<A> {
                 t.cut.sort();
                 t.net
                     .retain(|e| !((e.src, e.dst) == (*a, *b) || (e.src, e.dst) == (*b, *a)));
-                self.break_connection(&mut t, *a, *b);
+                self.break_connection(t, *a, *b);
                 t.spent.partitions += 1;
             }
             Action::Cut { src, dst } => {
                 t.one_way.push((*src, *dst));
                 t.one_way.sort();
                 t.net.retain(|e| (e.src, e.dst) != (*src, *dst));
-                self.break_connection(&mut t, *src, *dst);
+                self.break_connection(t, *src, *dst);
                 t.spent.partitions += 1;
             }
             Action::Lose { src, dst, msg } => {
-                let i = self.find(&t, *src, *dst, msg, false)?;
-                if !self.break_connection(&mut t, *src, *dst) {
+                let Some(i) = self.find(t, *src, *dst, msg, false) else {
+                    return false;
+                };
+                if !self.break_connection(t, *src, *dst) {
                     t.net.remove(i);
                 }
             }
             // The copy is as old as its original and travels right behind
             // it; neither is duplicated again.
             Action::Duplicate { src, dst, msg } => {
-                let i = self.find(&t, *src, *dst, msg, true)?;
+                let Some(i) = self.find(t, *src, *dst, msg, true) else {
+                    return false;
+                };
                 t.net[i].copied = true;
                 let copy = t.net[i].clone();
                 t.net.insert(i + 1, copy);
-                self.normalise_net(&mut t);
+                self.normalise_net(t);
             }
             Action::ClockJump { node, by } => {
                 t.spent.clock_jumps += 1;
-                self.advance_clock(&mut t, *node, *by as i16, true);
+                self.advance_clock(t, *node, *by as i16, true);
             }
         }
-        Some(t)
+        true
     }
 }
 

@@ -20,10 +20,11 @@ impl<A: Program> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {
-        self.shift_clocks(s);
         // Called for every successor: the value lists are kept per thread
-        // and reused, so renumbering allocates nothing.
+        // and reused, so renumbering allocates nothing, and one visit
+        // reads both the ranked values and the least clock.
         PRESENT.with_borrow_mut(|present| {
+            let mut least = u32::MAX;
             present[0].clear();
             present[0].extend([0, s.ghost]);
             present[1].clear();
@@ -31,10 +32,13 @@ impl<A: Program> World<A> {
             present[2].clear();
             present[2].extend([0, s.value]);
             self.visit_numbers(s, &mut |seq, v| {
-                if seq != Seq::Clock {
+                if seq == Seq::Clock {
+                    least = least.min(*v)
+                } else {
                     present[seq as usize].push(*v)
                 }
             });
+            self.shift_clocks(s, least);
             let mut dense = true;
             for values in present.iter_mut() {
                 values.sort_unstable();
@@ -64,17 +68,11 @@ impl<A: Program> World<A> {
         t
     }
 
-    /// Shifts every [`Seq::Clock`] value in `s` down by the smallest one
-    /// present, so the smallest becomes 0: every comparison and every
+    /// Shifts every [`Seq::Clock`] value in `s` down by `least`, the
+    /// smallest one present (`u32::MAX` for none), so the smallest becomes 0: every comparison and every
     /// increment keeps its outcome, and clocks that run forever revisit
     /// states.
-    fn shift_clocks(&self, s: &mut WorldState<A>) {
-        let mut least = u32::MAX;
-        self.visit_numbers(s, &mut |seq, v| {
-            if seq == Seq::Clock {
-                least = least.min(*v)
-            }
-        });
+    fn shift_clocks(&self, s: &mut WorldState<A>, least: u32) {
         if least == 0 || least == u32::MAX {
             return;
         }

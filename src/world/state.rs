@@ -2,6 +2,7 @@
 //! and the fault budget spent. No field holds an absolute time, so states
 //! repeat and the state space is finite without a horizon (docs/design.md §2).
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::actor::{Actor, Id};
@@ -13,7 +14,7 @@ use super::actor::{Actor, Id};
 pub type Clocks<T> = SmallVec<[(T, u8); 4]>;
 
 /// Whether a node runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Status {
     Up,
     /// Stopped by the world for this many more ticks; its clock runs on.
@@ -23,7 +24,8 @@ pub enum Status {
 }
 
 /// One node: its program's state and its clock.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct Node<A: Actor> {
     pub status: Status,
     pub state: A::State,
@@ -68,6 +70,18 @@ impl<A: Actor> Clone for Node<A> {
             waited: self.waited,
         }
     }
+
+    /// In place, for the search's successor buffer (`World::after_into`).
+    fn clone_from(&mut self, source: &Self) {
+        self.status = source.status;
+        self.state.clone_from(&source.state);
+        self.timers.clear();
+        self.timers.extend_from_slice(&source.timers);
+        self.watches.clear();
+        self.watches.extend_from_slice(&source.watches);
+        self.skew = source.skew;
+        self.waited = source.waited;
+    }
 }
 
 impl<A: Actor> Node<A> {
@@ -85,7 +99,7 @@ impl<A: Actor> Node<A> {
 }
 
 /// A message in flight.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Envelope<M> {
     pub src: Id,
     pub dst: Id,
@@ -98,7 +112,7 @@ pub struct Envelope<M> {
 }
 
 /// Faults spent so far, against the scenario's budget.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Spent {
     pub crashes: u8,
     pub pauses: u8,
@@ -109,7 +123,7 @@ pub struct Spent {
 /// A connection (docs/design.md §2) that a loss or a cut broke: `node` is the
 /// end that connects (`Actor::connects_to`) and reconnects, `peer` the
 /// other. Until the reconnect, everything sent either way on it is lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Broken {
     pub node: Id,
     pub peer: Id,
@@ -118,7 +132,8 @@ pub struct Broken {
 }
 
 /// A state of the whole world.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct WorldState<A: Actor> {
     pub nodes: Vec<Node<A>>,
     /// Messages in flight, grouped by link `(src, dst)` in ascending order,
@@ -156,6 +171,37 @@ impl<A: Actor> std::hash::Hash for WorldState<A> {
             self.one_way.hash(h);
             self.broken.hash(h);
         }
+    }
+}
+
+/// Cloned whole where a successor is kept; `clone_from` copies into the
+/// lists a state already has (the search's successor buffer,
+/// `World::after_into`), which allocates nothing once they are grown.
+impl<A: Actor> Clone for WorldState<A> {
+    fn clone(&self) -> Self {
+        WorldState {
+            nodes: self.nodes.clone(),
+            net: self.net.clone(),
+            cut: self.cut.clone(),
+            one_way: self.one_way.clone(),
+            broken: self.broken.clone(),
+            spent: self.spent,
+            ghost: self.ghost,
+            value: self.value,
+            history: self.history,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.nodes.clone_from(&source.nodes);
+        self.net.clone_from(&source.net);
+        self.cut.clone_from(&source.cut);
+        self.one_way.clone_from(&source.one_way);
+        self.broken.clone_from(&source.broken);
+        self.spent = source.spent;
+        self.ghost = source.ghost;
+        self.value = source.value;
+        self.history = source.history;
     }
 }
 

@@ -19,7 +19,7 @@ enum Spin {
     Client,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 enum St {
     Server,
     /// 0: wants, nothing asked; 1: asked; 2: holds (forever).
@@ -183,7 +183,7 @@ enum Dice {
 
 /// A client: 0 wants and asks (weakly fair, not urgent); 1 asked; 2 must
 /// draw; 3 drew heads, asks boldly; 4 holds (for ever).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 enum DiceSt {
     Server,
     Client(u8),

@@ -26,7 +26,7 @@ pub enum Phase {
 }
 
 /// A client's progress through its script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Script {
     pub phase: Phase,
     /// Acquisitions still to make; unused when looping forever.

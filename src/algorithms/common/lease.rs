@@ -49,7 +49,7 @@ pub fn next_step(script: &Script, retry_left: Option<u8>, checks: bool, checked:
 
 /// A validity client's stopwatch, started when it sends its request and
 /// stopped at the answer (Redlock's T1 and T2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Elapsed;
 
 /// The values of `[system] drift` and `margin` (read with

@@ -23,7 +23,7 @@ pub enum ResourceMsg {
 }
 
 /// What the resource remembers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Resource {
     /// The highest fencing token accepted.
     pub max_token: u32,

@@ -1,9 +1,10 @@
 //! A client: its state, its steps (Acquire, Write) and its handlers.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Step};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// The current request id; 0: none.

@@ -1,11 +1,12 @@
 //! The server program, which node 0 runs as the coordinator and node 1 as
 //! its standby: its state, its handlers (ReceiveRequest to Takeover), its timers.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Request, Standby, Timer, COORDINATOR, STANDBY};
 use crate::algorithms::prelude::*;
 
 /// What a server does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Mode {
     /// Serves requests.
     Coordinator,
@@ -17,7 +18,7 @@ pub enum Mode {
 }
 
 /// A server's state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     pub mode: Mode,
     /// Requests waiting, oldest first.

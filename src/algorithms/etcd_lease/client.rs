@@ -1,11 +1,12 @@
 //! An etcd client: its attempt's state, its steps (Acquire, Check, Write),
 //! its answer handlers and its timers.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
 /// Where an acquisition attempt is (within `Phase::Acquiring`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Stage {
     /// `LeaseGrant` sent.
     Grant,
@@ -17,7 +18,7 @@ pub enum Stage {
     Range,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// Within `Acquiring`: what the attempt waits for.

@@ -225,7 +225,7 @@ pub enum Node {
     Resource(Params),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Server(Server),
     Client(Client),

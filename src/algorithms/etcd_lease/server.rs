@@ -1,12 +1,13 @@
 //! The etcd server: its lease table, keys and watches, and its handlers,
 //! ReceiveLeaseGrant to ReceiveUnlock and then the LeaseExpiry timer.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer, Unlock};
 use crate::algorithms::prelude::*;
 
 /// A lease: the slot of the lease table that holds it (see the module's
 /// modelling choices), and its ID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Lease {
     pub slot: u8,
     pub id: u32,
@@ -14,7 +15,7 @@ pub struct Lease {
 
 /// The key `/lock/<lease>`, attached to that lease; `create` is its create
 /// revision; `ghost` numbers the acquisition for the properties only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Key {
     pub create: u32,
     pub lease: u32,
@@ -23,14 +24,14 @@ pub struct Key {
 
 /// A watch on `/lock/<key>` for the DELETE event, made by the attempt
 /// `id` of client `watcher`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Watch {
     pub watcher: Id,
     pub id: u32,
     pub key: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     /// The store's revision: every write transaction moves it on.
     pub revision: u32,

@@ -1,10 +1,11 @@
 //! The client: its attempt and hold, its steps (Acquire, Check, Write),
 //! its answer handlers (with Release) and its helpers.
 
+use serde::{Deserialize, Serialize};
 use super::{Elapsed, Msg, Node, Params, Step, Timer, DB};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's random value (0: none).

@@ -1,11 +1,12 @@
 //! The database: the lock's row in `locks(name PRIMARY KEY, owner,
 //! expires_at)`, and the statements it runs, each as one transaction.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// The lock's row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Row {
     /// The `owner` column: the inserting attempt's random value.
     pub owner: u32,
@@ -17,7 +18,7 @@ pub struct Row {
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Database {
     pub row: Option<Row>,
 }

@@ -111,7 +111,7 @@ pub enum Node {
     Resource,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Database(Database),
     Client(Client),

@@ -1,10 +1,11 @@
 //! The clients: their state, their steps (Acquire, Check, Write), their
 //! handlers for Redis's and Sentinel's answers, and their timers.
 
+use serde::{Deserialize, Serialize};
 use super::{ClientKind, Elapsed, Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// The node the client believes is the primary.

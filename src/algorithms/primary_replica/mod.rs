@@ -251,7 +251,7 @@ pub struct Key {
     pub value: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Redis(Redis),
     Sentinel(Sentinel),

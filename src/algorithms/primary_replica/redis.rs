@@ -1,11 +1,12 @@
 //! The Redis nodes, primary and replicas alike: their state, the
 //! primary's step (Replicate), their command handlers and their timers.
 
+use serde::{Deserialize, Serialize};
 use super::{Key, Msg, Node, Params, Replication, Timer, MAX_REPLICAS, PRIMARY};
 use crate::algorithms::prelude::*;
 
 /// What a Redis node is to the others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Standing {
     /// Serves clients, and streams its writes to the replicas attached
     /// (`Redis::replicas`).
@@ -23,7 +24,7 @@ pub enum Standing {
 pub const MAX_UNACKED: u8 = 2;
 
 /// A replica attached to a primary, as the primary sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Attached {
     pub id: Id,
     /// The key changed since the last shipment to this replica (its part
@@ -34,7 +35,7 @@ pub struct Attached {
 }
 
 /// A granted `SET` whose `WAIT` is still blocked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Waiting {
     pub client: Id,
     /// The value the `SET` wrote, which the answer carries.
@@ -47,7 +48,7 @@ pub struct Waiting {
     pub acked: u8,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Redis {
     pub standing: Standing,
     /// Primary: the Sentinel's configuration epoch it was promoted in (0

@@ -1,11 +1,12 @@
 //! The Sentinels: their configuration, their step (SelectReplica), their
 //! handlers for the Redis nodes' and each other's messages, and their timer.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
 /// Where the Sentinel is in a failover.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Failover {
     /// Watches the configured primary's pings.
     Monitoring,
@@ -22,7 +23,7 @@ pub enum Failover {
 }
 
 /// The Sentinel's configuration (its configuration file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Sentinel {
     /// The configuration epoch: each failover attempt starts a newer one.
     pub epoch: u32,

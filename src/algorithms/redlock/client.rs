@@ -1,10 +1,11 @@
 //! The client: its attempt and hold, its steps (Acquire, Backoff, Check,
 //! Write), its answer handlers (with Decide and Release) and its helpers.
 
+use serde::{Deserialize, Serialize};
 use super::{Elapsed, Fencing, Msg, Node, Params, Requests, Step, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// This attempt's random value (0: none), from `Out::fresh_value`: the

@@ -207,7 +207,7 @@ pub enum Node {
     Resource(Params),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Master(Master),
     Client(Client),

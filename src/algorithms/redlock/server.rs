@@ -1,10 +1,11 @@
 //! A Redis master: the lock key with its TTL, a `delayed` restart's
 //! silence, and the commands it runs atomically.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Master {
     /// The value the key `lock` holds.
     pub key: Option<u32>,

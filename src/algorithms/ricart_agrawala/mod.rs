@@ -171,7 +171,7 @@ pub enum Node {
 }
 
 /// One node's variables, named as in the paper.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Peer {
     /// Want / Acquiring / Holding and Writing (the critical section) /
     /// Done. `Requesting_Critical_Section` is `Acquiring`, `Holding` or
@@ -197,7 +197,7 @@ pub struct Peer {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Peer(Peer),
     Resource(Resource),
@@ -242,7 +242,7 @@ pub enum Msg {
 pub enum Timer {}
 
 /// No stopwatches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Watch {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

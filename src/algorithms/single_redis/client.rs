@@ -1,10 +1,11 @@
 //! The client: its attempt and hold, its steps (Acquire, Expire, Check,
 //! Write), its answer handlers (with Release) and its timeouts.
 
+use serde::{Deserialize, Serialize};
 use super::{Command, Elapsed, Msg, Node, Params, Release, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's lock value (0 between attempts).
@@ -29,7 +30,7 @@ impl Client {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Expire {
     Done,
     ToSend,

@@ -1,18 +1,19 @@
 //! The Redis server: the lock key `lock` with its TTL, the fencing counter,
 //! and the commands it executes atomically.
 
+use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// The lock key `lock`: the value of the attempt that set it; `ghost`
 /// numbers the acquisition in grant order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Key {
     pub value: u32,
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     pub key: Option<Key>,
     /// The fencing counter (`INCR lock:fence`).

@@ -164,7 +164,7 @@ pub enum Node {
     Resource,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RingNode {
     pub script: Script,
     /// How many of its ring's tokens it holds (0, 1, or 2: two or more).
@@ -173,7 +173,7 @@ pub struct RingNode {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Node(RingNode),
     Resource(Resource),
@@ -197,7 +197,7 @@ pub enum Timer {
     Lost,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Watch {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

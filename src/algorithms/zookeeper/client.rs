@@ -1,11 +1,12 @@
 //! The client, which follows the recipe: its state, its steps (Acquire,
 //! Check, Write, Read), its handlers, its timers and its reconnection.
 
+use serde::{Deserialize, Serialize};
 use super::{Child, Mode, Msg, Node, Params, Step, Timer, Watch, ENSEMBLE};
 use crate::algorithms::prelude::*;
 
 /// Where an acquiring client is in the recipe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Wait {
     /// Not acquiring.
     Idle,
@@ -19,7 +20,7 @@ pub enum Wait {
     Watching,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     pub script: Script,
     /// The session id, 0 for none.

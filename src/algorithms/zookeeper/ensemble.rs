@@ -1,11 +1,12 @@
 //! The ensemble, one linearizable server: its state (sessions, the
 //! children of `/lock`, watches), its handlers and its SessionExpiry.
 
+use serde::{Deserialize, Serialize};
 use super::{Child, Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// A znode and the session that owns it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Znode {
     pub child: Child,
     pub session: u32,
@@ -17,7 +18,7 @@ pub struct Znode {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Ensemble {
     /// The last zxid handed out.
     pub zxid: u32,

@@ -146,7 +146,7 @@ pub struct Child {
     pub guid: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum State {
     Ensemble(Ensemble),
     Client(Client),
@@ -271,7 +271,7 @@ pub enum Step {
 }
 
 /// No stopwatches here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum NoWatch {}
 
 impl Node {

@@ -99,7 +99,7 @@ fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
 /// anything (an empty loop).
 pub fn stuck(g: &Graph, who: Waiting) -> Option<Lasso> {
     (0..g.facts.len() as u32)
-        .filter(|&s| waits(g, who, s) && g.out(s).iter().all(|e| e.class == FAULT))
+        .filter(|&s| waits(g, who, s) && g.out(s).all(|e| e.class == FAULT))
         .min_by_key(|&s| (g.facts[s as usize].depth, s))
         .map(|entry| Lasso {
             entry,
@@ -158,19 +158,13 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         }
         let taken: BTreeSet<Class> = scc
             .iter()
-            .flat_map(|&s| {
-                g.out(s)
-                    .iter()
-                    .filter(move |e| e.strong() && internal(s, e))
-                    .map(|e| e.class)
-            })
+            .flat_map(|&s| g.out(s).filter(move |e| e.strong() && internal(s, e)).map(|e| e.class))
             .collect();
         // A strong class enabled here and never taken in the part; or an
         // outcome of a random choice from here that leaves the part.
         let refused = |s: u32| {
             g.out(s)
-                .iter()
-                .any(|e| (e.strong() && !taken.contains(&{ e.class })) || (e.random() && !internal(s, e)))
+                .any(|e| (e.strong() && !taken.contains(&{ e.class })) || (e.random() && !internal(s, &e)))
         };
         let mut keep: Vec<u32> = scc.iter().copied().filter(|&s| !refused(s)).collect();
         if keep.len() == scc.len() {
@@ -216,21 +210,21 @@ pub(super) fn looping<'g>(
 /// `scc` as a [`Looping`], if a loop can stay in it.
 fn with_loop(g: &Graph, scc: Vec<u32>, inside: &impl Fn(u32, &Edge) -> bool) -> Option<Looping> {
     if let [s] = scc[..] {
-        if !g.out(s).iter().any(|e| e.to == s && inside(s, e)) {
+        if !g.out(s).any(|e| e.to == s && inside(s, &e)) {
             return None;
         }
     }
     let members: BTreeSet<u32> = scc.iter().copied().collect();
     let has_edge = scc
         .iter()
-        .any(|&s| g.out(s).iter().any(|e| inside(s, e) && members.contains(&{ e.to })));
+        .any(|&s| g.out(s).any(|e| inside(s, &e) && members.contains(&{ e.to })));
     let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
     has_edge.then_some(Looping { scc, members, entry })
 }
 
 /// Fair classes enabled in state `s`.
 fn enabled(g: &Graph, s: u32) -> BTreeSet<Class> {
-    g.out(s).iter().map(|e| e.class).filter(|c| *c != FAULT).collect()
+    g.out(s).map(|e| e.class).filter(|c| *c != FAULT).collect()
 }
 
 /// Whether every class enabled throughout `scc` is taken inside it.
@@ -242,14 +236,14 @@ fn weakly_fair(g: &Graph, scc: &[u32], internal: &impl Fn(u32, &Edge) -> bool) -
     }
     let taken: BTreeSet<Class> = scc
         .iter()
-        .flat_map(|&s| g.out(s).iter().filter(move |e| internal(s, e)).map(|e| e.class))
+        .flat_map(|&s| g.out(s).filter(move |e| internal(s, e)).map(|e| e.class))
         .collect();
     always.iter().all(|c| taken.contains(c))
 }
 
 /// Strong classes enabled in state `s`.
 fn enabled_strong(g: &Graph, s: u32) -> impl Iterator<Item = Class> + '_ {
-    g.out(s).iter().filter(|e| e.strong()).map(|e| e.class)
+    g.out(s).filter(|e| e.strong()).map(|e| e.class)
 }
 
 /// A fair cycle through `entry` inside a fair part: start with the
@@ -288,9 +282,8 @@ fn fair_cycle(
             })
         } else if let Some((from, missing)) = states.iter().find_map(|&s| {
             g.out(s)
-                .iter()
                 .find(|e| e.random() && !cycle.iter().any(|(t, f)| *t == s && f.ordinal() == e.ordinal()))
-                .map(|e| (s, *e))
+                .map(|e| (s, e))
         }) {
             detour(g, &states, members, internal, |s, e| {
                 s == from && e.is_some_and(|e| e.ordinal() == missing.ordinal())
@@ -330,13 +323,13 @@ fn detour(
     }
     let mut reached = None;
     'bfs: while let Some(s) = queue.pop_front() {
-        for e in g.out(s).iter().filter(|e| internal(s, e)) {
-            if goal(s, Some(e)) || goal(e.to, None) {
-                reached = Some((s, *e));
+        for e in g.out(s).filter(|e| internal(s, e)) {
+            if goal(s, Some(&e)) || goal(e.to, None) {
+                reached = Some((s, e));
                 break 'bfs;
             }
             if seen.insert(e.to) {
-                prev.insert(e.to, (s, *e));
+                prev.insert(e.to, (s, e));
                 queue.push_back(e.to);
             }
         }
@@ -360,9 +353,9 @@ fn detour(
         let mut queue = VecDeque::from([at]);
         let mut seen = BTreeSet::from([at]);
         'home: while let Some(s) = queue.pop_front() {
-            for e in g.out(s).iter().filter(|e| internal(s, e)) {
+            for e in g.out(s).filter(|e| internal(s, e)) {
                 if seen.insert(e.to) {
-                    prev.insert(e.to, (s, *e));
+                    prev.insert(e.to, (s, e));
                     if e.to == origin {
                         break 'home;
                     }
@@ -384,8 +377,12 @@ fn detour(
 }
 
 /// Tarjan's strongly connected components of the subgraph on `nodes`
-/// (edges `inside` that land on one of them), iteratively (state graphs
-/// are deep). Each component lists its states. `nodes` is sorted.
+/// (edges `inside` that land on one of them) that may hold a loop,
+/// iteratively (state graphs are deep). Each component lists its states.
+/// `nodes` is sorted. A single state without an edge to itself holds no
+/// loop and is left out as soon as it is found: nearly every state of a
+/// graph is one, and a list for each made this pass the peak of a
+/// check's memory.
 fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
     const NONE: u32 = u32::MAX;
     debug_assert!(nodes.is_sorted());
@@ -410,18 +407,19 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
         if index[r] != NONE {
             continue;
         }
-        // Frames: (state, its slot, position in its edge list).
-        let mut frames = vec![(root, r, 0usize)];
+        // Frames: (state, its slot, how far into its edges).
+        let mut frames = vec![(root, r as u32, 0u32)];
         index[r] = next;
         low[r] = next;
         next += 1;
-        stack.push((root, r));
+        stack.push((root, r as u32));
         on_stack[r] = true;
         while let Some(&mut (s, i, ref mut pos)) = frames.last_mut() {
-            let edges = g.out(s);
-            if let Some(e) = edges.get(*pos) {
-                *pos += 1;
-                if !inside(s, e) {
+            let i = i as usize;
+            let mut edges = g.out_at(s, *pos);
+            if let Some(e) = edges.next() {
+                *pos = edges.offset();
+                if !inside(s, &e) {
                     continue;
                 }
                 let t = e.to;
@@ -430,22 +428,29 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
                     index[j] = next;
                     low[j] = next;
                     next += 1;
-                    stack.push((t, j));
+                    stack.push((t, j as u32));
                     on_stack[j] = true;
-                    frames.push((t, j, 0));
+                    frames.push((t, j as u32, 0));
                 } else if on_stack[j] {
                     low[i] = low[i].min(index[j]);
                 }
             } else {
                 frames.pop();
                 if let Some(&(_, p, _)) = frames.last() {
-                    low[p] = low[p].min(low[i]);
+                    low[p as usize] = low[p as usize].min(low[i]);
                 }
-                if low[i] == index[i] {
+                if low[i] == index[i] && stack.last().is_some_and(|&(t, _)| t == s) {
+                    // A component of one state.
+                    stack.pop();
+                    on_stack[i] = false;
+                    if g.out(s).any(|e| e.to == s && inside(s, &e)) {
+                        out.push(vec![s]);
+                    }
+                } else if low[i] == index[i] {
                     let mut scc = Vec::new();
                     loop {
-                        let (t, j) = stack.pop().unwrap_or((s, i));
-                        on_stack[j] = false;
+                        let (t, j) = stack.pop().unwrap_or((s, i as u32));
+                        on_stack[j as usize] = false;
                         scc.push(t);
                         if t == s {
                             break;
