@@ -21,7 +21,7 @@ use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph};
+use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, Parent};
 use super::Options;
 use crate::properties::{Lock, Prop};
 use crate::world::{Program, World, WorldState, EVENT_KINDS};
@@ -136,7 +136,7 @@ pub(super) fn save<A: Program>(world: &World<A>, opts: &Options, c: &Checkpoint,
 fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
     let g = s.g;
     put(w, g.parent.len() as u64)?;
-    for &(p, k) in &g.parent {
+    for &Parent(p, k) in &g.parent {
         put(w, u64::from(p) | u64::from(k) << 32)?;
     }
     for f in &g.facts {
@@ -217,7 +217,7 @@ fn read_record(r: &mut impl Read) -> io::Result<Saved> {
     let n = len(r)?;
     for _ in 0..n {
         let v = get(r)?;
-        g.parent.push((v as u32, (v >> 32) as u16));
+        g.parent.push(Parent(v as u32, (v >> 32) as u16));
     }
     for _ in 0..n {
         let wanting = get(r)?;

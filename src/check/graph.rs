@@ -158,10 +158,16 @@ pub struct Facts {
     pub depth: u32,
 }
 
+/// A state's discoverer and the ordinal of the action that discovered it,
+/// packed to 6 bytes (a tuple of the two takes 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(2))]
+pub struct Parent(pub u32, pub u16);
+
 #[derive(Default)]
 pub struct Graph {
     /// Discoverer and the ordinal of the action that discovered each state.
-    pub parent: Vec<(u32, u16)>,
+    pub parent: Vec<Parent>,
     pub facts: Vec<Facts>,
     /// Edges of each expanded state, encoded (see [`Out`]), one state's
     /// after another's: about 5 bytes an edge instead of 10, and a state
@@ -292,7 +298,7 @@ impl Graph {
     pub fn path_to(&self, mut s: u32) -> Vec<u16> {
         let mut ords = Vec::new();
         while s != 0 {
-            let (p, k) = self.parent[s as usize];
+            let Parent(p, k) = self.parent[s as usize];
             ords.push(k);
             s = p;
         }

@@ -29,7 +29,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, FAULT};
+use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Lasso, Waiting};
 use crate::interrupt::Interrupt;
 use crate::properties::Lock;
@@ -110,7 +110,7 @@ fn lift<A: Lock>(
     let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts[q as usize].depth);
     index.insert(fingerprint(&start), 0);
     graph.facts.push(facts(&start, root));
-    graph.parent.push((0, 0));
+    graph.parent.push(Parent(0, 0));
     states.push(start);
     let mut queue = VecDeque::from([0u32]);
     let mut edges: Vec<Pending> = Vec::new();
@@ -150,7 +150,7 @@ fn lift<A: Lock>(
                             let to = states.len() as u32;
                             index.insert(raw, to);
                             graph.facts.push(facts(&t, q));
-                            graph.parent.push((0, 0));
+                            graph.parent.push(Parent(0, 0));
                             states.push(t);
                             proj.push(q);
                             queue.push_back(to);
@@ -167,7 +167,7 @@ fn lift<A: Lock>(
         wanting: 0,
         depth: u32::MAX,
     });
-    graph.parent.push((0, 0));
+    graph.parent.push(Parent(0, 0));
     for (from, ordinal, class, to) in edges {
         let (class, strong, random) = match class {
             None => (FAULT, false, false),

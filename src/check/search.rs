@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::checkpoint::{self, Queue, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
 use super::frontier::{encode, Frontier, Packed};
-use super::graph::{fingerprint, Edge, FingerprintMap, Graph, FAULT};
+use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Waiting};
 use super::{
     collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso, Counterexample,
@@ -123,26 +123,33 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     let Found {
         mut g,
         seen,
+        raw_seen,
+        classes,
         events,
         first_bad,
         generated,
         beyond_depth,
         frontier,
-        ..
     } = f;
-    drop(frontier);
+    let unique_states = seen.len();
+    // The liveness pass needs the seen set only to lift components under
+    // symmetry. The rest goes before it, and its pages back to the system,
+    // so that the pass's own arrays do not add to the search's peak.
+    drop((frontier, raw_seen, classes));
+    let seen = symmetric.then_some(seen);
+    memory::release_free();
     g.seal();
     if let Some(d) = opts.max_depth.filter(|_| beyond_depth && stopped.is_none()) {
         stopped = Some(format!("the depth bound of {d} was reached"));
     }
     let complete = stopped.is_none();
-    let (props, liveness_skipped) = verdicts(world, &g, &seen, &checked, &first_bad, complete, opts);
+    let (props, liveness_skipped) = verdicts(world, &g, seen.as_ref(), &checked, &first_bad, complete, opts);
     interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
     Outcome {
         props,
-        unique_states: seen.len(),
+        unique_states,
         states: generated,
-        fingerprint_collision_probability: collision_probability(seen.len(), generated),
+        fingerprint_collision_probability: collision_probability(unique_states, generated),
         max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
         seconds: start.elapsed().as_secs_f64(),
         events,
@@ -210,7 +217,7 @@ impl<A: Lock> Found<A> {
             }
         }
         f.seen.insert(fingerprint(&init), 0);
-        f.g.parent.push((0, 0));
+        f.g.parent.push(Parent(0, 0));
         f.frontier.push(&encode(&init), 0);
         f
     }
@@ -318,7 +325,7 @@ impl<A: Lock> Found<A> {
                             };
                             let to = self.seen.len() as u32;
                             self.seen.insert(succ.fp, to);
-                            self.g.parent.push((i, succ.ordinal));
+                            self.g.parent.push(Parent(i, succ.ordinal));
                             facts.depth = depth;
                             self.g.facts.push(facts);
                             for (b, &p) in safety.iter().enumerate() {
@@ -358,14 +365,14 @@ impl<A: Lock> Found<A> {
 fn verdicts<A: Lock>(
     world: &World<A>,
     g: &Graph,
-    seen: &FingerprintMap<u32>,
+    seen: Option<&FingerprintMap<u32>>,
     checked: &[Prop],
     first_bad: &BTreeMap<Prop, u32>,
     complete: bool,
     opts: &Options,
 ) -> (Vec<PropOutcome<A>>, Option<String>) {
-    let symmetric = !world.symmetry.is_empty();
-    let lifted = (symmetric && complete).then(|| {
+    // The seen set is kept exactly when the search was symmetric.
+    let lifted = seen.filter(|_| complete).map(|seen| {
         let budget = opts.max_states.unwrap_or(LIFT_BUDGET);
         quotient::lifts(world, g, seen, budget, &opts.interrupt)
     });

@@ -1,7 +1,7 @@
 //! The liveness pass on small hand-made graphs.
 
 use super::*;
-use crate::check::graph::Facts;
+use crate::check::graph::{Facts, Parent};
 
 const WANTS: u64 = 1 << 1;
 
@@ -26,7 +26,7 @@ fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Cl
             wanting: if holds { 0 } else { WANTS },
             depth: s,
         });
-        g.parent.push((0, 0));
+        g.parent.push(Parent(0, 0));
     }
     for (i, &(from, to, class)) in edges.iter().enumerate() {
         g.raw.push((
