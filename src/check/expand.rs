@@ -76,14 +76,14 @@ impl<A: Lock> Expand<'_, A> {
                 (0, None)
             } else if self.symmetric {
                 // A state that is its own representative keeps its
-                // fingerprint: it is not hashed twice.
-                let (t, perm) = world.canonical(scratch.clone());
-                let fp = if perm.iter().enumerate().all(|(i, &p)| i == p) {
-                    raw
-                } else {
-                    fingerprint(&t)
+                // fingerprint and is encoded from the buffer: it is
+                // neither copied nor hashed twice.
+                let (fp, t) = match world.representative(scratch) {
+                    (Some(t), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (fingerprint(&t), Some(t)),
+                    (t, _) => (raw, t),
                 };
-                (fp, (!self.seen.contains_key(&fp)).then(|| self.fresh(&t)))
+                let t = t.as_ref().unwrap_or(scratch);
+                (fp, (!self.seen.contains_key(&fp)).then(|| self.fresh(t)))
             } else {
                 (raw, (!self.seen.contains_key(&raw)).then(|| self.fresh(scratch)))
             };

@@ -253,17 +253,27 @@ impl<A: Program> World<A> {
 
     /// The orbit's representative and the renaming that produced it.
     pub fn canonical(&self, s: WorldState<A>) -> (WorldState<A>, Renaming) {
+        match self.representative(&s) {
+            (Some(t), perm) => (t, perm),
+            (None, perm) => (s, perm),
+        }
+    }
+
+    /// [`World::canonical`] without taking the state: `None` where `s` is
+    /// its own representative (the search then neither copies nor hashes it
+    /// again).
+    pub fn representative(&self, s: &WorldState<A>) -> (Option<WorldState<A>>, Renaming) {
         let n = s.nodes.len();
         let identity: Renaming = (0..n).collect();
         if self.symmetry.is_empty() {
-            return (s, identity);
+            return (None, identity);
         }
         // Each group's members in signature order, with runs of ties.
-        let erased = self.erased_messages(&s);
+        let erased = self.erased_messages(s);
         let mut orders: Vec<Vec<Vec<Id>>> = Vec::new();
         for group in &self.symmetry {
             let mut keyed: SmallVec<[(u64, Id); 8]> =
-                group.iter().map(|&id| (self.signature(&s, id, &erased), id)).collect();
+                group.iter().map(|&id| (self.signature(s, id, &erased), id)).collect();
             keyed.sort_unstable();
             let mut runs: Vec<Vec<Id>> = Vec::new();
             let mut last = None;
@@ -284,7 +294,7 @@ impl<A: Program> World<A> {
         for runs in &mut orders {
             let mut split = Vec::with_capacity(runs.len());
             for run in runs.drain(..) {
-                if run.len() > 1 && self.interchangeable(&s, &run) {
+                if run.len() > 1 && self.interchangeable(s, &run) {
                     split.extend(run.into_iter().map(|id| vec![id]));
                 } else {
                     split.push(run);
@@ -313,17 +323,17 @@ impl<A: Program> World<A> {
             let perm = renaming(&order);
             if perm == identity {
                 debug_assert!(
-                    self.rename_state(&s, &perm) == s,
+                    self.rename_state(s, &perm) == *s,
                     "renaming by the identity changes nothing"
                 );
-                return (s, perm);
+                return (None, perm);
             }
-            return (self.rename_state(&s, &perm), perm);
+            return (Some(self.rename_state(s, &perm)), perm);
         }
         let mut best: Option<(u64, WorldState<A>, Renaming)> = None;
         let mut candidate = |order: &[Vec<Id>]| {
             let perm = renaming(order);
-            let t = self.rename_state(&s, &perm);
+            let t = self.rename_state(s, &perm);
             let fp = fingerprint(&t);
             if best.as_ref().is_none_or(|(b, _, _)| fp < *b) {
                 best = Some((fp, t, perm));
@@ -331,8 +341,8 @@ impl<A: Program> World<A> {
         };
         for_each_order(&orders, &mut Vec::new(), &mut candidate);
         match best {
-            Some((_, t, perm)) => (t, perm),
-            None => (s, identity),
+            Some((_, t, perm)) => (Some(t), perm),
+            None => (None, identity),
         }
     }
 }
