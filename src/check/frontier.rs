@@ -11,13 +11,16 @@
 
 use std::collections::VecDeque;
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use super::checkpoint;
 use super::graph::Graph;
 use crate::world::{Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
     /// Whole states, encoded, with their numbers, as found.
-    States(Packed<A>),
+    States(Packed<WorldState<A>>),
     /// State numbers only, in the same order.
     Numbers(VecDeque<u32>),
 }
@@ -25,29 +28,29 @@ pub(super) enum Frontier<A: Program> {
 /// States encoded one after another in blocks of about a megabyte, with
 /// each one's number and length: a queue that allocates once per block,
 /// not once per list of every state, and frees its front as it is read.
-pub(super) struct Packed<A: Program> {
+pub(super) struct Packed<T> {
     blocks: VecDeque<Vec<u8>>,
     /// Each queued state's number and encoded length, front to back.
     items: VecDeque<(u32, u32)>,
     /// Where the front state starts in the front block.
     head: usize,
-    _states: std::marker::PhantomData<fn() -> WorldState<A>>,
+    _states: std::marker::PhantomData<fn() -> T>,
 }
 
 const BLOCK: usize = 1 << 20;
 
 /// A state as the queue holds it.
-pub(super) fn encode<A: Program>(state: &WorldState<A>) -> Vec<u8> {
+pub(super) fn encode<T: Serialize>(state: &T) -> Vec<u8> {
     // Room for a typical state at once: growing the buffer by doubling
     // cost more than the encoding itself.
     postcard::to_extend(state, Vec::with_capacity(256)).expect("a state encodes")
 }
 
-fn decode<A: Program>(bytes: &[u8]) -> WorldState<A> {
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
     postcard::from_bytes(bytes).expect("a queued state decodes")
 }
 
-impl<A: Program> Default for Packed<A> {
+impl<T> Default for Packed<T> {
     fn default() -> Self {
         Packed {
             blocks: VecDeque::new(),
@@ -58,7 +61,7 @@ impl<A: Program> Default for Packed<A> {
     }
 }
 
-impl<A: Program> Packed<A> {
+impl<T: DeserializeOwned> Packed<T> {
     /// Queues the encoded state `bytes`, numbered `i`, at the back.
     pub(super) fn push(&mut self, bytes: &[u8], i: u32) {
         let fits = self
@@ -72,7 +75,7 @@ impl<A: Program> Packed<A> {
         self.items.push_back((i, bytes.len() as u32));
     }
 
-    fn pop_front(&mut self) -> Option<(WorldState<A>, u32)> {
+    fn pop_front(&mut self) -> Option<(T, u32)> {
         let (i, len) = self.items.pop_front()?;
         let front = self.blocks.front().expect("a queued state has its block");
         let (start, end) = if self.head == front.len() {
@@ -91,7 +94,7 @@ impl<A: Program> Packed<A> {
         Some((state, i))
     }
 
-    fn pop_back(&mut self) -> Option<(WorldState<A>, u32)> {
+    fn pop_back(&mut self) -> Option<(T, u32)> {
         let (i, len) = self.items.pop_back()?;
         let back = self.blocks.back_mut().expect("a queued state has its block");
         let start = back.len() - len as usize;
@@ -172,5 +175,55 @@ impl<A: Program> Frontier<A> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Items of varied sizes, enough to fill several blocks.
+    fn items() -> Vec<(String, u32)> {
+        (0..40_000u32).map(|i| ("x".repeat((i % 97) as usize), i * 7)).collect()
+    }
+
+    #[test]
+    fn a_queue_read_from_the_front_gives_every_item_in_order_across_blocks() {
+        let mut q: Packed<(String, u32)> = Packed::default();
+        let all = items();
+        let mut out = Vec::new();
+        // Reads interleaved with writes, as a breadth-first search does.
+        for (n, item) in all.iter().enumerate() {
+            q.push(&encode(item), n as u32);
+            if n % 3 == 0 {
+                out.extend(q.pop_front());
+            }
+        }
+        assert!(q.blocks.len() > 1, "the items span blocks");
+        out.extend(std::iter::from_fn(|| q.pop_front()));
+        let want: Vec<_> = all.into_iter().zip(0u32..).collect();
+        assert_eq!(out, want);
+        assert!(q.pop_front().is_none() && q.blocks.is_empty());
+    }
+
+    #[test]
+    fn a_queue_read_from_the_back_gives_the_last_item_first() {
+        let mut q: Packed<(String, u32)> = Packed::default();
+        let all = items();
+        let mut out = Vec::new();
+        let mut want = Vec::new();
+        for (n, item) in all.iter().enumerate() {
+            q.push(&encode(item), n as u32);
+            if n % 5 == 4 {
+                out.extend(q.pop_back());
+                want.push((item.clone(), n as u32));
+            }
+        }
+        out.extend(std::iter::from_fn(|| q.pop_back()));
+        let mut left: Vec<_> = all.into_iter().zip(0u32..).filter(|(_, n)| n % 5 != 4).collect();
+        left.reverse();
+        want.extend(left);
+        assert_eq!(out, want);
+        assert!(q.blocks.is_empty());
     }
 }
