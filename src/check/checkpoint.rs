@@ -144,11 +144,11 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
         put(w, wanting)?;
         put(w, u64::from(depth))?;
     }
-    let (edges, offsets) = g.edges();
-    put(w, edges.len() as u64)?;
-    for e in &edges {
-        put_edge(w, e)?;
+    put(w, g.edge_count())?;
+    for e in g.edges() {
+        put_edge(w, &e)?;
     }
+    let offsets = g.edge_offsets();
     put(w, offsets.len() as u64)?;
     for &o in &offsets {
         put(w, u64::from(o))?;
