@@ -144,11 +144,19 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
         put(w, wanting)?;
         put(w, u64::from(depth))?;
     }
+    // The edges as they are decoded (a list of them all would add 10 bytes
+    // an edge to the search's memory while it is saved), and the number
+    // before each state's first, counted on the way.
     put(w, g.edge_count())?;
-    for e in g.edges() {
-        put_edge(w, &e)?;
+    let mut offsets = Vec::with_capacity(g.expanded() as usize);
+    let mut before = 0u32;
+    for s in 0..g.expanded() {
+        offsets.push(before);
+        for e in g.out(s) {
+            put_edge(w, &e)?;
+            before += 1;
+        }
     }
-    let offsets = g.edge_offsets();
     put(w, offsets.len() as u64)?;
     for &o in &offsets {
         put(w, u64::from(o))?;

@@ -2,7 +2,7 @@
 //! discovery order and identified by a 64-bit fingerprint, as TLC and
 //! stateright do; edges carry the action's position in `World::enabled`
 //! (so a path replays without storing states) and its fairness class, and
-//! are stored as small variable-length numbers ([`Out`]).
+//! are stored as small variable-length numbers ([`OutEdges`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -96,7 +96,7 @@ impl<V> FingerprintMap<V> {
 }
 
 /// An edge of the graph as the liveness pass reads it: the graph stores
-/// it encoded, in about 5 bytes ([`Out`]); this form packs its two flags
+/// it encoded, in about 5 bytes ([`OutEdges`]); this form packs its two flags
 /// in the top bits of the action's position, 10 bytes in all (the lifts
 /// of the liveness pass keep edges in it until they are sealed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,7 +169,7 @@ pub struct Graph {
     /// Discoverer and the ordinal of the action that discovered each state.
     pub parent: Vec<Parent>,
     pub facts: Vec<Facts>,
-    /// Edges of each expanded state, encoded (see [`Out`]), one state's
+    /// Edges of each expanded state, encoded (see [`OutEdges`]), one state's
     /// after another's: about 5 bytes an edge instead of 10, and a state
     /// has about four.
     bytes: Vec<u8>,
@@ -240,27 +240,35 @@ impl Graph {
         }
     }
 
-    /// The edges out of `s`, in the order they were found.
-    pub fn out(&self, s: u32) -> Out<'_> {
-        self.out_at(s, 0)
-    }
-
-    /// The edges out of `s` from the one [`Out::offset`] gave on.
-    pub fn out_at(&self, s: u32, offset: u32) -> Out<'_> {
-        let s = s as usize;
-        let (a, b) = (self.start(s), self.start(s + 1));
-        Out {
-            bytes: &self.bytes[a + offset as usize..b],
-            from: s as u32,
-            offset,
+    /// The edges out of `s`, in the order they were found. Before
+    /// [`Graph::seal`], the last state expanded has no closing offset yet:
+    /// its edges run to the end of what is written.
+    pub fn out(&self, s: u32) -> OutEdges<'_> {
+        let i = s as usize;
+        let end = if i + 1 < self.starts.len() {
+            self.start(i + 1)
+        } else {
+            self.bytes.len()
+        };
+        OutEdges {
+            bytes: &self.bytes[self.start(i)..end],
+            from: s,
+            offset: 0,
         }
     }
 
-    /// Every edge, in state order (a checkpoint's copy, written as it is
-    /// read rather than gathered first: a list of every edge would add
-    /// 10 bytes an edge to the search's memory while it is saved).
-    pub fn edges(&self) -> impl Iterator<Item = Edge> + '_ {
-        (0..self.starts.len()).flat_map(|s| self.written(s))
+    /// The edges out of `s` from the one [`OutEdges::offset`] gave on.
+    pub fn out_at(&self, s: u32, offset: u32) -> OutEdges<'_> {
+        let mut out = self.out(s);
+        out.bytes = &out.bytes[offset as usize..];
+        out.offset = offset;
+        out
+    }
+
+    /// The states whose edges are stored (every state once sealed; while
+    /// the search runs, those expanded up to the last with an edge).
+    pub fn expanded(&self) -> u32 {
+        self.starts.len() as u32
     }
 
     /// The edges stored.
@@ -268,34 +276,8 @@ impl Graph {
         self.count
     }
 
-    /// The number of edges before each expanded state's first.
-    pub fn edge_offsets(&self) -> Vec<u32> {
-        let mut before = 0u32;
-        (0..self.starts.len())
-            .map(|s| {
-                let at = before;
-                before += self.written(s).count() as u32;
-                at
-            })
-            .collect()
-    }
-
-    /// The edges of state `s` as written so far: the last state expanded
-    /// has no closing offset until the next one opens.
-    fn written(&self, s: usize) -> Out<'_> {
-        let end = if s + 1 < self.starts.len() {
-            self.start(s + 1)
-        } else {
-            self.bytes.len()
-        };
-        Out {
-            bytes: &self.bytes[self.start(s)..end],
-            from: s as u32,
-            offset: 0,
-        }
-    }
-
-    /// Stores `edges` as [`Graph::edges`] gave them, state by state.
+    /// Stores `edges`, listed state by state with `offsets[s]` the number
+    /// of edges before state `s`'s first (a checkpoint's copy).
     pub fn load_edges(&mut self, edges: Vec<Edge>, offsets: &[u32]) {
         let mut from = 0;
         for (j, e) in edges.into_iter().enumerate() {
@@ -338,13 +320,13 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 /// below 32 actions), the class plus one (0 for a fault), and the
 /// distance from the source state to the target, zigzagged.
 #[derive(Clone)]
-pub struct Out<'g> {
+pub struct OutEdges<'g> {
     bytes: &'g [u8],
     from: u32,
     offset: u32,
 }
 
-impl Out<'_> {
+impl OutEdges<'_> {
     /// How far into its state's edges this reads (see [`Graph::out_at`]).
     pub fn offset(&self) -> u32 {
         self.offset
@@ -365,7 +347,7 @@ impl Out<'_> {
     }
 }
 
-impl Iterator for Out<'_> {
+impl Iterator for OutEdges<'_> {
     type Item = Edge;
 
     fn next(&mut self) -> Option<Edge> {
@@ -462,11 +444,20 @@ mod tests {
         for &(from, e) in edges.iter().filter(|(from, _)| *from < n - 2) {
             g.push_in_order(from, e);
         }
-        let (list, offsets): (Vec<Edge>, _) = (g.edges().collect(), g.edge_offsets());
+        let copy = |g: &Graph| {
+            let mut offsets = Vec::new();
+            let mut list: Vec<Edge> = Vec::new();
+            for s in 0..g.expanded() {
+                offsets.push(list.len() as u32);
+                list.extend(g.out(s));
+            }
+            (list, offsets)
+        };
+        let (list, offsets) = copy(&g);
         assert_eq!(list.len() as u64, g.edge_count());
         let mut h = Graph::default();
         h.load_edges(list.clone(), &offsets);
-        assert_eq!((h.edges().collect::<Vec<_>>(), h.edge_offsets()), (list, offsets));
+        assert_eq!(copy(&h), (list, offsets));
         g.facts = vec![Facts::default(); n as usize];
         h.facts = g.facts.clone();
         g.seal();

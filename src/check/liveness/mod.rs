@@ -177,7 +177,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         // Pushed in reverse so that parts are decided in discovery order.
         let mut parts: Vec<Looping> = components_in(g, &keep, &sub)
             .into_iter()
-            .filter_map(|scc| with_loop(g, scc, &sub))
+            .map(|scc| with_loop(g, scc))
             .collect();
         parts.reverse();
         work.extend(parts);
@@ -194,8 +194,8 @@ pub(super) struct Looping {
 }
 
 /// The components of the subgraph `inside` that hold a loop. Most
-/// components are single states without a self-loop, skipped before any
-/// set is built.
+/// components are single states without a self-loop, which
+/// [`components_in`] leaves out as it finds them.
 pub(super) fn looping<'g>(
     g: &'g Graph,
     n: u32,
@@ -204,22 +204,18 @@ pub(super) fn looping<'g>(
     let all: Vec<u32> = (0..n).collect();
     components_in(g, &all, inside)
         .into_iter()
-        .filter_map(move |scc| with_loop(g, scc, inside))
+        .map(move |scc| with_loop(g, scc))
 }
 
-/// `scc` as a [`Looping`], if a loop can stay in it.
-fn with_loop(g: &Graph, scc: Vec<u32>, inside: &impl Fn(u32, &Edge) -> bool) -> Option<Looping> {
-    if let [s] = scc[..] {
-        if !g.out(s).any(|e| e.to == s && inside(s, &e)) {
-            return None;
-        }
-    }
+/// `scc` as a [`Looping`]: [`components_in`] gives only components a
+/// loop can stay in.
+fn with_loop(g: &Graph, scc: Vec<u32>) -> Looping {
     let members: BTreeSet<u32> = scc.iter().copied().collect();
-    let has_edge = scc
+    let entry = *scc
         .iter()
-        .any(|&s| g.out(s).any(|e| inside(s, &e) && members.contains(&{ e.to })));
-    let entry = *scc.iter().min_by_key(|&&s| (g.facts[s as usize].depth, s))?;
-    has_edge.then_some(Looping { scc, members, entry })
+        .min_by_key(|&&s| (g.facts[s as usize].depth, s))
+        .expect("a component has a state");
+    Looping { scc, members, entry }
 }
 
 /// Fair classes enabled in state `s`.
