@@ -136,13 +136,13 @@ pub(super) fn save<A: Program>(world: &World<A>, opts: &Options, c: &Checkpoint,
 fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
     let g = s.g;
     put(w, g.parent.len() as u64)?;
-    for &Parent(p, k) in &g.parent {
+    for &Parent(p, k) in g.parent.iter() {
         put(w, u64::from(p) | u64::from(k) << 32)?;
     }
-    for f in &g.facts {
-        let (wanting, depth) = (f.wanting, f.depth);
-        put(w, wanting)?;
-        put(w, u64::from(depth))?;
+    for s in 0..g.facts.len() as u32 {
+        let f = g.facts.get(s);
+        put(w, f.wanting)?;
+        put(w, u64::from(f.depth))?;
     }
     // The edges as they are decoded (a list of them all would add 10 bytes
     // an edge to the search's memory while it is saved), and the number

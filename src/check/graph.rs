@@ -4,9 +4,12 @@
 //! (so a path replays without storing states) and its fairness class, and
 //! are stored as small variable-length numbers ([`OutEdges`]).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
+pub use super::facts::{FactTable, Facts};
+use super::pages::Pages;
 pub use crate::world::fingerprint;
 
 /// A fairness class: every non-fault action is weakly fair on its own;
@@ -54,44 +57,69 @@ impl Hash for Key {
     }
 }
 
-/// A map from fingerprints, which are their own hashes ([`Identity`]).
-pub struct FingerprintMap<V>(HashMap<Key, V, BuildHasherDefault<Identity>>);
+/// A map from fingerprints, which are their own hashes ([`Identity`]),
+/// split into [`SHARDS`] tables by bits of the fingerprint that neither
+/// the bucket (low bits) nor the tag (top bits) uses. A table that grows
+/// holds its old and its new buckets at once; split, only one shard's
+/// are held twice, where a single table added half its size again to
+/// the search's peak (42 MiB on the headline).
+pub struct FingerprintMap<V> {
+    shards: Box<[HashMap<Key, V, BuildHasherDefault<Identity>>]>,
+    len: usize,
+}
+
+const SHARDS: usize = 256;
+
+fn shard(fp: u64) -> usize {
+    (fp >> 32) as usize % SHARDS
+}
 
 impl<V> Default for FingerprintMap<V> {
     fn default() -> Self {
-        FingerprintMap(HashMap::default())
+        FingerprintMap {
+            shards: (0..SHARDS).map(|_| HashMap::default()).collect(),
+            len: 0,
+        }
     }
 }
 
 impl<V> FingerprintMap<V> {
     pub fn get(&self, fp: &u64) -> Option<&V> {
-        self.0.get(&Key::new(*fp))
+        self.shards[shard(*fp)].get(&Key::new(*fp))
     }
 
     pub fn contains_key(&self, fp: &u64) -> bool {
-        self.0.contains_key(&Key::new(*fp))
+        self.shards[shard(*fp)].contains_key(&Key::new(*fp))
     }
 
     pub fn insert(&mut self, fp: u64, v: V) -> Option<V> {
-        self.0.insert(Key::new(fp), v)
+        let old = self.shards[shard(fp)].insert(Key::new(fp), v);
+        self.len += usize::from(old.is_none());
+        old
     }
 
     /// The value of `fp`, inserting `v` first if it has none.
     pub fn get_or_insert(&mut self, fp: u64, v: V) -> &mut V {
-        self.0.entry(Key::new(fp)).or_insert(v)
+        match self.shards[shard(fp)].entry(Key::new(fp)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                self.len += 1;
+                e.insert(v)
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.len
     }
 
     /// The entries, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
-        self.0.iter().map(|(k, v)| (k.get(), v))
+        self.shards.iter().flat_map(|m| m.iter().map(|(k, v)| (k.get(), v)))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len == 0
     }
 }
 
@@ -146,18 +174,6 @@ impl Edge {
     }
 }
 
-/// Per-state facts the liveness pass needs: who wants the lock (who holds
-/// it is no part of any liveness property), and the depth. Packed to 4
-/// bytes' alignment, so a state costs 12 bytes here instead of 24 (the
-/// fields are read by value, never borrowed).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, packed(4))]
-pub struct Facts {
-    pub wanting: u64,
-    /// Number of actions taken from the initial state (BFS: the shortest).
-    pub depth: u32,
-}
-
 /// A state's discoverer and the ordinal of the action that discovered it,
 /// packed to 6 bytes (a tuple of the two takes 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,16 +183,18 @@ pub struct Parent(pub u32, pub u16);
 #[derive(Default)]
 pub struct Graph {
     /// Discoverer and the ordinal of the action that discovered each state.
-    pub parent: Vec<Parent>,
-    pub facts: Vec<Facts>,
+    pub parent: Pages<Parent>,
+    pub facts: FactTable,
     /// Edges of each expanded state, encoded (see [`OutEdges`]), one state's
     /// after another's: about 5 bytes an edge instead of 10, and a state
-    /// has about four.
-    bytes: Vec<u8>,
-    /// Where each expanded state's edges start in `bytes`, its low 32 bits;
-    /// `bases` holds the whole offset of every [`BASE`]th, so that a graph
-    /// may pass 4 GiB of edges while a state costs 4 bytes here.
-    starts: Vec<u32>,
+    /// has about four. In pages of [`PAGE_BYTES`] that never move (as
+    /// [`Pages`], for the same reason); a state's edges are on one page.
+    pages: Vec<Vec<u8>>,
+    /// Where each expanded state's edges start, its low 32 bits: page
+    /// `at / PAGE_BYTES`, byte `at % PAGE_BYTES`; `bases` holds the whole
+    /// offset of every [`BASE`]th, so that a graph may pass 4 GiB of edges
+    /// while a state costs 4 bytes here.
+    starts: Pages<u32>,
     bases: Vec<u64>,
     /// Edges stored.
     count: u64,
@@ -187,8 +205,16 @@ pub struct Graph {
 
 /// States per whole offset in [`Graph::bases`]: few enough that their
 /// edges stay below 4 GiB (4,096 states of at most 16,384 edges of at most
-/// 13 bytes).
+/// 13 bytes, each on a page of its own at the worst).
 const BASE: usize = 1 << 12;
+
+/// Bytes per page of edges: far more than one state's edges can take
+/// (16,384 edges of at most 13 bytes).
+const PAGE_BYTES: usize = 1 << 20;
+
+/// The most bytes one edge takes: three LEB128 numbers of up to 64 bits.
+/// A page turns when fewer than this are left on it.
+const EDGE_MAX: usize = 30;
 
 impl Graph {
     /// Records an edge out of `from`, which is the state expanded last or
@@ -201,24 +227,56 @@ impl Graph {
             self.open();
         }
         let to = i64::from(e.to) - i64::from(from);
-        varint(&mut self.bytes, u64::from(e.bits.rotate_left(2)));
-        varint(
-            &mut self.bytes,
-            if e.class == FAULT { 0 } else { u64::from(e.class) + 1 },
-        );
-        varint(&mut self.bytes, ((to << 1) ^ (to >> 63)) as u64);
+        let class = if e.class == FAULT { 0 } else { u64::from(e.class) + 1 };
+        if self.pages.last().is_none_or(|p| p.len() + EDGE_MAX > PAGE_BYTES) {
+            self.turn_page();
+        }
+        let page = self.pages.last_mut().expect("a page");
+        for v in [u64::from(e.bits.rotate_left(2)), class, ((to << 1) ^ (to >> 63)) as u64] {
+            varint(page, v);
+        }
         self.count += 1;
     }
 
-    /// Starts the next state's edges at the end of `bytes`.
+    /// Where the next byte goes.
+    fn end(&self) -> usize {
+        self.pages
+            .last()
+            .map_or(0, |p| (self.pages.len() - 1) * PAGE_BYTES + p.len())
+    }
+
+    /// Starts the next state's edges at the end.
     fn open(&mut self) {
-        let at = self.bytes.len() as u64;
+        let at = self.end() as u64;
         if self.starts.len().is_multiple_of(BASE) {
             self.bases.push(at);
         }
         self.starts.push(at as u32);
     }
 
+    /// Starts a new page, and moves onto it what the state being written
+    /// has on the last page: a state's edges stay on one page.
+    fn turn_page(&mut self) {
+        let mut page = Vec::with_capacity(PAGE_BYTES);
+        let Some(s) = self.starts.len().checked_sub(1) else {
+            self.pages.push(page);
+            return;
+        };
+        let at = self.start(s);
+        if at / PAGE_BYTES + 1 == self.pages.len() {
+            let last = self.pages.last_mut().expect("a page");
+            page.extend_from_slice(&last[at % PAGE_BYTES..]);
+            last.truncate(at % PAGE_BYTES);
+        }
+        self.pages.push(page);
+        let at = (self.pages.len() - 1) * PAGE_BYTES;
+        if s.is_multiple_of(BASE) {
+            self.bases[s / BASE] = at as u64;
+        }
+        *self.starts.last_mut().expect("a state") = at as u32;
+    }
+
+    #[inline]
     fn start(&self, s: usize) -> usize {
         let base = self.bases[s / BASE];
         (base + u64::from(self.starts[s].wrapping_sub(base as u32))) as usize
@@ -243,15 +301,19 @@ impl Graph {
     /// The edges out of `s`, in the order they were found. Before
     /// [`Graph::seal`], the last state expanded has no closing offset yet:
     /// its edges run to the end of what is written.
+    #[inline]
     pub fn out(&self, s: u32) -> OutEdges<'_> {
         let i = s as usize;
-        let end = if i + 1 < self.starts.len() {
-            self.start(i + 1)
-        } else {
-            self.bytes.len()
+        let at = self.start(i);
+        let page = self.pages.get(at / PAGE_BYTES).map_or(&[][..], |p| &p[..]);
+        // Up to the next state's start, or to the page's end where the
+        // next state's edges are on a later page.
+        let end = match self.starts.len() > i + 1 {
+            true if self.start(i + 1) / PAGE_BYTES == at / PAGE_BYTES => self.start(i + 1) % PAGE_BYTES,
+            _ => page.len(),
         };
         OutEdges {
-            bytes: &self.bytes[self.start(i)..end],
+            bytes: &page[(at % PAGE_BYTES).min(end)..end],
             from: s,
             offset: 0,
         }
@@ -350,6 +412,7 @@ impl OutEdges<'_> {
 impl Iterator for OutEdges<'_> {
     type Item = Edge;
 
+    #[inline]
     fn next(&mut self) -> Option<Edge> {
         if self.bytes.is_empty() {
             return None;
@@ -389,7 +452,7 @@ mod tests {
 
     fn built(n: u32, edges: &[(u32, Edge)]) -> Graph {
         let mut g = Graph {
-            facts: vec![Facts::default(); n as usize],
+            facts: FactTable::filled(n as usize),
             ..Graph::default()
         };
         for &(from, e) in edges {
@@ -411,11 +474,30 @@ mod tests {
     }
 
     #[test]
+    fn a_state_whose_edges_would_straddle_two_pages_moves_to_the_next() {
+        // About 150 KB of edges a state (10-byte targets, 5-byte classes),
+        // every fourth state none: pages turn in the middle of states and
+        // right after states without edges.
+        let n = 40u32;
+        let mut edges = Vec::new();
+        for from in (0..n).filter(|s| s % 4 != 1) {
+            for k in 0..10_000u16 {
+                let to = u32::MAX - u32::from(k) - from;
+                edges.push((from, Edge::new(to, u32::MAX - 2 - from, k, k % 2 == 0, k % 3 == 0)));
+            }
+        }
+        let g = built(n, &edges);
+        assert!(g.pages.len() >= 4, "{} pages", g.pages.len());
+        assert!(g.pages.iter().all(|p| p.len() <= PAGE_BYTES));
+        assert_eq!(read(&g, n), edges);
+    }
+
+    #[test]
     fn edges_found_out_of_order_are_sealed_into_state_order() {
         let n = 50;
         let edges = sample(n);
         let mut g = Graph {
-            facts: vec![Facts::default(); n as usize],
+            facts: FactTable::filled(n as usize),
             raw: edges.clone(),
             ..Graph::default()
         };
@@ -458,7 +540,7 @@ mod tests {
         let mut h = Graph::default();
         h.load_edges(list.clone(), &offsets);
         assert_eq!(copy(&h), (list, offsets));
-        g.facts = vec![Facts::default(); n as usize];
+        g.facts = FactTable::filled(n as usize);
         h.facts = g.facts.clone();
         g.seal();
         h.seal();

@@ -7,9 +7,11 @@
 
 pub mod checkpoint;
 mod expand;
+mod facts;
 mod frontier;
 pub mod graph;
 pub mod liveness;
+mod pages;
 pub mod quotient;
 mod search;
 
@@ -201,7 +203,7 @@ fn symmetric_lasso<A: Lock>(
     lifts: &[quotient::Lift<A>],
     anyone: bool,
 ) -> Option<Counterexample<A>> {
-    let stuck = liveness::stuck(g, Waiting::Anyone).map(|l| (g.facts[l.entry as usize].depth, lasso(world, g, &l)));
+    let stuck = liveness::stuck(g, Waiting::Anyone).map(|l| (g.facts.depth(l.entry), lasso(world, g, &l)));
     let whom: Vec<Waiting> = if anyone {
         vec![Waiting::Anyone]
     } else {
@@ -213,13 +215,8 @@ fn symmetric_lasso<A: Lock>(
     let looped = whom
         .into_iter()
         .filter_map(|who| quotient::find(lifts, who))
-        .min_by_key(|(lift, l)| lift.graph.facts[l.entry as usize].depth)
-        .map(|(lift, l)| {
-            (
-                lift.graph.facts[l.entry as usize].depth,
-                lifted_lasso(world, g, lift, &l),
-            )
-        });
+        .min_by_key(|(lift, l)| lift.graph.facts.depth(l.entry))
+        .map(|(lift, l)| (lift.graph.facts.depth(l.entry), lifted_lasso(world, g, lift, &l)));
     match (stuck, looped) {
         (Some(a), Some(b)) => Some(if b.0 < a.0 { b.1 } else { a.1 }),
         (a, b) => a.or(b).map(|(_, c)| c),
@@ -288,7 +285,7 @@ fn starvation<A: Lock>(world: &World<A>, g: &Graph) -> Option<Counterexample<A>>
     let clients = (0..world.roles.len()).filter(|&i| world.roles[i] == Role::Client);
     clients
         .filter_map(|c| liveness::find(g, Waiting::Client(c as u32)))
-        .min_by_key(|l| g.facts[l.entry as usize].depth)
+        .min_by_key(|l| g.facts.depth(l.entry))
         .map(|l| lasso(world, g, &l))
 }
 

@@ -59,7 +59,7 @@ pub fn lifts<A: Lock>(
     interrupt: &Interrupt,
 ) -> Result<Vec<Lift<A>>, String> {
     let n = g.facts.len() as u32;
-    let waits = |s: u32| g.facts[s as usize].wanting != 0;
+    let waits = |s: u32| g.facts.wanting(s) != 0;
     let inside = |s: u32, e: &Edge| e.class != FAULT && waits(s) && waits(e.to);
     let mut out = Vec::new();
     let mut total = 0usize;
@@ -107,7 +107,7 @@ fn lift<A: Lock>(
     let mut proj: Vec<u32> = vec![root];
     let mut index: FingerprintMap<u32> = FingerprintMap::default();
     let mut classes: FingerprintMap<u32> = FingerprintMap::default();
-    let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts[q as usize].depth);
+    let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts.depth(q));
     index.insert(fingerprint(&start), 0);
     graph.facts.push(facts(&start, root));
     graph.parent.push(Parent(0, 0));
@@ -190,5 +190,5 @@ pub fn find<A: Lock>(lifts: &[Lift<A>], who: Waiting) -> Option<(&Lift<A>, Lasso
     lifts
         .iter()
         .filter_map(|l| liveness::find_loop(&l.graph, who).map(|lasso| (l, lasso)))
-        .min_by_key(|(l, lasso)| l.graph.facts[lasso.entry as usize].depth)
+        .min_by_key(|(l, lasso)| l.graph.facts.depth(lasso.entry))
 }

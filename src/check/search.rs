@@ -112,7 +112,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 .as_ref()
                 .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
             {
-                p.search_at(f.seen.len(), f.g.facts[i as usize].depth, f.frontier.len());
+                p.search_at(f.seen.len(), f.g.facts.depth(i), f.frontier.len());
             }
             if let Err(why) = f.merge(i, succs, opts, symmetric, &safety) {
                 stopped = Some(why);
@@ -150,7 +150,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         unique_states,
         states: generated,
         fingerprint_collision_probability: collision_probability(unique_states, generated),
-        max_depth: g.facts.iter().map(|f| f.depth as usize).max().unwrap_or(0),
+        max_depth: g.facts.max_depth() as usize,
         seconds: start.elapsed().as_secs_f64(),
         events,
         stopped,
@@ -287,7 +287,7 @@ impl<A: Lock> Found<A> {
         symmetric: bool,
         safety: &[Prop],
     ) -> Result<(), String> {
-        let depth = self.g.facts[i as usize].depth + 1;
+        let depth = self.g.facts.depth(i) + 1;
         for succ in succs {
             self.generated += 1;
             if let Some(kind) = succ.kind {

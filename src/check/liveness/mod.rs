@@ -79,7 +79,7 @@ pub enum Waiting {
 /// Finds the lasso whose loop is reached soonest from the initial state,
 /// or `None` when the property holds. `g` must be sealed.
 pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
-    let depth = |l: &Lasso| g.facts[l.entry as usize].depth;
+    let depth = |l: &Lasso| g.facts.depth(l.entry);
     match (stuck(g, who), find_loop(g, who)) {
         (Some(a), Some(b)) => Some(if depth(&b) < depth(&a) { b } else { a }),
         (a, b) => a.or(b),
@@ -88,10 +88,10 @@ pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
 
 /// Whether state `s` waits for the lock, as `who` means it.
 fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
-    let f = g.facts[s as usize];
+    let wanting = g.facts.wanting(s);
     match who {
-        Waiting::Anyone => f.wanting != 0,
-        Waiting::Client(c) => f.wanting & (1 << c) != 0,
+        Waiting::Anyone => wanting != 0,
+        Waiting::Client(c) => wanting & (1 << c) != 0,
     }
 }
 
@@ -100,7 +100,7 @@ fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
 pub fn stuck(g: &Graph, who: Waiting) -> Option<Lasso> {
     (0..g.facts.len() as u32)
         .filter(|&s| waits(g, who, s) && g.out(s).all(|e| e.class == FAULT))
-        .min_by_key(|&s| (g.facts[s as usize].depth, s))
+        .min_by_key(|&s| (g.facts.depth(s), s))
         .map(|entry| Lasso {
             entry,
             cycle: Vec::new(),
@@ -116,18 +116,14 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
         if e.class == FAULT || !waits(g, who, s) || !waits(g, who, e.to) {
             return false;
         }
-        let (a, b) = (g.facts[s as usize], g.facts[e.to as usize]);
-        let granted = acquired(a.wanting, b.wanting);
+        let granted = acquired(g.facts.wanting(s), g.facts.wanting(e.to));
         match who {
             Waiting::Anyone => granted == 0,
             Waiting::Client(c) => granted & (1 << c) == 0,
         }
     };
     let mut best: Option<Lasso> = None;
-    let better = |best: &Option<Lasso>, s: u32| {
-        best.as_ref()
-            .is_none_or(|b| g.facts[s as usize].depth < g.facts[b.entry as usize].depth)
-    };
+    let better = |best: &Option<Lasso>, s: u32| best.as_ref().is_none_or(|b| g.facts.depth(s) < g.facts.depth(b.entry));
     for candidate in looping(g, n, &inside) {
         if !better(&best, candidate.entry) {
             continue;
@@ -213,7 +209,7 @@ fn with_loop(g: &Graph, scc: Vec<u32>) -> Looping {
     let members: BTreeSet<u32> = scc.iter().copied().collect();
     let entry = *scc
         .iter()
-        .min_by_key(|&&s| (g.facts[s as usize].depth, s))
+        .min_by_key(|&&s| (g.facts.depth(s), s))
         .expect("a component has a state");
     Looping { scc, members, entry }
 }
