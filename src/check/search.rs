@@ -120,39 +120,29 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             }
         }
     }
-    let Found {
-        mut g,
-        seen,
-        raw_seen,
-        classes,
-        events,
-        first_bad,
-        generated,
-        beyond_depth,
-        frontier,
-    } = f;
-    let unique_states = seen.len();
+    let unique_states = f.seen.len();
     // The liveness pass needs the seen set only to lift components under
     // symmetry. The rest goes before it, and its pages back to the system,
     // so that the pass's own arrays do not add to the search's peak.
-    drop((frontier, raw_seen, classes));
-    let seen = symmetric.then_some(seen);
+    drop((f.frontier, f.raw_seen, f.classes));
+    let seen = symmetric.then_some(f.seen);
     memory::release_free();
+    let mut g = f.g;
     g.seal();
-    if let Some(d) = opts.max_depth.filter(|_| beyond_depth && stopped.is_none()) {
+    if let Some(d) = opts.max_depth.filter(|_| f.beyond_depth && stopped.is_none()) {
         stopped = Some(format!("the depth bound of {d} was reached"));
     }
     let complete = stopped.is_none();
-    let (props, liveness_skipped) = verdicts(world, &g, seen.as_ref(), &checked, &first_bad, complete, opts);
+    let (props, liveness_skipped) = verdicts(world, &g, seen.as_ref(), &checked, &f.first_bad, complete, opts);
     interrupted |= liveness_skipped.as_deref() == Some(quotient::INTERRUPTED);
     Outcome {
         props,
         unique_states,
-        states: generated,
-        fingerprint_collision_probability: collision_probability(unique_states, generated),
+        states: f.generated,
+        fingerprint_collision_probability: collision_probability(unique_states, f.generated),
         max_depth: g.facts.max_depth() as usize,
         seconds: start.elapsed().as_secs_f64(),
-        events,
+        events: f.events,
         stopped,
         liveness_skipped,
         interrupted,

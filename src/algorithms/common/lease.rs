@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{Phase, Script};
+use super::client::{validity_left, Phase, Script};
 use crate::scenario::ScenarioError;
 use crate::words::Words;
 use crate::world::{Actor, Ctx, Out};
@@ -79,6 +79,25 @@ pub fn validity_keys(
 /// ticks (`Actor::within` of a client's Write step), or at once.
 pub fn work_within(work: u8, is_write: bool) -> Option<u8> {
     (is_write && work > 0).then_some(work)
+}
+
+/// At the grant (Redlock's step 3, T2): stops the stopwatch started with
+/// the request and arms the validity timer `validity` with `ttl − elapsed
+/// − drift`; false when nothing is left, and the client must give the
+/// lock up.
+pub fn arm_validity<A: Actor<Watch = Elapsed>>(
+    ttl: u8,
+    drift: u8,
+    ctx: &Ctx<'_, A>,
+    validity: A::Timer,
+    out: &mut Out<A>,
+) -> bool {
+    out.stop_watch(Elapsed);
+    let left = validity_left(ttl, ctx.elapsed(Elapsed), drift);
+    if let Some(v) = left {
+        out.set_timer(validity, v);
+    }
+    left.is_some()
 }
 
 /// Check (Redlock's step 4, taken by every validity client before it

@@ -6,6 +6,7 @@
 
 pub mod client;
 pub mod lease;
+pub mod one_server;
 pub mod prelude;
 pub mod real;
 pub mod resource;
@@ -13,7 +14,9 @@ pub mod resource;
 /// Accessors on a family's `State` for the variants shared code reads:
 /// `parts!(State { Client(Client) => client, Resource(Resource) => resource })`
 /// gives `State::client(&self) -> Option<&Client>` and
-/// `State::resource(&self) -> Option<&Resource>`.
+/// `State::resource(&self) -> Option<&Resource>`; and the conversions
+/// into them (`From<Resource> for State`), so that shared code can make a
+/// family's message or state from its part.
 macro_rules! parts {
     ($state:ident { $($variant:ident($ty:ty) => $name:ident),* $(,)? }) => {
         impl $state {
@@ -26,6 +29,13 @@ macro_rules! parts {
                 }
             )*
         }
+        $(
+            impl From<$ty> for $state {
+                fn from(x: $ty) -> Self {
+                    $state::$variant(x)
+                }
+            }
+        )*
     };
 }
 pub(crate) use parts;

@@ -1,13 +1,15 @@
 //! What a family's files use from the rest of the tool: the world's actor
-//! interface, the shared client and resource, the lock view and the
-//! registry's helpers. A family file starts with
+//! interface, the shared client and resource, the lock view, the
+//! registry's helpers, and serde's derives (every state and message type
+//! is encoded in the search's queue). A family file starts with
 //! `use crate::algorithms::prelude::*;` instead of the same imports in
 //! each of the nine folders; its own items shadow these names.
 
 pub use super::client::{leases_view, scripts_view, show, tla, validity_left, ClientLease, PauseWindow, Phase, Script};
-pub use super::lease::{validity_holds, work_within, ClientKind, Elapsed};
+pub use super::lease::{arm_validity, validity_holds, work_within, ClientKind, Elapsed};
+pub use super::one_server::{OneServer, OneServerState};
 pub(crate) use super::parts;
-pub use super::resource::{Resource, ResourceMsg};
+pub use super::resource::{send_write, tla_tokenless, Resource, ResourceMsg};
 pub(crate) use crate::algorithms::family::names;
 pub use crate::algorithms::family::{boolean, join, on, quoted, Extra, Family, Row, Set, WORLD_FAULTS};
 pub use crate::algorithms::Layout;
@@ -15,3 +17,4 @@ pub use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 pub use crate::scenario::{Scenario, ScenarioError};
 pub use crate::words::{field, Words};
 pub use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+pub use serde::{Deserialize, Serialize};

@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::show;
+use super::client::{show, Phase, Script};
 use crate::properties::STALE_WRITE;
-use crate::world::{Id, Out, Program, Seq};
+use crate::world::{Actor, Id, Out, Program, Seq, Tla};
 
 /// A write and its answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -20,6 +20,28 @@ pub enum ResourceMsg {
     },
     Accepted,
     Rejected,
+}
+
+/// The critical section's write (every family's Write step): `token` (0
+/// without fencing) and `ghost`, the acquisition the holder was granted,
+/// to the resource; the holder is `Writing` until it is answered.
+pub fn send_write<A: Actor>(script: &mut Script, resource: Id, token: u32, ghost: u32, out: &mut Out<A>)
+where
+    A::Msg: From<ResourceMsg>,
+{
+    out.send(resource, ResourceMsg::Write { token, ghost }.into());
+    script.phase = Phase::Writing;
+}
+
+/// A message as the specs of families without fencing write it: a write
+/// (`part`, the message's resource part) carries no token; any other
+/// message is `TlaMapping::tla_msg`'s default, its variant's name as
+/// `type` and its fields.
+pub fn tla_tokenless<M: Serialize>(msg: &M, part: Option<&ResourceMsg>) -> Tla {
+    match part {
+        Some(ResourceMsg::Write { ghost, .. }) => Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))]),
+        _ => Tla::message(&serde_json::to_value(msg).unwrap_or(serde_json::Value::Null)),
+    }
 }
 
 /// What the resource remembers.

@@ -1,6 +1,5 @@
 //! A client: its state, its steps (Acquire, Write) and its handlers.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Step};
 use crate::algorithms::prelude::*;
 
@@ -28,14 +27,7 @@ pub(super) fn client_step(p: &Params, c: &mut Client, step: Step, out: &mut Out<
             c.script.phase = Phase::Acquiring;
         }
         // Write: the critical section's write (no fencing token: 0).
-        Step::Write => {
-            let write = ResourceMsg::Write {
-                token: 0,
-                ghost: c.ghost,
-            };
-            out.send(p.resource(), Msg::Resource(write));
-            c.script.phase = Phase::Writing;
-        }
+        Step::Write => send_write(&mut c.script, p.resource(), 0, c.ghost, out),
     }
 }
 

@@ -36,16 +36,13 @@ impl TlaMapping for Node {
     /// `None`, the queue a sequence of records.
     fn tla_msg(&self, msg: &Msg) -> Tla {
         match msg {
-            // The spec's write carries no token: this family has none.
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
             Msg::Replicate { holder, queue } => Tla::rec([
                 ("type", Tla::str("Replicate")),
                 ("holder", tla_holder(*holder)),
                 ("queue", tla_queue(queue)),
             ]),
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+            // The spec's write carries no token: this family has none.
+            other => tla_tokenless(other, other.resource()),
         }
     }
 }

@@ -110,8 +110,6 @@ mod itf;
 mod server;
 pub use family::Coordinator;
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 pub use client::Client;

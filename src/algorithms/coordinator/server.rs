@@ -1,7 +1,6 @@
 //! The server program, which node 0 runs as the coordinator and node 1 as
 //! its standby: its state, its handlers (ReceiveRequest to Takeover), its timers.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Request, Standby, Timer, COORDINATOR, STANDBY};
 use crate::algorithms::prelude::*;
 

@@ -1,7 +1,6 @@
 //! An etcd client: its attempt's state, its steps (Acquire, Check, Write),
 //! its answer handlers and its timers.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
@@ -89,8 +88,7 @@ pub(super) fn client_step(
         // as token if fenced.
         Step::Write => {
             let token = if p.fencing { c.rev } else { 0 };
-            out.send(resource, Msg::Resource(ResourceMsg::Write { token, ghost: c.ghost }));
-            c.script.phase = Phase::Writing;
+            send_write(&mut c.script, resource, token, c.ghost, out);
         }
     }
 }

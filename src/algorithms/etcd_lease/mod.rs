@@ -105,8 +105,6 @@ mod itf;
 mod server;
 pub use family::EtcdLease;
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::lease::validity_keys;
 use crate::algorithms::lease::next_step;
 use crate::algorithms::prelude::*;
@@ -218,21 +216,8 @@ impl Params {
 /// Node ids: the server is 0, clients 1..=n, the resource last.
 const SERVER: Id = 0;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Node {
-    Server(Params),
-    Client(Params),
-    Resource(Params),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum State {
-    Server(Server),
-    Client(Client),
-    Resource(Resource),
-}
-
-parts!(State { Client(Client) => client, Resource(Resource) => resource });
+pub type Node = OneServer<Params>;
+pub type State = OneServerState<Server, Client>;
 parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Requests carry the attempt's lease ID, answers the ID of their request.
@@ -328,12 +313,6 @@ pub enum Timer {
 pub use crate::algorithms::lease::Step;
 
 impl Node {
-    fn params(&self) -> &Params {
-        match self {
-            Node::Server(p) | Node::Client(p) | Node::Resource(p) => p,
-        }
-    }
-
     fn resource(&self) -> Id {
         self.params().clients as Id + 1
     }

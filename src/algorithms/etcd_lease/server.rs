@@ -1,7 +1,6 @@
 //! The etcd server: its lease table, keys and watches, and its handlers,
 //! ReceiveLeaseGrant to ReceiveUnlock and then the LeaseExpiry timer.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer, Unlock};
 use crate::algorithms::prelude::*;
 

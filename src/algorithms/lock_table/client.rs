@@ -1,7 +1,6 @@
 //! The client: its attempt and hold, its steps (Acquire, Check, Write),
 //! its answer handlers (with Release) and its helpers.
 
-use serde::{Deserialize, Serialize};
 use super::{Elapsed, Msg, Node, Params, Step, Timer, DB};
 use crate::algorithms::prelude::*;
 
@@ -47,14 +46,7 @@ pub(super) fn client_step(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, step:
             }
         }
         // Write: the critical section's write (no fencing token: 0).
-        Step::Write => {
-            let write = ResourceMsg::Write {
-                token: 0,
-                ghost: c.ghost,
-            };
-            out.send(p.resource(), Msg::Resource(write));
-            c.script.phase = Phase::Writing;
-        }
+        Step::Write => send_write(&mut c.script, p.resource(), 0, c.ghost, out),
     }
 }
 
@@ -66,13 +58,9 @@ pub(super) fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, ms
             out.cancel_timer(Timer::Timeout);
             c.ghost = ghost;
             c.script.phase = Phase::Holding;
-            if p.validity() {
-                // T2: validity = ttl − (T2 − T1) − drift.
-                out.stop_watch(Elapsed);
-                match validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) {
-                    Some(validity) => out.set_timer(Timer::Validity, validity),
-                    None => give_up(p, c, out),
-                }
+            // T2: validity = ttl − (T2 − T1) − drift.
+            if p.validity() && !arm_validity(p.ttl, p.drift, ctx, Timer::Validity, out) {
+                give_up(p, c, out);
             }
         }
         (Phase::Acquiring, Msg::Duplicate { value }) if value == c.value => {

@@ -1,7 +1,6 @@
 //! The database: the lock's row in `locks(name PRIMARY KEY, owner,
 //! expires_at)`, and the statements it runs, each as one transaction.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 

@@ -21,8 +21,6 @@
 //! insert, on success computes validity = ttl − elapsed − drift, and checks
 //! that more than `margin` is left before it writes (Check, then Write).
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::lease::next_step;
 use crate::algorithms::prelude::*;
 use super::one_server_world;

@@ -1,7 +1,6 @@
 //! The clients: their state, their steps (Acquire, Check, Write), their
 //! handlers for Redis's and Sentinel's answers, and their timers.
 
-use serde::{Deserialize, Serialize};
 use super::{ClientKind, Elapsed, Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
@@ -54,14 +53,7 @@ pub(super) fn check(node: &Node, ctx: &Ctx<'_, Node>, c: &mut Client, out: &mut 
 
 /// Write: the critical section's write.
 pub(super) fn write(node: &Node, c: &mut Client, out: &mut Out<Node>) {
-    out.send(
-        node.resource(),
-        Msg::Resource(ResourceMsg::Write {
-            token: 0,
-            ghost: c.ghost,
-        }),
-    );
-    c.script.phase = Phase::Writing;
+    send_write(&mut c.script, node.resource(), 0, c.ghost, out);
 }
 
 pub(super) fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, src: Id, msg: Msg, out: &mut Out<Node>) {
@@ -88,14 +80,10 @@ pub(super) fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, sr
         _ if src != c.primary => {}
         (Phase::Acquiring, Msg::Granted { ghost, value: v, .. }) if v == value => {
             out.cancel_timer(Timer::Timeout);
-            if p.client == ClientKind::Validity {
-                // Validity = ttl - (time since the SET was sent) - drift.
-                out.stop_watch(Elapsed);
-                let Some(validity) = validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) else {
-                    give_up(p, c, out);
-                    return;
-                };
-                out.set_timer(Timer::Validity, validity);
+            // Validity = ttl - (time since the SET was sent) - drift.
+            if p.client == ClientKind::Validity && !arm_validity(p.ttl, p.drift, ctx, Timer::Validity, out) {
+                give_up(p, c, out);
+                return;
             }
             c.script.phase = Phase::Holding;
             c.ghost = ghost;

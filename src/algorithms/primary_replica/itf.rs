@@ -107,10 +107,9 @@ impl TlaMapping for Node {
             Msg::Granted { ghost, value, .. } => {
                 Tla::rec([ty("Granted"), ("ghost", Tla::int(*ghost)), ("value", Tla::int(*value))])
             }
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => Tla::rec([ty("Write"), ("ghost", Tla::int(*ghost))]),
             Msg::Replicate { key: k, px } => Tla::rec([ty("Replicate"), ("key", key(k)), ("px", Tla::int(*px))]),
             Msg::FullSync { key: k, px } => Tla::rec([ty("FullSync"), ("key", key(k)), ("px", Tla::int(*px))]),
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
+            other => tla_tokenless(other, other.resource()),
         }
     }
 

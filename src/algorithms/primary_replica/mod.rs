@@ -206,8 +206,6 @@
 //! primary's step), SelectReplica (the Sentinel's step), the Redis nodes'
 //! handlers, the Sentinel's, the clients', then the lock view.
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 mod client;

@@ -1,7 +1,6 @@
 //! The Redis nodes, primary and replicas alike: their state, the
 //! primary's step (Replicate), their command handlers and their timers.
 
-use serde::{Deserialize, Serialize};
 use super::{Key, Msg, Node, Params, Replication, Timer, MAX_REPLICAS, PRIMARY};
 use crate::algorithms::prelude::*;
 

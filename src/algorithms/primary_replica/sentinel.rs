@@ -1,7 +1,6 @@
 //! The Sentinels: their configuration, their step (SelectReplica), their
 //! handlers for the Redis nodes' and each other's messages, and their timer.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
@@ -51,16 +50,23 @@ pub struct Sentinel {
 /// Init: monitoring the initial primary, in epoch 0.
 pub(super) fn sentinel_init(p: &Params, out: &mut Out<Node>) -> Sentinel {
     out.set_timer(Timer::DownAfter, p.down_after);
-    Sentinel {
-        epoch: 0,
-        primary: PRIMARY,
-        failover: Failover::Monitoring,
-        returned: 0,
-        sdown: false,
-        down: 0,
-        voted: 0,
-        leader: 0,
-        config: 0,
+    Sentinel::initial()
+}
+
+impl Sentinel {
+    /// Monitoring the initial primary, in epoch 0, with nothing seen yet.
+    pub fn initial() -> Sentinel {
+        Sentinel {
+            epoch: 0,
+            primary: PRIMARY,
+            failover: Failover::Monitoring,
+            returned: 0,
+            sdown: false,
+            down: 0,
+            voted: 0,
+            leader: 0,
+            config: 0,
+        }
     }
 }
 

@@ -140,18 +140,7 @@ fn without_faults_every_property_holds_and_no_failover_happens() {
         let states = reachable(&w);
         assert_eq!(states.len(), outcome.unique_states);
         for s in &states {
-            let initial = Sentinel {
-                epoch: 0,
-                primary: PRIMARY,
-                failover: Failover::Monitoring,
-                returned: 0,
-                sdown: false,
-                down: 0,
-                voted: 0,
-                leader: 0,
-                config: 0,
-            };
-            assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(initial));
+            assert_eq!(s.nodes[SENTINEL].state, State::Sentinel(Sentinel::initial()));
         }
     }
 }

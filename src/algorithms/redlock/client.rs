@@ -1,7 +1,6 @@
 //! The client: its attempt and hold, its steps (Acquire, Backoff, Check,
 //! Write), its answer handlers (with Decide and Release) and its helpers.
 
-use serde::{Deserialize, Serialize};
 use super::{Elapsed, Fencing, Msg, Node, Params, Requests, Step, Timer};
 use crate::algorithms::prelude::*;
 
@@ -56,14 +55,7 @@ pub(super) fn client_step(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, step:
             }
         }
         // Write: the critical section's write, with the token if fenced.
-        Step::Write => {
-            let write = ResourceMsg::Write {
-                token: c.token.unwrap_or(0),
-                ghost: c.ghost,
-            };
-            out.send(p.resource(), Msg::Resource(write));
-            c.script.phase = Phase::Writing;
-        }
+        Step::Write => send_write(&mut c.script, p.resource(), c.token.unwrap_or(0), c.ghost, out),
     }
 }
 

@@ -33,8 +33,6 @@
 //! (random, so in no order; see [`Fencing::LockValue`]) or from a separate
 //! counter service, asked in the same step that decides the lock is held.
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 mod client;
@@ -216,6 +214,7 @@ pub enum State {
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
+parts!(Msg { Resource(ResourceMsg) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {

@@ -1,7 +1,6 @@
 //! A Redis master: the lock key with its TTL, a `delayed` restart's
 //! silence, and the commands it runs atomically.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 

@@ -28,11 +28,6 @@ impl TlaMapping for Node {
     /// As the spec writes messages: a write carries no token (this family
     /// has none).
     fn tla_msg(&self, msg: &Msg) -> Tla {
-        match msg {
-            Msg::Resource(ResourceMsg::Write { ghost, .. }) => {
-                Tla::rec([("type", Tla::str("Write")), ("ghost", Tla::int(*ghost))])
-            }
-            other => Tla::message(&serde_json::to_value(other).unwrap_or(serde_json::Value::Null)),
-        }
+        tla_tokenless(msg, msg.resource())
     }
 }

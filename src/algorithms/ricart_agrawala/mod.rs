@@ -107,8 +107,6 @@
 //! a clock reset to 0 is a comparison with a constant, which the shift
 //! above cannot represent.
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 mod describe;
@@ -326,14 +324,7 @@ impl Actor for Node {
                 s.script.phase = Phase::Holding;
             }
             // Write: the critical section's write (no fencing token: 0).
-            Step::Write => {
-                let write = ResourceMsg::Write {
-                    token: 0,
-                    ghost: s.ghost,
-                };
-                out.send(p.resource(), Msg::Resource(write));
-                s.script.phase = Phase::Writing;
-            }
+            Step::Write => send_write(&mut s.script, p.resource(), 0, s.ghost, out),
         }
     }
 

@@ -1,7 +1,6 @@
 //! The client: its attempt and hold, its steps (Acquire, Expire, Check,
 //! Write), its answer handlers (with Release) and its timeouts.
 
-use serde::{Deserialize, Serialize};
 use super::{Command, Elapsed, Msg, Node, Params, Release, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
@@ -79,14 +78,7 @@ pub(super) fn client_step(
         }
         // Write: the critical section's write, with the token if fenced.
         Step::Write => {
-            out.send(
-                resource,
-                Msg::Resource(ResourceMsg::Write {
-                    token: c.token,
-                    ghost: c.ghost,
-                }),
-            );
-            c.script.phase = Phase::Writing;
+            send_write(&mut c.script, resource, c.token, c.ghost, out);
         }
     }
 }
@@ -106,13 +98,9 @@ pub(super) fn client_receive(p: &Params, c: &mut Client, ctx: &Ctx<'_, Node>, ms
             if p.watchdog {
                 out.set_timer(Timer::Renew, p.renew_every());
             }
-            if p.validity() {
-                // T2: validity = ttl − (T2 − T1) − drift.
-                out.stop_watch(Elapsed);
-                match validity_left(p.ttl, ctx.elapsed(Elapsed), p.drift) {
-                    Some(validity) => out.set_timer(Timer::Validity, validity),
-                    None => give_up(p, c, out),
-                }
+            // T2: validity = ttl − (T2 − T1) − drift.
+            if p.validity() && !arm_validity(p.ttl, p.drift, ctx, Timer::Validity, out) {
+                give_up(p, c, out);
             }
         }
         (Phase::Acquiring, Msg::Refused { value }) if value == c.value => {

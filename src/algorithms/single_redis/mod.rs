@@ -27,8 +27,6 @@
 //!   than `margin` is left; the write follows as a separate step, so a
 //!   pause between the two is a pause while it holds (Kleppmann's point).
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::lease::validity_keys;
 use crate::algorithms::prelude::*;
 use super::one_server_world;
@@ -190,21 +188,8 @@ impl Params {
 /// Node ids: the server is 0, clients 1..=n, the resource last.
 const SERVER: Id = 0;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Node {
-    Server(Params),
-    Client(Params),
-    Resource(Params),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum State {
-    Server(Server),
-    Client(Client),
-    Resource(Resource),
-}
-
-parts!(State { Client(Client) => client, Resource(Resource) => resource });
+pub type Node = OneServer<Params>;
+pub type State = OneServerState<Server, Client>;
 parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Every request carries the attempt's lock value, and every answer the
@@ -282,12 +267,6 @@ pub enum Step {
 }
 
 impl Node {
-    fn params(&self) -> &Params {
-        match self {
-            Node::Server(p) | Node::Client(p) | Node::Resource(p) => p,
-        }
-    }
-
     fn resource(&self) -> Id {
         self.params().clients as Id + 1
     }

@@ -1,7 +1,6 @@
 //! The Redis server: the lock key `lock` with its TTL, the fencing counter,
 //! and the commands it executes atomically.
 
-use serde::{Deserialize, Serialize};
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 

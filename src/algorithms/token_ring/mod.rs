@@ -46,8 +46,6 @@
 //! its own successor; only rotations of the ring preserve the algorithm),
 //! so none is declared.
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 mod describe;
@@ -266,14 +264,7 @@ impl Actor for Node {
             // Pass: not wanting the lock, pass the token on.
             Step::Pass => pass(p, ctx.id, n, out),
             // Write: the critical section's write (no fencing token: 0).
-            Step::Write => {
-                let write = ResourceMsg::Write {
-                    token: 0,
-                    ghost: n.ghost,
-                };
-                out.send(p.resource(), Msg::Resource(write));
-                n.script.phase = Phase::Writing;
-            }
+            Step::Write => send_write(&mut n.script, p.resource(), 0, n.ghost, out),
         }
     }
 

@@ -1,7 +1,6 @@
 //! The client, which follows the recipe: its state, its steps (Acquire,
 //! Check, Write, Read), its handlers, its timers and its reconnection.
 
-use serde::{Deserialize, Serialize};
 use super::{Child, Mode, Msg, Node, Params, Step, Timer, Watch, ENSEMBLE};
 use crate::algorithms::prelude::*;
 
@@ -111,11 +110,7 @@ pub(super) fn on_step(p: &Params, mode: Mode, c: &mut Client, step: Step, out: &
         // Write: the critical section's write, with the czxid if fenced.
         Step::Write => {
             let token = if p.fencing { c.node } else { 0 };
-            out.send(
-                p.resource(),
-                Msg::Resource(ResourceMsg::Write { token, ghost: c.ghost }),
-            );
-            c.script.phase = Phase::Writing;
+            send_write(&mut c.script, p.resource(), token, c.ghost, out);
         }
         // Read: a reader's critical section; then delete its node.
         Step::Read => release(p, c, out),

@@ -1,7 +1,6 @@
 //! The ensemble, one linearizable server: its state (sessions, the
 //! children of `/lock`, watches), its handlers and its SessionExpiry.
 
-use serde::{Deserialize, Serialize};
 use super::{Child, Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 

@@ -83,8 +83,6 @@
 //! is not suspended. A paused client checks nothing: a pause right after
 //! the check still gives two holders.
 
-use serde::{Deserialize, Serialize};
-
 use crate::algorithms::prelude::*;
 
 mod client;
