@@ -75,17 +75,8 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         };
         let successors = expand.batch(&batch, threads);
         for (j, (&(_, i), succs)) in batch.iter().zip(successors).enumerate() {
-            // Breadth-first, the memory bound first drops the queued states
-            // (they are rebuilt when expanded); it stops the search only if
-            // memory is still short without them.
-            let asked = opts.drop_queue_at.is_some_and(|n| f.seen.len() >= n);
-            if !opts.dfs && f.frontier.whole() && (asked || over_memory(opts, expanded)) {
-                f.frontier.drop_states();
-                memory::release_free();
-                queue_dropped_at = Some(f.seen.len());
-                if let Some(p) = &opts.progress {
-                    p.note("memory bound reached: the queue keeps state numbers from here");
-                }
+            if let Some(n) = f.drop_queue_if_short(opts, expanded) {
+                queue_dropped_at = Some(n);
             }
             // Between two states the record is whole: a checkpoint is
             // saved here, every so often and when a bound stops the search.
@@ -107,13 +98,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 break 'search;
             }
             expanded += 1;
-            if let Some(p) = opts
-                .progress
-                .as_ref()
-                .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
-            {
-                p.search_at(f.seen.len(), f.g.facts.depth(i), f.frontier.len());
-            }
+            f.report(opts, expanded, i);
             if let Err(why) = f.merge(i, succs, opts, symmetric, &safety) {
                 stopped = Some(why);
                 break 'search;
@@ -264,6 +249,35 @@ impl<A: Lock> Found<A> {
         };
         checkpoint::save(world, opts, c, &record)
             .map_err(|e| format!("cannot write the checkpoint {}: {e}", c.file.display()))
+    }
+
+    /// Breadth-first, the memory bound first drops the queued states (they
+    /// are rebuilt when expanded); it stops the search only if memory is
+    /// still short without them. Returns the states found when it dropped
+    /// them.
+    fn drop_queue_if_short(&mut self, opts: &Options, expanded: usize) -> Option<usize> {
+        let asked = opts.drop_queue_at.is_some_and(|n| self.seen.len() >= n);
+        if opts.dfs || !self.frontier.whole() || !(asked || over_memory(opts, expanded)) {
+            return None;
+        }
+        self.frontier.drop_states();
+        memory::release_free();
+        if let Some(p) = &opts.progress {
+            p.note("memory bound reached: the queue keeps state numbers from here");
+        }
+        Some(self.seen.len())
+    }
+
+    /// The progress line, every [`PROGRESS_EVERY`] states expanded (`i`
+    /// the last).
+    fn report(&self, opts: &Options, expanded: usize, i: u32) {
+        if let Some(p) = opts
+            .progress
+            .as_ref()
+            .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
+        {
+            p.search_at(self.seen.len(), self.g.facts.depth(i), self.frontier.len());
+        }
     }
 
     /// Numbers the new states among the successors of state `i`, queues
