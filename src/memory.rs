@@ -82,9 +82,9 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
-/// Sets the allocator up for the search's pattern (called first thing in
-/// `main`): its arenas are committed as they are used rather than all at
-/// once. Committed up front (mimalloc's default where the kernel
+/// Sets the allocator up for the search's pattern (called by a constructor
+/// the loader runs, `src/main.rs`, before anything allocates): its arenas
+/// are committed as they are used rather than all at once. Committed up front (mimalloc's default where the kernel
 /// overcommits, as Linux does), the pages it freed while a search ran
 /// stayed resident until the search ended: the headline's peak was
 /// 196 MiB, against 173 MiB this way, in the same time (docs/performance.md).

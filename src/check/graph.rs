@@ -189,7 +189,7 @@ pub struct Graph {
     /// after another's: about 5 bytes an edge instead of 10, and a state
     /// has about four. In pages of [`PAGE_BYTES`] that never move (as
     /// [`Pages`], for the same reason); a state's edges are on one page.
-    pages: Vec<Vec<u8>>,
+    edge_pages: Vec<Vec<u8>>,
     /// Where each expanded state's edges start, its low 32 bits: page
     /// `at / PAGE_BYTES`, byte `at % PAGE_BYTES`; `bases` holds the whole
     /// offset of every [`BASE`]th, so that a graph may pass 4 GiB of edges
@@ -228,10 +228,10 @@ impl Graph {
         }
         let to = i64::from(e.to) - i64::from(from);
         let class = if e.class == FAULT { 0 } else { u64::from(e.class) + 1 };
-        if self.pages.last().is_none_or(|p| p.len() + EDGE_MAX > PAGE_BYTES) {
+        if self.edge_pages.last().is_none_or(|p| p.len() + EDGE_MAX > PAGE_BYTES) {
             self.turn_page();
         }
-        let page = self.pages.last_mut().expect("a page");
+        let page = self.edge_pages.last_mut().expect("a page");
         for v in [u64::from(e.bits.rotate_left(2)), class, ((to << 1) ^ (to >> 63)) as u64] {
             varint(page, v);
         }
@@ -240,9 +240,9 @@ impl Graph {
 
     /// Where the next byte goes.
     fn end(&self) -> usize {
-        self.pages
+        self.edge_pages
             .last()
-            .map_or(0, |p| (self.pages.len() - 1) * PAGE_BYTES + p.len())
+            .map_or(0, |p| (self.edge_pages.len() - 1) * PAGE_BYTES + p.len())
     }
 
     /// Starts the next state's edges at the end.
@@ -258,18 +258,16 @@ impl Graph {
     /// has on the last page: a state's edges stay on one page.
     fn turn_page(&mut self) {
         let mut page = Vec::with_capacity(PAGE_BYTES);
-        let Some(s) = self.starts.len().checked_sub(1) else {
-            self.pages.push(page);
-            return;
-        };
+        // push_in_order has opened the state it writes.
+        let s = self.starts.len() - 1;
         let at = self.start(s);
-        if at / PAGE_BYTES + 1 == self.pages.len() {
-            let last = self.pages.last_mut().expect("a page");
+        if at / PAGE_BYTES + 1 == self.edge_pages.len() {
+            let last = self.edge_pages.last_mut().expect("a page");
             page.extend_from_slice(&last[at % PAGE_BYTES..]);
             last.truncate(at % PAGE_BYTES);
         }
-        self.pages.push(page);
-        let at = (self.pages.len() - 1) * PAGE_BYTES;
+        self.edge_pages.push(page);
+        let at = (self.edge_pages.len() - 1) * PAGE_BYTES;
         if s.is_multiple_of(BASE) {
             self.bases[s / BASE] = at as u64;
         }
@@ -305,7 +303,7 @@ impl Graph {
     pub fn out(&self, s: u32) -> OutEdges<'_> {
         let i = s as usize;
         let at = self.start(i);
-        let page = self.pages.get(at / PAGE_BYTES).map_or(&[][..], |p| &p[..]);
+        let page = self.edge_pages.get(at / PAGE_BYTES).map_or(&[][..], |p| &p[..]);
         // Up to the next state's start, or to the page's end where the
         // next state's edges are on a later page.
         let end = match self.starts.len() > i + 1 {
@@ -313,7 +311,7 @@ impl Graph {
             _ => page.len(),
         };
         OutEdges {
-            bytes: &page[(at % PAGE_BYTES).min(end)..end],
+            bytes: &page[at % PAGE_BYTES..end],
             from: s,
             offset: 0,
         }
@@ -487,8 +485,8 @@ mod tests {
             }
         }
         let g = built(n, &edges);
-        assert!(g.pages.len() >= 4, "{} pages", g.pages.len());
-        assert!(g.pages.iter().all(|p| p.len() <= PAGE_BYTES));
+        assert!(g.edge_pages.len() >= 4, "{} pages", g.edge_pages.len());
+        assert!(g.edge_pages.iter().all(|p| p.len() <= PAGE_BYTES));
         assert_eq!(read(&g, n), edges);
     }
 

@@ -14,8 +14,8 @@ pub mod resource;
 /// Accessors on a family's `State` for the variants shared code reads:
 /// `parts!(State { Client(Client) => client, Resource(Resource) => resource })`
 /// gives `State::client(&self) -> Option<&Client>` and
-/// `State::resource(&self) -> Option<&Resource>`; and the conversions
-/// into them (`From<Resource> for State`), so that shared code can make a
+/// `State::resource(&self) -> Option<&Resource>`; and a conversion from
+/// each part (`From<Resource> for State`), so that shared code can make a
 /// family's message or state from its part.
 macro_rules! parts {
     ($state:ident { $($variant:ident($ty:ty) => $name:ident),* $(,)? }) => {
