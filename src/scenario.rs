@@ -455,9 +455,14 @@ impl Keys {
 
     /// `true` or `false`.
     pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, ScenarioError> {
+        Ok(self.optional_flag(key)?.unwrap_or(default))
+    }
+
+    /// `true` or `false`, or nothing.
+    pub fn optional_flag(&mut self, key: &'static str) -> Result<Option<bool>, ScenarioError> {
         match self.take(key) {
-            None => Ok(default),
-            Some(Value::Boolean(b)) => Ok(b),
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(b)),
             Some(v) => Err(self.err(format!("{key} = {} is not allowed; allowed: true or false", shown(&v)))),
         }
     }

@@ -13,7 +13,9 @@
 (*   - the WAIT command (redis.io/docs/latest/commands/wait/): "WAIT        *)
 (*     numreplicas timeout" blocks until numreplicas replicas acknowledged *)
 (*     the client's writes, or the timeout, and returns how many did;      *)
-(*     "WAIT does not make Redis a strongly consistent store";            *)
+(*     "WAIT does not make Redis a strongly consistent store"; a blocked   *)
+(*     WAIT has the primary ask every replica for its offset (REPLCONF     *)
+(*     GETACK *, queued on the stream behind the writes not yet shipped);  *)
 (*   - "High availability with Redis Sentinel" (redis.io/docs/latest/      *)
 (*     operate/oss_and_stack/management/sentinel/): down-after-            *)
 (*     milliseconds, +new-epoch / +try-failover, +selected-slave, the      *)
@@ -21,16 +23,21 @@
 (*     configuration epoch"), failover-timeout, +switch-master to clients, *)
 (*     +slave-reconf-sent to the other replicas, and +convert-to-slave of  *)
 (*     an old primary that comes back with an older configuration.         *)
-(* Vocabulary. Requests: SetNxPx (SET lock v NX PX Ttl, then WAIT k        *)
-(* timeout with Replication = "wait"), CompareAndDelete (the Lua script).  *)
-(* Answers: Granted (OK), Refused (nil), WaitTimedOut (WAIT returned fewer *)
-(* than k), Released. Replication: Replicate (the stream: the key with     *)
-(* PXAT), Sync (PSYNC), FullSync (+FULLRESYNC and the RDB), Ack (REPLCONF  *)
-(* ACK). Sentinel: Ping (the primary's heartbeat, with its configuration   *)
-(* epoch), Promote (REPLICAOF NO ONE in an epoch), Promoted (role:master), *)
-(* ReplicaOf (REPLICAOF p), NewPrimary (+switch-master), Restarted (a      *)
-(* former primary back, empty). Steps: Acquire, Check, Write (clients),    *)
-(* Replicate (a primary), SelectReplica (the Sentinel, +selected-slave).   *)
+(* Vocabulary. Requests: SetNxPx (SET lock v NX PX Ttl; with Replication = *)
+(* "wait" and Pipeline, WAIT k timeout in the same request), Wait (WAIT k  *)
+(* timeout, sent on SET's OK without Pipeline), CompareAndDelete (the Lua  *)
+(* script). Answers: SetOk (SET's OK, before the WAIT), Granted (OK, or    *)
+(* WAIT's k), Refused (nil), WaitTimedOut (WAIT returned fewer than k),    *)
+(* Released. Replication: Replicate (the stream: the key with PXAT,        *)
+(* followed by REPLCONF GETACK * when getack), GetAck (a GETACK alone),    *)
+(* Sync (PSYNC), FullSync (+FULLRESYNC and the RDB), Ack (REPLCONF ACK: a  *)
+(* replica's answer to a GETACK or a full resynchronisation). Sentinel:    *)
+(* Ping (the primary's heartbeat, with its configuration epoch), Promote   *)
+(* (REPLICAOF NO ONE in an epoch), Promoted (role:master), ReplicaOf       *)
+(* (REPLICAOF p), NewPrimary (+switch-master), Restarted (a former primary *)
+(* back, empty). Steps: Acquire, Check, Write (clients), Replicate (a      *)
+(* primary: a change, a GETACK or both), SelectReplica (the Sentinel,      *)
+(* +selected-slave).                                                       *)
 (*                                                                         *)
 (* The world (time, network, faults, fairness) is World.tla's; this module *)
 (* supplies the handlers. The Rust module src/algorithms/primary_replica/  *)
@@ -40,16 +47,19 @@
 (* of the Rust states:                                                     *)
 (*   standing, epoch, key, attached, waiting   Redis, per Redis node (a    *)
 (*        Standing is [kind, peer]; attached is Redis::replicas as a       *)
-(*        function from the attached ids to [unshipped, unacked]; waiting  *)
-(*        the Vec<Waiting> sorted by client, each [client, value, shipment *)
-(*        (per Redis node), acked (a set of ids)])                         *)
+(*        function from the attached ids to [unshipped, getack, unacked];  *)
+(*        waiting the Vec<Waiting> sorted by client, each [client, value,  *)
+(*        shipment (per Redis node), acked (a set of ids), blocked])       *)
 (*   sentinel  Sentinel: [epoch, primary, failover ([kind, replica]),      *)
 (*        returned (a set of ids)]                                         *)
-(*   phase, left, primary, value, checked, acquired   Client (acquired is  *)
-(*        Client::ghost); a validity client's stopwatch is                 *)
-(*        watches[c]["Elapsed"]                                            *)
+(*   phase, left, primary, value, waited, checked, acquired   Client       *)
+(*        (waited is Client::waiting, acquired Client::ghost); a validity  *)
+(*        client's stopwatch is watches[c]["Elapsed"]                      *)
 (*   max_ghost  Resource (no fencing: its max_token and every token is 0,  *)
 (*        left out)                                                        *)
+(* Pipeline ([system] pipeline) is a definition, FALSE, not a constant:    *)
+(* the scenarios' constants (Family::tla_constants) refuse pipeline =      *)
+(* true and do not name it; a .cfg may still set it (Pipeline = TRUE).     *)
 (* Node ids as in Rust: the initial primary 0, replicas 1..Replicas, the   *)
 (* Sentinel, the clients, the resource last. Not modelled (the Rust module *)
 (* rejects them): loss, duplication, reordering, partitions; clock faults  *)
@@ -81,6 +91,14 @@ ASSUME /\ Clients \in 1..4 /\ Replicas \in 1..3 /\ Ttl \in 1..30
        /\ Acquisitions \in 0..5
        /\ ~Loss /\ ~Duplication /\ Partitions = 0
 
+\* [system] pipeline (wait only): the client sends SET and WAIT together,
+\* rather than WAIT once SET has answered OK. A definition, so that the
+\* constants written from a scenario, which never name it, leave it FALSE;
+\* a .cfg overrides it with Pipeline = TRUE.
+Pipeline == FALSE
+
+ASSUME Pipeline \in BOOLEAN /\ (Pipeline => Replication = "wait")
+
 PrimaryNode == 0
 RedisNodes == 0..Replicas
 SentinelNode == Replicas + 1
@@ -92,8 +110,8 @@ Links == AllNodes \X AllNodes
 Wait == Replication = "wait"
 Validity == Client = "validity"
 
-\* The most shipments a wait primary has out unacknowledged, per replica
-\* (MAX_UNACKED).
+\* The most REPLCONF GETACKs a wait primary has out unanswered, per
+\* replica (MAX_UNACKED).
 MaxUnacked == 2
 
 \* Timer::WaitTimeout { client: c }.
@@ -125,22 +143,23 @@ VARIABLES
     standing,   \* standing[r]: [kind, peer]: Primary, Detached, Syncing/Streaming from peer
     epoch,      \* epoch[r]: the configuration epoch a primary was promoted in
     key,        \* key[r]: the lock value r's key holds, or None
-    attached,   \* attached[r]: attached replica id -> [unshipped, unacked]
-    waiting,    \* waiting[r]: blocked WAITs, sorted by client
+    attached,   \* attached[r]: attached replica id -> [unshipped, getack, unacked]
+    waiting,    \* waiting[r]: granted SETs whose WAIT has not returned, sorted by client
     sentinel,   \* [epoch, primary, failover, returned]
     phase,      \* phase[c]: Want, Acquiring, Holding, Writing, Releasing, Done
     left,       \* left[c]: acquisitions still to make
     primary,    \* primary[c]: the node c believes is the primary
     value,      \* value[c]: the current attempt's lock value (0: none)
+    waited,     \* waited[c]: without Pipeline, c's SET was answered OK and its WAIT is out
     checked,    \* checked[c]: a validity client found validity left
     acquired,   \* acquired[c]: the ghost number of c's grant
     max_ghost   \* the resource: the latest acquisition a write was accepted under
 
 fixed == <<status, pause, skew, cut, spent>>
 redisVars == <<standing, epoch, key, attached, waiting>>
-clientVars == <<phase, left, primary, value, checked, acquired>>
+clientVars == <<phase, left, primary, value, waited, checked, acquired>>
 algVars == <<standing, epoch, key, attached, waiting, sentinel,
-             phase, left, primary, value, checked, acquired, max_ghost>>
+             phase, left, primary, value, waited, checked, acquired, max_ghost>>
 vars == <<worldVars, algVars>>
 
 -----------------------------------------------------------------------------
@@ -149,7 +168,7 @@ vars == <<worldVars, algVars>>
 (* among their kind after every action, so a handler of the Rust module    *)
 (* sees an epoch's rank: Monitors reads it so.                             *)
 
-Valued == {"SetNxPx", "CompareAndDelete", "Granted", "Refused", "WaitTimedOut", "Released"}
+Valued == {"SetNxPx", "SetOk", "Wait", "CompareAndDelete", "Granted", "Refused", "WaitTimedOut", "Released"}
 Keyed == {"Replicate", "FullSync"}
 Epoched == {"Ping", "Promote", "Promoted"}
 
@@ -181,13 +200,17 @@ Follows(r, kind, p) == standing[r].kind = kind /\ standing[r].peer = p
 \* Redis::wrote: the key changed; every attached replica is to be shipped it.
 Wrote(r) == [attached EXCEPT ![r] = [a \in DOMAIN @ |-> [@[a] EXCEPT !.unshipped = TRUE]]]
 
+\* Redis::ask_for_acks (after wrote when at: attached[r] as it is then): a
+\* WAIT blocks, and a GETACK is queued for every attached replica.
+AskForAcks(at, r) == [at EXCEPT ![r] = [a \in DOMAIN @ |-> [@[a] EXCEPT !.getack = TRUE]]]
+
 \* dataset: the key with the TTL left on r's clock; a due key is gone.
 Dataset(r) ==
     IF key[r] # None /\ IsSet(r, "KeyExpiry") /\ timers[r]["KeyExpiry"] > 0
     THEN [key |-> key[r], px |-> timers[r]["KeyExpiry"]]
     ELSE [key |-> None, px |-> 0]
 
-NoAttached == [a \in {} |-> [unshipped |-> FALSE, unacked |-> 0]]
+NoAttached == [a \in {} |-> [unshipped |-> FALSE, getack |-> FALSE, unacked |-> 0]]
 
 \* Redis::new(s): an empty node.
 Fresh(r, s) ==
@@ -197,9 +220,12 @@ Fresh(r, s) ==
     /\ attached' = [attached EXCEPT ![r] = NoAttached]
     /\ waiting' = [waiting EXCEPT ![r] = <<>>]
 
-\* Redis::next_shipment: the lowest attached id with a change to ship and
-\* room for another unacknowledged shipment.
-Shippable(r) == {a \in DOMAIN attached[r] : attached[r][a].unshipped /\ attached[r][a].unacked < MaxUnacked}
+\* Attached::asks: a GETACK is queued for a and may go now.
+Asks(r, a) == attached[r][a].getack /\ attached[r][a].unacked < MaxUnacked
+
+\* Redis::next_shipment: the lowest attached id with a change to ship, or a
+\* GETACK queued and room for another unanswered one.
+Shippable(r) == {a \in DOMAIN attached[r] : attached[r][a].unshipped \/ Asks(r, a)}
 NextShipment(r) == CHOOSE a \in Shippable(r) : \A b \in Shippable(r) : a <= b
 
 NoShipment == [x \in RedisNodes |-> 0]
@@ -231,6 +257,7 @@ RetryLater(c, tm) ==
     /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
     /\ phase' = [phase EXCEPT ![c] = "Want"]
     /\ value' = [value EXCEPT ![c] = 0]
+    /\ waited' = [waited EXCEPT ![c] = FALSE]
     /\ checked' = [checked EXCEPT ![c] = FALSE]
     /\ timers' = [timers EXCEPT ![c] = SetTimer(tm, "Retry", Retry)]
 
@@ -261,14 +288,14 @@ Acquire(c) ==
     /\ watches' = IF Validity THEN [watches EXCEPT ![c] = StartWatch(@, "Elapsed")] ELSE watches
     /\ phase' = [phase EXCEPT ![c] = "Acquiring"]
     /\ UNCHANGED <<fixed, ghost, history, redisVars, sentinel,
-                   left, primary, checked, acquired, max_ghost>>
+                   left, primary, waited, checked, acquired, max_ghost>>
 
 Check(c) ==
     /\ Up(c) /\ CanCheck(c)
     /\ IF IsSet(c, "Validity") /\ timers[c]["Validity"] > Margin
        THEN /\ checked' = [checked EXCEPT ![c] = TRUE]
             /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Validity")]
-            /\ UNCHANGED <<net, phase, value, watches>>
+            /\ UNCHANGED <<net, phase, value, waited, watches>>
        ELSE GiveUp(c, net, timers[c])
     /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel,
                    left, primary, acquired, max_ghost>>
@@ -278,20 +305,28 @@ Write(c) ==
     /\ net' = Send(net, c, ResourceNode, [type |-> "Write", ghost |-> acquired[c]])
     /\ phase' = [phase EXCEPT ![c] = "Writing"]
     /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, sentinel,
-                   left, primary, value, checked, acquired, max_ghost>>
+                   left, primary, value, waited, checked, acquired, max_ghost>>
 
-\* Replicate: ship the key as it is now to the next replica; with wait,
-\* each blocked WAIT not yet shipped to it notes this shipment's number.
+\* Replicate: ship the key as it is now to the next replica, followed by
+\* the GETACK queued for it if it may go (getack); or that GETACK alone.
+\* A GETACK is the replica's n-th unanswered one: each WAIT's write not yet
+\* covered by one to it, nor acknowledged by it, notes n.
 Replicate(r) ==
     LET to == NextShipment(r)
+        ga == Asks(r, to)
         n == attached[r][to].unacked + 1
         d == Dataset(r)
     IN
     /\ Up(r) /\ CanReplicate(r)
-    /\ net' = Send(net, r, to, [type |-> "Replicate", key |-> d.key, px |-> d.px])
+    /\ net' = Send(net, r, to,
+                   IF attached[r][to].unshipped
+                   THEN [type |-> "Replicate", key |-> d.key, px |-> d.px, getack |-> ga]
+                   ELSE [type |-> "GetAck"])
     /\ attached' = [attached EXCEPT ![r][to] =
-                      [unshipped |-> FALSE, unacked |-> IF Wait THEN n ELSE @.unacked]]
-    /\ waiting' = IF Wait
+                      [unshipped |-> FALSE,
+                       getack |-> IF ga THEN FALSE ELSE @.getack,
+                       unacked |-> IF ga THEN n ELSE @.unacked]]
+    /\ waiting' = IF ga
                   THEN [waiting EXCEPT ![r] =
                           [i \in 1..Len(@) |->
                              IF @[i].shipment[to] = 0 /\ to \notin @[i].acked
@@ -316,8 +351,13 @@ SelectReplica(r) ==
 
 Reply(src, r, m) == net' = Send(Pop(src, r), r, src, m)
 
-\* SET lock v NX PX ttl (then WAIT k timeout). A new command from a client
-\* whose WAIT is still blocked drops that WAIT.
+\* block: the WAIT of c blocks; its timeout runs (tm: r's timers so far).
+BlockTimers(tm, c) == IF WaitTimeout > 0 THEN SetTimer(tm, WaitTimer(c), WaitTimeout) ELSE tm
+
+\* SET lock v NX PX ttl. A new command from a client whose WAIT is still
+\* blocked (or to come) drops that WAIT. With wait the primary keeps the
+\* write (waiting): pipelined, its WAIT blocks at once; otherwise SET
+\* answers OK (SetOk) and the client's WAIT is to come.
 ReceiveSetNxPx(src, r) ==
     LET v == Msg(src, r).value
         s == SelectSeq(waiting[r], LAMBDA w : w.client # src)
@@ -330,24 +370,52 @@ ReceiveSetNxPx(src, r) ==
             /\ waiting' = [waiting EXCEPT ![r] = s]
             /\ UNCHANGED <<ghost, key, attached>>
        ELSE /\ key' = [key EXCEPT ![r] = v]
-            /\ attached' = Wrote(r)
             /\ IF Wait
-               THEN LET at == Len(SelectSeq(s, LAMBDA w : w.client < src)) IN
-                    /\ timers' = [timers EXCEPT ![r] =
-                                    IF WaitTimeout > 0
-                                    THEN SetTimer(SetTimer(t, "KeyExpiry", Ttl), WaitTimer(src), WaitTimeout)
-                                    ELSE SetTimer(t, "KeyExpiry", Ttl)]
-                    /\ waiting' = [waiting EXCEPT ![r] =
-                                     SubSeq(s, 1, at)
-                                       \o <<[client |-> src, value |-> v, shipment |-> NoShipment, acked |-> {}]>>
-                                       \o SubSeq(s, at + 1, Len(s))]
-                    /\ net' = Pop(src, r)
+               THEN LET at == Len(SelectSeq(s, LAMBDA w : w.client < src))
+                        w == [client |-> src, value |-> v, shipment |-> NoShipment, acked |-> {},
+                              blocked |-> Pipeline]
+                    IN
+                    /\ waiting' = [waiting EXCEPT ![r] = SubSeq(s, 1, at) \o <<w>> \o SubSeq(s, at + 1, Len(s))]
+                    /\ IF Pipeline
+                       THEN /\ timers' = [timers EXCEPT ![r] = BlockTimers(SetTimer(t, "KeyExpiry", Ttl), src)]
+                            /\ attached' = AskForAcks(Wrote(r), r)
+                            /\ net' = Pop(src, r)
+                       ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(t, "KeyExpiry", Ttl)]
+                            /\ attached' = Wrote(r)
+                            /\ Reply(src, r, [type |-> "SetOk", value |-> v])
                     /\ UNCHANGED ghost
                ELSE /\ timers' = [timers EXCEPT ![r] = SetTimer(t, "KeyExpiry", Ttl)]
+                    /\ attached' = Wrote(r)
                     /\ ghost' = ghost + 1
                     /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
                     /\ waiting' = [waiting EXCEPT ![r] = s]
     /\ UNCHANGED <<fixed, watches, drawn, history, standing, epoch, sentinel, clientVars, max_ghost>>
+
+\* WAIT k timeout, after SET's OK: returns at once (Granted) if k replicas
+\* have acknowledged the client's write, and blocks otherwise (block: its
+\* timeout runs, and every replica is asked for its offset). A WAIT for no
+\* write the primary has (same client and value) is not answered.
+ReceiveWait(src, r) ==
+    LET v == Msg(src, r).value
+        s == waiting[r]
+        found == {i \in 1..Len(s) : s[i].client = src /\ s[i].value = v}
+        i == CHOOSE i \in found : \A j \in found : i <= j
+    IN
+    /\ IsPrimary(r) /\ Msg(src, r).type = "Wait"
+    /\ IF found = {}
+       THEN /\ net' = Pop(src, r)
+            /\ UNCHANGED <<timers, ghost, attached, waiting>>
+       ELSE IF Cardinality(s[i].acked) >= WaitReplicas
+       THEN /\ waiting' = [waiting EXCEPT ![r] = SubSeq(s, 1, i - 1) \o SubSeq(s, i + 1, Len(s))]
+            /\ ghost' = ghost + 1
+            /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
+            /\ UNCHANGED <<timers, attached>>
+       ELSE /\ waiting' = [waiting EXCEPT ![r][i].blocked = TRUE]
+            /\ timers' = [timers EXCEPT ![r] = BlockTimers(@, src)]
+            /\ attached' = AskForAcks(attached, r)
+            /\ net' = Pop(src, r)
+            /\ UNCHANGED ghost
+    /\ UNCHANGED <<fixed, watches, drawn, history, standing, epoch, key, sentinel, clientVars, max_ghost>>
 
 \* The Lua script: if GET lock == v then DEL lock.
 ReceiveCompareAndDelete(src, r) ==
@@ -363,12 +431,12 @@ ReceiveCompareAndDelete(src, r) ==
                    clientVars, max_ghost>>
 
 \* PSYNC: a replica (re)attaches; the dataset replaces its backlog, and its
-\* acknowledgement covers every write so far.
+\* acknowledgement covers every write so far (and answers every GETACK).
 ReceiveSync(src, r) ==
     /\ IsPrimary(r) /\ Msg(src, r).type = "Sync"
     /\ attached' = [attached EXCEPT ![r] =
                       [a \in DOMAIN @ \cup {src} |->
-                         IF a = src THEN [unshipped |-> FALSE, unacked |-> IF Wait THEN 1 ELSE 0]
+                         IF a = src THEN [unshipped |-> FALSE, getack |-> FALSE, unacked |-> IF Wait THEN 1 ELSE 0]
                          ELSE @[a]]]
     /\ waiting' = [waiting EXCEPT ![r] =
                      [i \in 1..Len(@) |-> [@[i] EXCEPT !.shipment[src] = 1, !.acked = @ \ {src}]]]
@@ -377,8 +445,8 @@ ReceiveSync(src, r) ==
     /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, standing, epoch, key,
                    sentinel, clientVars, max_ghost>>
 
-\* REPLCONF ACK: src's oldest shipment is acknowledged; WAIT returns for
-\* the writes that now have WaitReplicas acknowledgements (one ghost number
+\* REPLCONF ACK: src answers its oldest GETACK; the blocked WAITs whose
+\* writes now have WaitReplicas acknowledgements return (one ghost number
 \* each, in client order).
 AckEntry(w, src) ==
     CASE w.shipment[src] = 0 -> w
@@ -387,7 +455,7 @@ AckEntry(w, src) ==
 
 ReceiveAck(src, r) ==
     LET s == [i \in 1..Len(waiting[r]) |-> AckEntry(waiting[r][i], src)]
-        done == {i \in 1..Len(s) : Cardinality(s[i].acked) >= WaitReplicas}
+        done == {i \in 1..Len(s) : s[i].blocked /\ Cardinality(s[i].acked) >= WaitReplicas}
         gh(i) == ghost + Cardinality({j \in done : j <= i})
         who == {s[i].client : i \in done}
         popped == Pop(src, r)
@@ -402,7 +470,8 @@ ReceiveAck(src, r) ==
                       Append(popped[l], [msg |-> [type |-> "Granted", ghost |-> gh(i), value |-> s[i].value],
                                          age |-> 0, copied |-> FALSE])
                  ELSE popped[l]]
-    /\ waiting' = [waiting EXCEPT ![r] = SelectSeq(s, LAMBDA w : Cardinality(w.acked) < WaitReplicas)]
+    /\ waiting' = [waiting EXCEPT ![r] =
+                     SelectSeq(s, LAMBDA w : ~(w.blocked /\ Cardinality(w.acked) >= WaitReplicas))]
     /\ UNCHANGED <<fixed, watches, drawn, history, standing, epoch, key, sentinel,
                    clientVars, max_ghost>>
 
@@ -417,20 +486,27 @@ Apply(r, src) ==
                     IF m.key # None /\ pxLeft > 0 THEN SetTimer(@, "KeyExpiry", pxLeft)
                     ELSE CancelTimer(@, "KeyExpiry")]
 
-AckOrPop(src, r) == IF Wait THEN Reply(src, r, [type |-> "Ack"]) ELSE net' = Pop(src, r)
+AckOrPop(src, r, ack) == IF ack THEN Reply(src, r, [type |-> "Ack"]) ELSE net' = Pop(src, r)
 
+\* The replica acknowledges when asked (a GETACK behind the change).
 ReceiveReplicate(src, r) ==
     /\ Msg(src, r).type = "Replicate" /\ Follows(r, "Streaming", src)
     /\ Apply(r, src)
-    /\ AckOrPop(src, r)
+    /\ AckOrPop(src, r, Msg(src, r).getack)
     /\ UNCHANGED <<fixed, watches, ghost, drawn, history, standing, epoch, attached, waiting,
                    sentinel, clientVars, max_ghost>>
+
+ReceiveGetAck(src, r) ==
+    /\ Msg(src, r).type = "GetAck" /\ Follows(r, "Streaming", src)
+    /\ Reply(src, r, [type |-> "Ack"])
+    /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, sentinel,
+                   clientVars, max_ghost>>
 
 ReceiveFullSync(src, r) ==
     /\ Msg(src, r).type = "FullSync" /\ Follows(r, "Syncing", src)
     /\ Apply(r, src)
     /\ standing' = [standing EXCEPT ![r] = [kind |-> "Streaming", peer |-> src]]
-    /\ AckOrPop(src, r)
+    /\ AckOrPop(src, r, Wait)
     /\ UNCHANGED <<fixed, watches, ghost, drawn, history, epoch, attached, waiting,
                    sentinel, clientVars, max_ghost>>
 
@@ -466,9 +542,9 @@ ReceiveReplicaOf(src, r) ==
     /\ UNCHANGED <<fixed, watches, ghost, drawn, history, sentinel, clientVars, max_ghost>>
 
 RedisTakes(src, r, m) ==
-    \/ IsPrimary(r) /\ m.type \in {"SetNxPx", "CompareAndDelete", "Sync"}
+    \/ IsPrimary(r) /\ m.type \in {"SetNxPx", "Wait", "CompareAndDelete", "Sync"}
     \/ IsPrimary(r) /\ m.type = "Ack" /\ src \in DOMAIN attached[r]
-    \/ Follows(r, "Streaming", src) /\ m.type = "Replicate"
+    \/ Follows(r, "Streaming", src) /\ m.type \in {"Replicate", "GetAck"}
     \/ Follows(r, "Syncing", src) /\ m.type = "FullSync"
     \/ m.type = "Promote"
     \/ m.type = "ReplicaOf" /\ ~AlreadyFollows(r, m.primary)
@@ -533,6 +609,10 @@ SentinelTakes(src, m) ==
 -----------------------------------------------------------------------------
 (* The client's handlers (client_receive), in its match order.             *)
 
+\* Sentinel names a new primary: reconnect, and re-send what the old
+\* connection left unanswered (its request timeout runs on). An attempt
+\* starts again with its SET (a WAIT on a new connection would wait for no
+\* write).
 ReceiveNewPrimary(src, c) ==
     LET id == Msg(src, c).id IN
     /\ Msg(src, c).type = "NewPrimary" /\ id # primary[c]
@@ -540,6 +620,7 @@ ReceiveNewPrimary(src, c) ==
     /\ net' = CASE phase[c] = "Acquiring" -> Send(Pop(src, c), c, id, [type |-> "SetNxPx", value |-> value[c]])
                 [] phase[c] = "Releasing" -> Send(Pop(src, c), c, id, [type |-> "CompareAndDelete", value |-> value[c]])
                 [] OTHER -> Pop(src, c)
+    /\ waited' = IF phase[c] = "Acquiring" THEN [waited EXCEPT ![c] = FALSE] ELSE waited
     /\ UNCHANGED <<fixed, timers, watches, ghost, drawn, history, redisVars, sentinel,
                    phase, left, value, checked, acquired, max_ghost>>
 
@@ -549,13 +630,23 @@ Release(src, c) ==
     /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
     /\ phase' = [phase EXCEPT ![c] = "Releasing"]
     /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel,
-                   left, primary, value, checked, acquired, max_ghost>>
+                   left, primary, value, waited, checked, acquired, max_ghost>>
 
 \* Redis's answers count only from the current primary, for the current
 \* request.
 Answer(src, c, p, type) ==
     /\ src = primary[c]
     /\ phase[c] = p /\ Msg(src, c).type = type /\ Msg(src, c).value = value[c]
+
+\* SET's OK (without Pipeline): now WAIT for the replicas, a request with
+\* its own timeout.
+ReceiveSetOk(src, c) ==
+    /\ Answer(src, c, "Acquiring", "SetOk") /\ ~waited[c]
+    /\ waited' = [waited EXCEPT ![c] = TRUE]
+    /\ net' = Send(Pop(src, c), c, primary[c], [type |-> "Wait", value |-> value[c]])
+    /\ timers' = [timers EXCEPT ![c] = SetTimer(@, "Timeout", Timeout)]
+    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel,
+                   phase, left, primary, value, checked, acquired, max_ghost>>
 
 ReceiveGranted(src, c) ==
     LET t == CancelTimer(timers[c], "Timeout")
@@ -571,6 +662,7 @@ ReceiveGranted(src, c) ==
             /\ watches' = [watches EXCEPT ![c] = StopWatch(@, "Elapsed")]
             /\ timers' = [timers EXCEPT ![c] = IF Validity THEN SetTimer(t, "Validity", v) ELSE t]
             /\ net' = Pop(src, c)
+            /\ waited' = [waited EXCEPT ![c] = FALSE]
             /\ UNCHANGED <<value, checked>>
     /\ UNCHANGED <<fixed, ghost, drawn, history, redisVars, sentinel, left, primary, max_ghost>>
 
@@ -591,14 +683,16 @@ ReceiveReleased(src, c) ==
     /\ Released(c)
     /\ timers' = [timers EXCEPT ![c] = CancelTimer(@, "Timeout")]
     /\ net' = Pop(src, c)
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel, primary, acquired, max_ghost>>
+    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, redisVars, sentinel, primary, waited, acquired,
+                   max_ghost>>
 
 ClientTakes(src, c, m) ==
     \/ m.type = "NewPrimary" /\ m.id # primary[c]
     \/ phase[c] = "Writing" /\ m.type \in {"Accepted", "Rejected"}
-    \/ /\ src = primary[c] /\ m.type \in {"Granted", "Refused", "WaitTimedOut", "Released"}
+    \/ /\ src = primary[c] /\ m.type \in {"SetOk", "Granted", "Refused", "WaitTimedOut", "Released"}
        /\ m.value = value[c]
-       /\ \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused", "WaitTimedOut"}
+       /\ \/ phase[c] = "Acquiring" /\ m.type = "SetOk" /\ ~waited[c]
+          \/ phase[c] = "Acquiring" /\ m.type \in {"Granted", "Refused", "WaitTimedOut"}
           \/ phase[c] = "Releasing" /\ m.type = "Released"
 
 -----------------------------------------------------------------------------
@@ -630,16 +724,16 @@ Discard(src, dst) ==
 Deliver(src, dst) ==
     /\ Deliverable(src, dst)
     /\ \/ /\ dst \in RedisNodes
-          /\ \/ ReceiveSetNxPx(src, dst) \/ ReceiveCompareAndDelete(src, dst)
+          /\ \/ ReceiveSetNxPx(src, dst) \/ ReceiveWait(src, dst) \/ ReceiveCompareAndDelete(src, dst)
              \/ ReceiveSync(src, dst) \/ ReceiveAck(src, dst)
-             \/ ReceiveReplicate(src, dst) \/ ReceiveFullSync(src, dst)
+             \/ ReceiveReplicate(src, dst) \/ ReceiveGetAck(src, dst) \/ ReceiveFullSync(src, dst)
              \/ ReceivePromote(src, dst) \/ ReceiveReplicaOf(src, dst)
        \/ /\ dst = SentinelNode
           /\ \/ ReceivePing(src) \/ ReceiveStalePing(src)
              \/ ReceivePromoted(src) \/ ReceiveRestarted(src)
        \/ /\ dst \in ClientIds
           /\ \/ ReceiveNewPrimary(src, dst) \/ Release(src, dst)
-             \/ ReceiveGranted(src, dst) \/ ReceiveRefused(src, dst)
+             \/ ReceiveSetOk(src, dst) \/ ReceiveGranted(src, dst) \/ ReceiveRefused(src, dst)
              \/ ReceiveWaitTimedOut(src, dst) \/ ReceiveReleased(src, dst)
        \/ dst = ResourceNode /\ ReceiveWrite(src)
        \/ Discard(src, dst)
@@ -678,7 +772,7 @@ Fire(n, t) ==
          [] t = "Timeout" /\ n \in ClientIds /\ phase[n] = "Releasing" ->
               /\ Released(n)
               /\ timers' = rest
-              /\ UNCHANGED <<net, watches, redisVars, sentinel, primary, acquired>>
+              /\ UNCHANGED <<net, watches, redisVars, sentinel, primary, waited, acquired>>
          [] t = "Validity" /\ n \in ClientIds /\ phase[n] = "Holding" ->
               /\ GiveUp(n, net, rest[n])
               /\ UNCHANGED <<redisVars, sentinel, left, primary, acquired>>
@@ -740,6 +834,7 @@ Restart(n) ==
               /\ left' = [left EXCEPT ![n] = Acquisitions]
               /\ primary' = [primary EXCEPT ![n] = PrimaryNode]
               /\ value' = [value EXCEPT ![n] = 0]
+              /\ waited' = [waited EXCEPT ![n] = FALSE]
               /\ checked' = [checked EXCEPT ![n] = FALSE]
               /\ acquired' = [acquired EXCEPT ![n] = 0]
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
@@ -776,7 +871,7 @@ Init ==
     /\ key = [r \in RedisNodes |-> None]
     /\ attached = [r \in RedisNodes |->
                      IF r = PrimaryNode
-                     THEN [a \in 1..Replicas |-> [unshipped |-> FALSE, unacked |-> 0]]
+                     THEN [a \in 1..Replicas |-> [unshipped |-> FALSE, getack |-> FALSE, unacked |-> 0]]
                      ELSE NoAttached]
     /\ waiting = [r \in RedisNodes |-> <<>>]
     /\ sentinel = [epoch |-> 0, primary |-> PrimaryNode,
@@ -785,6 +880,7 @@ Init ==
     /\ left = [c \in ClientIds |-> Acquisitions]
     /\ primary = [c \in ClientIds |-> PrimaryNode]
     /\ value = [c \in ClientIds |-> 0]
+    /\ waited = [c \in ClientIds |-> FALSE]
     /\ checked = [c \in ClientIds |-> FALSE]
     /\ acquired = [c \in ClientIds |-> 0]
     /\ max_ghost = 0
@@ -842,7 +938,7 @@ RankedVars ==
           [r \in RedisNodes |-> rk(key[r])], attached,
           [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
           [sentinel EXCEPT !.epoch = rt(@)],
-          phase, left, primary, [c \in ClientIds |-> rv(value[c])], checked,
+          phase, left, primary, [c \in ClientIds |-> rv(value[c])], waited, checked,
           [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
 
 -----------------------------------------------------------------------------
@@ -857,6 +953,7 @@ TypeOK ==
     /\ \A r \in RedisNodes : \A a \in DOMAIN attached[r] : attached[r][a].unacked \in 0..MaxUnacked
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
     /\ primary \in [ClientIds -> RedisNodes]
+    /\ waited \in [ClientIds -> BOOLEAN]
 
 MutualExclusion == Cardinality(Holding) <= 1
 NoStaleWrite == "StaleWrite" \notin history

@@ -84,7 +84,7 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("redlock-pause-during-acquire", 1222214, None, None),
     ("redlock-sequential-requests", 646, None, Some(53)),
     ("replica-failover-async", 1459989, Some(16), None),
-    ("replica-failover-wait", 2345059, None, None),
+    ("replica-failover-wait", 4422263, None, None),
     ("replica-restart-empty", 188769, Some(8), None),
     ("replica-min-replicas", 937812, None, None),
     ("replica-split-brain", 675327, Some(15), None),

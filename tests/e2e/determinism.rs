@@ -92,7 +92,7 @@ const SOME: [&str; 4] = [
     // names (redlock-no-fsync adds nothing to it but 220,000 states).
     "redlock-drift-beyond-allowance",
     // A path, not a name: the bundled primary-replica scenarios have
-    // millions of states; this one fails over too, in 45,819.
+    // millions of states; this one has WAIT and two holders in 89,973.
     "specs/replica-small.toml",
 ];
 

@@ -46,10 +46,8 @@
 //!   the count, so only the key state is compared after them.
 //! - The model's `EXPIRE lock ttl` is in ticks; the test sends `PEXPIRE`
 //!   (Redis's `EXPIRE` counts whole seconds).
-//! - `SET ...; WAIT` is one request in the model, answered `nil` at once
-//!   when the key exists; the real client here sends `WAIT` only after an
-//!   `OK`, as a pipelined `WAIT` after a refused `SET` would only delay the
-//!   `nil`.
+//! - With `wait`, both clients send `WAIT` once `SET` has answered `OK`
+//!   (the model's default, `pipeline = false`), on the same connection.
 //! - The model has no graceful shutdown. `SHUTDOWN SAVE` writes an RDB
 //!   snapshot with absolute expiry times even without persistence, so the
 //!   test compares it with the model's `restart = "fsync"` crash; `SHUTDOWN
@@ -686,6 +684,18 @@ fn pr_world(case: &PrCase) -> World<pr::Node> {
     pr::world(&sc).expect("builds")
 }
 
+/// The model's `SET lock value NX PX ttl` and, on its `OK` with `wait`,
+/// the `WAIT` its client sends: the answers that reached the client.
+fn pr_acquire(m: &mut Model<pr::Node>, value: u32) -> Vec<pr::Msg> {
+    m.request(PR_PRIMARY, pr::Msg::SetNxPx { value });
+    let answers = m.answers();
+    if let [pr::Msg::SetOk { .. }] = answers.as_slice() {
+        m.request(PR_PRIMARY, pr::Msg::Wait { value });
+        return m.answers();
+    }
+    answers
+}
+
 fn pr_model_key(m: &Model<pr::Node>, id: Id) -> Option<Option<KeyState>> {
     let node = &m.state.nodes[id];
     if !node.is_up() {
@@ -783,8 +793,7 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
                 });
                 let restarted = Instant::now();
                 replica_up = true;
-                m.request(PR_PRIMARY, pr::Msg::SetNxPx { value });
-                let mut answers = m.answers();
+                let mut answers = pr_acquire(&mut m, value);
                 let mut answered_at = j;
                 for _ in 0..later {
                     clock.now += 1;
@@ -845,8 +854,7 @@ fn run_pr(bin: &Path, case: &PrCase, log: &mut Vec<String>) -> Result<bool, Test
                     }
                 };
                 let done = Instant::now();
-                m.request(PR_PRIMARY, pr::Msg::SetNxPx { value });
-                let mut answers = m.answers();
+                let mut answers = pr_acquire(&mut m, value);
                 // A blocked WAIT: the model's primary answers when its
                 // WAIT timeout fires, as many ticks later.
                 let ticks = if case.wait { case.wait_timeout } else { 0 };

@@ -203,39 +203,52 @@ fn primary_replica_writes_redis_replication_and_sentinel_commands() {
     use primary_replica::{Key, Msg};
     let w = primary_replica::world(&scenario("replica-failover-wait")).expect("builds");
     let (primary, replica, sentinel, c1) = (0, 1, 2, 3);
-    assert_eq!(
-        w.show_msg(c1, &Msg::SetNxPx { value: 3 }),
-        "SET lock v3 NX PX 7; WAIT 1 3"
-    );
-    assert_eq!(
-        w.show_msg(
-            primary,
-            &Msg::Granted {
-                token: 0,
-                ghost: 1,
-                value: 3
-            }
-        ),
-        "OK, (integer) 1 (v3)"
-    );
-    assert_eq!(
-        w.show_msg(primary, &Msg::WaitTimedOut { value: 3 }),
-        "OK, (integer) 0 (v3)"
-    );
+    assert_eq!(w.show_msg(c1, &Msg::SetNxPx { value: 3 }), "SET lock v3 NX PX 9");
+    assert_eq!(w.show_msg(primary, &Msg::SetOk { value: 3 }), "OK (v3)");
+    assert_eq!(w.show_msg(c1, &Msg::Wait { value: 3 }), "WAIT 1 3 (after SET v3)");
+    let granted = Msg::Granted {
+        token: 0,
+        ghost: 1,
+        value: 3,
+    };
+    assert_eq!(w.show_msg(primary, &granted), "(integer) 1 (v3)");
+    assert_eq!(w.show_msg(primary, &Msg::WaitTimedOut { value: 3 }), "(integer) 0 (v3)");
     assert_eq!(
         w.show_msg(
             primary,
             &Msg::Replicate {
                 key: Some(Key { value: 3 }),
-                px: 5
+                px: 5,
+                getack: false
             }
         ),
         "replication stream: SET lock v3 PXAT now+5"
     );
     assert_eq!(
-        w.show_msg(primary, &Msg::Replicate { key: None, px: 0 }),
-        "replication stream: DEL lock"
+        w.show_msg(
+            primary,
+            &Msg::Replicate {
+                key: None,
+                px: 0,
+                getack: true
+            }
+        ),
+        "replication stream: DEL lock; REPLCONF GETACK *"
     );
+    assert_eq!(
+        w.show_msg(primary, &Msg::GetAck),
+        "replication stream: REPLCONF GETACK *"
+    );
+    // A client that pipelines: one request, one answer.
+    let text =
+        include_str!("../../scenarios/replica-failover-wait.toml").replace("ttl = 9", "ttl = 9\npipeline = true");
+    let piped = locksmith::catalog::parse(Path::new("x.toml"), &text).expect("valid");
+    let w2 = primary_replica::world(&piped).expect("builds");
+    assert_eq!(
+        w2.show_msg(c1, &Msg::SetNxPx { value: 3 }),
+        "SET lock v3 NX PX 9; WAIT 1 3"
+    );
+    assert_eq!(w2.show_msg(primary, &granted), "OK, (integer) 1 (v3)");
     assert_eq!(w.show_msg(replica, &Msg::Sync), "PSYNC ? -1");
     assert_eq!(w.show_msg(replica, &Msg::Ack), "REPLCONF ACK");
     assert_eq!(

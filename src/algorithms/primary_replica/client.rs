@@ -12,6 +12,9 @@ pub struct Client {
     /// The lock value of the current attempt, from its `SET` until the
     /// attempt fails or the release ends (0: none).
     pub value: u32,
+    /// `wait` without `pipeline`: its `SET` was answered `OK` and its
+    /// `WAIT` is out.
+    pub waiting: bool,
     /// Validity client: checked its validity timer and found time left,
     /// so about to write.
     pub checked: bool,
@@ -24,6 +27,7 @@ pub(super) fn client_init(p: &Params) -> Client {
         script: Script::new(p.acquisitions),
         primary: PRIMARY,
         value: 0,
+        waiting: false,
         checked: false,
         ghost: 0,
     }
@@ -61,10 +65,15 @@ pub(super) fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, sr
     match (c.script.phase, msg) {
         // Sentinel names a new primary: reconnect, and re-send what the
         // old connection left unanswered (its request timeout runs on).
+        // An attempt starts again with its SET (a WAIT on a new connection
+        // would wait for no write).
         (phase, Msg::NewPrimary { id }) if id != c.primary => {
             c.primary = id;
             match phase {
-                Phase::Acquiring => out.send(id, Msg::SetNxPx { value }),
+                Phase::Acquiring => {
+                    c.waiting = false;
+                    out.send(id, Msg::SetNxPx { value });
+                }
                 Phase::Releasing => out.send(id, Msg::CompareAndDelete { value }),
                 _ => {}
             }
@@ -78,8 +87,16 @@ pub(super) fn client_receive(p: &Params, ctx: &Ctx<'_, Node>, c: &mut Client, sr
         // Redis's answers count only on the connection to the current
         // primary, and only for the current request.
         _ if src != c.primary => {}
+        // SET's OK: now WAIT for the replicas, a request with its own
+        // timeout.
+        (Phase::Acquiring, Msg::SetOk { value: v }) if v == value && !c.waiting => {
+            c.waiting = true;
+            out.send(c.primary, Msg::Wait { value });
+            out.set_timer(Timer::Timeout, p.timeout);
+        }
         (Phase::Acquiring, Msg::Granted { ghost, value: v, .. }) if v == value => {
             out.cancel_timer(Timer::Timeout);
+            c.waiting = false;
             // Validity = ttl - (time since the SET was sent) - drift.
             if p.client == ClientKind::Validity && !arm_validity(p.ttl, p.drift, ctx, Timer::Validity, out) {
                 give_up(p, c, out);
@@ -116,6 +133,7 @@ fn retry_later(p: &Params, c: &mut Client, out: &mut Out<Node>) {
         out.stop_watch(Elapsed);
     }
     c.value = 0;
+    c.waiting = false;
     c.checked = false;
     c.script.phase = Phase::Want;
     out.set_timer(Timer::Retry, p.retry);

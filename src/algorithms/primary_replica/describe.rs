@@ -22,26 +22,28 @@ impl Describe for Node {
             Some(k) => format!("SET lock {} PXAT now+{px}", v(&k.value)),
             None => "DEL lock".into(),
         };
+        let pipelined = p.replication == Replication::Wait && p.pipeline;
+        let wait = format!("WAIT {} {}", p.wait_replicas, p.wait_timeout);
         match msg {
-            Msg::SetNxPx { value } if p.replication == Replication::Wait => {
-                format!(
-                    "SET lock {} NX PX {}; WAIT {} {}",
-                    v(value),
-                    p.ttl,
-                    p.wait_replicas,
-                    p.wait_timeout
-                )
-            }
+            Msg::SetNxPx { value } if pipelined => format!("SET lock {} NX PX {}; {wait}", v(value), p.ttl),
             Msg::SetNxPx { value } => format!("SET lock {} NX PX {}", v(value), p.ttl),
+            Msg::SetOk { value } => format!("OK ({})", v(value)),
+            Msg::Wait { value } => format!("{wait} (after SET {})", v(value)),
             Msg::CompareAndDelete { value } => format!("EVAL compare-and-delete lock {}", v(value)),
+            Msg::Granted { value, .. } if pipelined => format!("OK, (integer) 1 ({})", v(value)),
             Msg::Granted { value, .. } if p.replication == Replication::Wait => {
-                format!("OK, (integer) 1 ({})", v(value))
+                format!("(integer) 1 ({})", v(value))
             }
             Msg::Granted { value, .. } => format!("OK ({})", v(value)),
             Msg::Refused { value } => format!("nil ({})", v(value)),
-            Msg::WaitTimedOut { value } => format!("OK, (integer) 0 ({})", v(value)),
+            Msg::WaitTimedOut { value } if pipelined => format!("OK, (integer) 0 ({})", v(value)),
+            Msg::WaitTimedOut { value } => format!("(integer) 0 ({})", v(value)),
             Msg::Released { value } => format!("EVAL done ({})", v(value)),
-            Msg::Replicate { key, px } => format!("replication stream: {}", rdb(key, px)),
+            Msg::Replicate { key, px, getack: false } => format!("replication stream: {}", rdb(key, px)),
+            Msg::Replicate { key, px, getack: true } => {
+                format!("replication stream: {}; REPLCONF GETACK *", rdb(key, px))
+            }
+            Msg::GetAck => "replication stream: REPLCONF GETACK *".into(),
             Msg::Sync => "PSYNC ? -1".into(),
             Msg::FullSync { key: None, .. } => "+FULLRESYNC, empty dataset".into(),
             Msg::FullSync { key, px } => format!("+FULLRESYNC, dataset: {}", rdb(key, px)),
@@ -65,7 +67,7 @@ impl Describe for Node {
 
     fn show_step(&self, step: &Step) -> String {
         match step {
-            Step::Acquire if self.params().replication == Replication::Wait => format!(
+            Step::Acquire if self.params().replication == Replication::Wait && self.params().pipeline => format!(
                 "asks for the lock: SET lock … NX PX {}; WAIT {} {}",
                 self.params().ttl,
                 self.params().wait_replicas,
@@ -74,7 +76,7 @@ impl Describe for Node {
             Step::Acquire => format!("asks for the lock: SET lock … NX PX {}", self.params().ttl),
             Step::Check => "checks its validity".into(),
             Step::Write => "writes to the resource".into(),
-            Step::Replicate => "ships the key to a replica on the replication stream".into(),
+            Step::Replicate => "ships the key, or a GETACK, to a replica on the replication stream".into(),
             // Replicas are ids 1..=N, named `replica` alone or `replica1`.. (see `world`).
             Step::SelectReplica { .. } if self.params().replicas == 1 => "+selected-slave replica".into(),
             Step::SelectReplica { replica } => format!("+selected-slave replica{replica}"),
@@ -121,24 +123,24 @@ impl Describe for Node {
                         .filter(|a| a.unacked > 0)
                         .map(|a| format!("{}: {}", name(a.id), a.unacked))
                         .collect();
-                    out.push(show::field(
-                        "unacknowledged shipments",
-                        format!("{{{}}}", unacked.join(", ")),
-                    ));
+                    out.push(show::field("unanswered GETACKs", format!("{{{}}}", unacked.join(", "))));
+                    let queued = r.replicas.iter().filter(|a| a.getack).map(|a| a.id);
+                    out.push(show::field("GETACK queued for", show::set(queued, names)));
                     let waiting: Vec<String> = r
                         .waiting
                         .iter()
                         .map(|w| {
                             let acked = (0..8).filter(|i| w.acked & (1 << i) != 0);
                             format!(
-                                "{} ({}, acknowledged by {})",
+                                "{} ({}, {}, acknowledged by {})",
                                 name(w.client),
                                 show::value(w.value),
+                                if w.blocked { "blocked" } else { "WAIT to come" },
                                 show::set(acked, names)
                             )
                         })
                         .collect();
-                    out.push(show::field("blocked WAITs", format!("{{{}}}", waiting.join(", "))));
+                    out.push(show::field("WAITs", format!("{{{}}}", waiting.join(", "))));
                 }
                 out
             }
@@ -183,6 +185,9 @@ impl Describe for Node {
                 let mut out = show::script(&c.script);
                 out.push(show::field("talks to", name(c.primary)));
                 out.push(show::field(field::VALUE, show::value(c.value)));
+                if self.wait() && !self.params().pipeline {
+                    out.push(show::field("WAIT sent", show::yes(c.waiting)));
+                }
                 if self.validity() {
                     out.push(show::field(field::VALIDITY_CHECKED, show::yes(c.checked)));
                 }

@@ -14,6 +14,7 @@ impl Family for PrimaryReplica {
         use super::{ClientKind, Replication};
         let replication = match p.replication {
             Replication::Async => "async replication".to_string(),
+            Replication::Wait if p.pipeline => format!("SET; WAIT {} {} pipelined", p.wait_replicas, p.wait_timeout),
             Replication::Wait => format!("SET + WAIT {} {}", p.wait_replicas, p.wait_timeout),
         };
         let name = join(&[
@@ -34,9 +35,9 @@ impl Family for PrimaryReplica {
     fn tla_constants(sc: &Scenario, p: &super::Params, set: Set) -> Extra {
         // The spec has one Sentinel, ships at once, has no
         // min-replicas-to-write, and restarts a crashed primary as it was.
-        if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart {
+        if p.sentinels != 1 || p.lag || p.min_replicas > 0 || !p.auto_restart || p.pipeline {
             return Err(format!(
-                "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag, no min-replicas-to-write and a primary restarted as it was, and does not model it",
+                "{}: specs/PrimaryReplica.tla has one Sentinel, no replication lag, no min-replicas-to-write, a primary restarted as it was and a client that sends WAIT after SET's reply, and does not model it",
                 sc.name
             ));
         }

@@ -41,6 +41,7 @@ impl TlaMapping for Node {
                     Tla::by_id(redis_ids.iter().map(|&r| (r, Tla::int(w.shipment[r])))),
                 ),
                 ("acked", Tla::mask(u64::from(w.acked))),
+                ("blocked", Tla::Bool(w.blocked)),
             ])
         };
         let sentinel = s
@@ -81,7 +82,11 @@ impl TlaMapping for Node {
                     Tla::by_id(r.replicas.iter().map(|a| {
                         (
                             a.id,
-                            Tla::rec([("unshipped", Tla::Bool(a.unshipped)), ("unacked", Tla::int(a.unacked))]),
+                            Tla::rec([
+                                ("unshipped", Tla::Bool(a.unshipped)),
+                                ("getack", Tla::Bool(a.getack)),
+                                ("unacked", Tla::int(a.unacked)),
+                            ]),
                         )
                     }))
                 }),
@@ -92,6 +97,7 @@ impl TlaMapping for Node {
             ("left", client(|c| Tla::int(c.script.left))),
             ("primary", client(|c| Tla::int(c.primary as i64))),
             ("value", client(|c| Tla::int(c.value))),
+            ("waited", client(|c| Tla::Bool(c.waiting))),
             ("checked", client(|c| Tla::Bool(c.checked))),
             ("acquired", client(|c| Tla::int(c.ghost))),
             ("max_ghost", Tla::int(max_ghost)),
@@ -107,7 +113,12 @@ impl TlaMapping for Node {
             Msg::Granted { ghost, value, .. } => {
                 Tla::rec([ty("Granted"), ("ghost", Tla::int(*ghost)), ("value", Tla::int(*value))])
             }
-            Msg::Replicate { key: k, px } => Tla::rec([ty("Replicate"), ("key", key(k)), ("px", Tla::int(*px))]),
+            Msg::Replicate { key: k, px, getack } => Tla::rec([
+                ty("Replicate"),
+                ("key", key(k)),
+                ("px", Tla::int(*px)),
+                ("getack", Tla::Bool(*getack)),
+            ]),
             Msg::FullSync { key: k, px } => Tla::rec([ty("FullSync"), ("key", key(k)), ("px", Tla::int(*px))]),
             other => tla_tokenless(other, other.resource()),
         }

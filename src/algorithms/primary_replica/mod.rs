@@ -12,11 +12,20 @@
 //!   connection in turn). A crash in between loses the write on every
 //!   replica not yet shipped to, so a lock the primary acknowledged is
 //!   missing on such a replica, and when Sentinel promotes it: two holders.
-//! - *`replication = "wait"`*: the client sends `SET lock me NX PX ttl;
-//!   WAIT k timeout` (`k` is `wait_replicas`, default 1), and the primary
-//!   answers `Granted` only once `k` replicas have acknowledged the write
-//!   (`Ack`), as Redis counts the replicas whose acknowledged replication
-//!   offset has reached the write's. So an acknowledged lock is on `k`
+//! - *`replication = "wait"`*: the client sends `SET lock me NX PX ttl`
+//!   and, once it has answered `OK` (`SetOk`), `WAIT k timeout` (`k` is
+//!   `wait_replicas`, default 1), as the `WAIT` documentation's example
+//!   and a plain client do; with `pipeline = true` it sends the two
+//!   together. The primary keeps the client's write (`Waiting`, Redis's
+//!   per-connection write offset), and answers `WAIT` with `Granted` once
+//!   `k` replicas have acknowledged it, as Redis counts the replicas whose
+//!   acknowledged replication offset has reached the write's. A `WAIT`
+//!   that cannot return at once blocks, and the primary asks every replica
+//!   for its offset (`REPLCONF GETACK *`, queued on the stream behind the
+//!   writes not yet shipped); a replica acknowledges (`Ack`) when asked and
+//!   after a full resynchronisation. Redis replicas also acknowledge once a
+//!   second; that tells the primary earlier what the `GETACK`'s answer
+//!   tells it, so it is left out. So an acknowledged lock is on `k`
 //!   replicas, and lost only when Sentinel promotes one of the others. If
 //!   the timeout (`wait_timeout`, in the primary's ticks) passes first,
 //!   `WAIT` returns fewer than `k` (`WaitTimedOut`): the key is set but not
@@ -28,9 +37,14 @@
 //!   client can set it and block too, and when a replica attaches both
 //!   `WAIT`s return: two holders without any replication loss. A safe
 //!   timeout leaves the critical section time to finish within the TTL: a
-//!   client holds the lock for at most 3 ticks after its `WAIT` returns
-//!   (the answer, the write and its answer, each up to `max_delay = 1`), so
-//!   `wait_timeout + 3 < ttl`.
+//!   `WAIT` reaches the primary up to 2 ticks after the `SET` (the `OK` and
+//!   the `WAIT`, each up to `max_delay = 1`; none when pipelined), returns
+//!   within its timeout, and the client holds the lock for at most 3 ticks
+//!   after (the answer, the write and its answer), so `wait_timeout + 5 <
+//!   ttl` (`wait_timeout + 3 < ttl` pipelined). Without a fault a `WAIT`
+//!   waits at most the `GETACK` round trip (2 ticks), and two clients hold
+//!   the lock at `ttl = 7` (specs/README.md, finding 14); a failover can
+//!   make it wait its whole timeout (`replica-failover-wait` at ttl 8).
 //! - *The replication stream*: there is one key, and a replica applies what
 //!   it receives atomically, so the primary's replication backlog is its
 //!   net effect: the key as it is now. `Replicate` ships the key with the
@@ -38,13 +52,14 @@
 //!   absolute `PXAT`; a key that expired or was deleted ships as `None`
 //!   (Redis propagates the expiry as a `DEL`). Per attached replica the
 //!   primary keeps whether the key changed since its last shipment and,
-//!   with `wait`, how many of its shipments are unacknowledged (Redis
-//!   compares replication offsets); it ships to a replica only while fewer
-//!   than [`MAX_UNACKED`] are out. The bound keeps the state space finite
-//!   while a replica is down (shipments to it are lost anyway, and its
-//!   resynchronisation resets the count); otherwise it is not reached, as a
-//!   `SET` is acknowledged before its key is deleted. Reaching it would
-//!   only delay a shipment, which `WAIT` allows.
+//!   with `wait`, whether a `GETACK` is queued for it and how many of its
+//!   `GETACK`s are unanswered (Redis compares replication offsets: an
+//!   answer covers every write before its `GETACK`); it sends a `GETACK`
+//!   only while fewer than [`MAX_UNACKED`] are out. The bound keeps the
+//!   state space finite while a replica is down (what is sent to it is
+//!   lost anyway, and its resynchronisation resets the count); otherwise
+//!   it is seldom reached, as each client has one `WAIT` at a time.
+//!   Reaching it only delays a `GETACK`, which `WAIT` allows.
 //! - *Expiry on a replica*: the replica arms its own timer for the key it
 //!   applies and removes the key when it fires. A Redis replica keeps the
 //!   key until the primary's `DEL` arrives, but reports a key past its
@@ -105,7 +120,11 @@
 //!   Sentinel to not detect a failure"; `specs/replica-crash-ci.toml`: two
 //!   holders, no failover). Its replicas keep their data here; the real
 //!   ones resynchronise from it and copy its empty dataset, which the model
-//!   does not follow. With `auto_restart = false` it is restarted only as
+//!   does not follow. With `wait` that matters: a replica resynchronised
+//!   from the restarted primary acknowledges a new `SET` there, and a
+//!   `WAIT` retried on a new connection returns at once, so the clean-room
+//!   spec finds two holders where this model finds none (specs/README.md,
+//!   finding 15, open). With `auto_restart = false` it is restarted only as
 //!   the same docs tell operators to: it does not serve, and waits for the
 //!   Sentinel to name the primary to follow. Either way it reports to the
 //!   Sentinel (`Restarted`; Sentinel's periodic `INFO` finds it back),
@@ -150,12 +169,11 @@
 //!   once checked, until it has written and released; until it has passed
 //!   its check it still wants the lock (docs/design.md §5). A naive client
 //!   believes it holds the lock from the grant until it has written and
-//!   released. With `wait`, the grant comes up to `4 * max_delay` ticks
-//!   after the `SET` (the `SET`, the shipment, its acknowledgement and the
-//!   answer, each up to `max_delay`), so a validity client needs `ttl − 4 *
-//!   max_delay − drift > margin`, or a slow network fails every check (the
-//!   system of `replica-failover-wait`, ttl 7, with a validity client:
-//!   deadlock freedom violated).
+//!   released. With `wait`, the grant comes up to `6 * max_delay` ticks
+//!   after the `SET` (the `SET`, its `OK`, the `WAIT`, the `GETACK`, its
+//!   answer and `WAIT`'s, each up to `max_delay`; `4 * max_delay`
+//!   pipelined), so a validity client needs `ttl − 6 * max_delay − drift >
+//!   margin`, or a slow network fails every check.
 //!
 //! - *Several Sentinels* (`sentinels`, default 3; `quorum`, default a
 //!   majority; sentinel.c): the primary pings each. A Sentinel whose
@@ -262,8 +280,20 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Msg {
-    /// `SET lock value NX PX ttl` (then `WAIT k timeout` with `wait`).
+    /// `SET lock value NX PX ttl` (with `wait` and `pipeline`: then `WAIT
+    /// k timeout`, in the same request).
     SetNxPx {
+        value: u32,
+    },
+    /// `OK` to a `SET` whose client sends its `WAIT` once this arrives
+    /// (`wait` without `pipeline`).
+    SetOk {
+        value: u32,
+    },
+    /// `WAIT k timeout`, sent on `SET`'s `OK`; `value` is the `SET`'s,
+    /// which names the write it waits for (Redis keeps the connection's
+    /// last write offset).
+    Wait {
         value: u32,
     },
     /// `if GET lock == value then DEL lock`.
@@ -293,11 +323,16 @@ pub enum Msg {
     },
     /// The replication stream: the key as the primary has it now, with
     /// the TTL left on its clock when sent (Redis sends the absolute
-    /// `PXAT`; see [`apply`](self::redis::apply)).
+    /// `PXAT`; see [`apply`](self::redis::apply)), followed by `REPLCONF
+    /// GETACK *` when `getack`.
     Replicate {
         key: Option<Key>,
         px: u8,
+        getack: bool,
     },
+    /// `REPLCONF GETACK *` on the replication stream, with no write before
+    /// it to ship: the replica answers `Ack`.
+    GetAck,
     /// `PSYNC`: a replica asks for a full resynchronisation.
     Sync,
     /// The primary's dataset, for a replica that asked with `Sync`.
@@ -305,7 +340,9 @@ pub enum Msg {
         key: Option<Key>,
         px: u8,
     },
-    /// `REPLCONF ACK`: the replica applied a shipment (`wait` only).
+    /// `REPLCONF ACK`: the replica's answer to `GETACK` (and to a full
+    /// resynchronisation); it acknowledges all the stream it has applied
+    /// (`wait` only).
     Ack,
     /// A primary's heartbeat to the Sentinel, with the configuration epoch
     /// it was promoted in (what Sentinel's `INFO` and hello messages tell
@@ -498,7 +535,7 @@ impl Actor for Node {
             (State::Client(c), Step::Acquire) => acquire(self, c, out),
             (State::Client(c), Step::Check) => check(self, ctx, c, out),
             (State::Client(c), Step::Write) => write(self, c, out),
-            (State::Redis(r), Step::Replicate) => replicate(self, ctx, r, out),
+            (State::Redis(r), Step::Replicate) => replicate(ctx, r, out),
             (State::Sentinel(s), Step::SelectReplica { replica }) => select_replica(self, s, replica, out),
             _ => {}
         }

@@ -41,6 +41,10 @@ pub struct Params {
     pub wait_replicas: u8,
     /// `WAIT`'s timeout in the primary's ticks; 0 waits for ever.
     pub wait_timeout: u8,
+    /// `wait` only (default false): the client sends `SET` and `WAIT`
+    /// together (pipelined), rather than `WAIT` once `SET` has answered
+    /// `OK` (as the `WAIT` documentation's example and a plain client do).
+    pub pipeline: bool,
     /// Sentinels watching the primary (default 3).
     pub sentinels: u8,
     /// Sentinel's `quorum`: how many Sentinels must see the primary down
@@ -101,6 +105,7 @@ impl Params {
         let replication = k.word("replication", Replication::Async)?;
         let wait_replicas = k.optional_uint("wait_replicas", 1, MAX_REPLICAS)?;
         let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
+        let pipeline = k.optional_flag("pipeline")?;
         let client = k.word("client", ClientKind::Naive)?;
         let drift = k.optional_uint("drift", 0, 10)?;
         let margin = k.optional_uint("margin", 0, 10)?;
@@ -117,6 +122,7 @@ impl Params {
             replication,
             wait_replicas: wait_replicas.unwrap_or(1),
             wait_timeout: wait_timeout.unwrap_or(0),
+            pipeline: pipeline.unwrap_or(false),
             sentinels,
             quorum: quorum.unwrap_or(sentinels / 2 + 1),
             min_replicas,
@@ -150,6 +156,11 @@ impl Params {
                     "{file}: [system] {key} = {v} is an argument of WAIT, which replication = \"async\" never sends; allowed with replication = \"wait\""
                 )));
             }
+        }
+        if let (Replication::Async, Some(v)) = (replication, pipeline) {
+            return Err(ScenarioError(format!(
+                "{file}: [system] pipeline = {v} says when WAIT is sent, which replication = \"async\" never sends; allowed with replication = \"wait\""
+            )));
         }
         if let Some(q) = quorum.filter(|&q| q > sentinels) {
             return Err(ScenarioError(format!(

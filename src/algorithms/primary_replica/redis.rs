@@ -19,7 +19,8 @@ pub enum Standing {
     Streaming { primary: Id },
 }
 
-/// The most shipments a `wait` primary has out unacknowledged, per replica.
+/// The most `REPLCONF GETACK`s a `wait` primary has out unanswered, per
+/// replica.
 pub const MAX_UNACKED: u8 = 2;
 
 /// A replica attached to a primary, as the primary sees it.
@@ -29,22 +30,33 @@ pub struct Attached {
     /// The key changed since the last shipment to this replica (its part
     /// of the replication backlog, by its net effect).
     pub unshipped: bool,
-    /// `wait` only: shipments to it not yet acknowledged.
+    /// `wait` only: a `REPLCONF GETACK` is queued for it, behind the
+    /// change not yet shipped if there is one (a `WAIT` blocked since the
+    /// last one left).
+    pub getack: bool,
+    /// `wait` only: `GETACK`s to it not yet answered (a full
+    /// resynchronisation counts as one: the replica acknowledges it).
     pub unacked: u8,
 }
 
-/// A granted `SET` whose `WAIT` is still blocked.
+/// A granted `SET` whose `WAIT` has not returned: blocked, or (without
+/// `pipeline`) still to come. Redis keeps the offset of each connection's
+/// last write, and `WAIT` counts the replicas whose acknowledged offset has
+/// reached it; this is that write, by client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Waiting {
     pub client: Id,
     /// The value the `SET` wrote, which the answer carries.
     pub value: u32,
-    /// Per Redis node (by id): which of the shipments not yet acknowledged
-    /// by that replica holds the write, oldest first from 1; 0 while it is
-    /// not shipped to it yet (or once acknowledged).
+    /// Per Redis node (by id): which of the `GETACK`s not yet answered by
+    /// that replica follows the write, oldest first from 1; 0 while none
+    /// does (or once acknowledged).
     pub shipment: [u8; MAX_REPLICAS as usize + 1],
     /// The replicas (a bit per id) that have acknowledged the write.
     pub acked: u8,
+    /// The client's `WAIT` has arrived and blocks; false while the `OK`
+    /// to its `SET` is on its way and the `WAIT` still to come.
+    pub blocked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,11 +93,25 @@ impl Redis {
     }
 
     /// The replica the next `Replicate` ships to: the first with a change
-    /// to ship and room for another unacknowledged shipment.
+    /// to ship, or a `GETACK` queued and room for another unanswered one.
     pub(super) fn next_shipment(&self) -> Option<usize> {
-        self.replicas
-            .iter()
-            .position(|a| a.unshipped && a.unacked < MAX_UNACKED)
+        self.replicas.iter().position(|a| a.unshipped || a.asks())
+    }
+
+    /// A `WAIT` blocks: Redis asks every replica for its offset
+    /// (`REPLCONF GETACK *`, in `beforeSleep`), after what the stream
+    /// already holds.
+    fn ask_for_acks(&mut self) {
+        for a in self.replicas.iter_mut() {
+            a.getack = true;
+        }
+    }
+}
+
+impl Attached {
+    /// A `GETACK` is queued for it and may go now.
+    fn asks(&self) -> bool {
+        self.getack && self.unacked < MAX_UNACKED
     }
 }
 
@@ -105,6 +131,7 @@ pub(super) fn redis_init(p: &Params, id: Id, out: &mut Out<Node>) -> Redis {
             .map(|id| Attached {
                 id,
                 unshipped: false,
+                getack: false,
                 unacked: 0,
             })
             .collect();
@@ -122,15 +149,23 @@ pub(super) fn redis_init(p: &Params, id: Id, out: &mut Out<Node>) -> Redis {
     }
 }
 
-/// Replicate: ship the key as it is now to the next replica.
-pub(super) fn replicate(node: &Node, ctx: &Ctx<'_, Node>, r: &mut Redis, out: &mut Out<Node>) {
+/// Replicate: ship the key as it is now to the next replica, and the
+/// `GETACK` queued behind it, if any; or that `GETACK` alone.
+pub(super) fn replicate(ctx: &Ctx<'_, Node>, r: &mut Redis, out: &mut Out<Node>) {
     let Some(at) = r.next_shipment() else { return };
     let (key, px) = dataset(ctx, r);
     let a = &mut r.replicas[at];
-    out.send(a.id, Msg::Replicate { key, px });
+    let getack = a.asks();
+    if a.unshipped {
+        out.send(a.id, Msg::Replicate { key, px, getack });
+    } else {
+        out.send(a.id, Msg::GetAck);
+    }
     a.unshipped = false;
-    if node.wait() {
+    if getack {
+        a.getack = false;
         a.unacked += 1;
+        // The GETACK follows every write so far on this replica's stream.
         let (to, n) = (a.id, a.unacked);
         for w in r.waiting.iter_mut() {
             if w.shipment[to] == 0 && w.acked & (1 << to) == 0 {
@@ -174,20 +209,40 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             out.set_timer(Timer::KeyExpiry, p.ttl);
             r.wrote();
             if wait {
-                if p.wait_timeout > 0 {
-                    out.set_timer(Timer::WaitTimeout { client: src }, p.wait_timeout);
-                }
                 let w = Waiting {
                     client: src,
                     value,
                     shipment: [0; MAX_REPLICAS as usize + 1],
                     acked: 0,
+                    blocked: false,
                 };
                 let at = r.waiting.partition_point(|x| x.client < src);
                 r.waiting.insert(at, w);
+                if p.pipeline {
+                    block(p, r, at, out);
+                } else {
+                    out.send(src, Msg::SetOk { value });
+                }
             } else {
                 let ghost = out.next_ghost();
                 out.send(src, Msg::Granted { token: 0, ghost, value });
+            }
+        }
+        // WAIT returns at once if enough replicas have acknowledged the
+        // write, and blocks otherwise. A WAIT for no write the primary has
+        // (it restarted or was reconfigured since, and with it went the
+        // connection the WAIT was sent on) is not answered: the client's
+        // request times out.
+        (Standing::Primary, Msg::Wait { value }) => {
+            let Some(at) = r.waiting.iter().position(|w| w.client == src && w.value == value) else {
+                return;
+            };
+            if r.waiting[at].acks() >= p.wait_replicas {
+                r.waiting.remove(at);
+                let ghost = out.next_ghost();
+                out.send(src, Msg::Granted { token: 0, ghost, value });
+            } else {
+                block(p, r, at, out);
             }
         }
         (Standing::Primary, Msg::CompareAndDelete { value }) => {
@@ -208,6 +263,7 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             let a = Attached {
                 id: src,
                 unshipped: false,
+                getack: false,
                 unacked: u8::from(wait),
             };
             match r.replicas.binary_search_by_key(&src, |a| a.id) {
@@ -218,11 +274,12 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
                 w.shipment[src] = 1;
                 w.acked &= !(1 << src);
             }
+            // Its acknowledgement of the dataset answers every GETACK.
             let (key, px) = dataset(ctx, r);
             out.send(src, Msg::FullSync { key, px });
         }
-        // A replica's oldest shipment is acknowledged: WAIT returns for the
-        // writes that now have k acknowledgements.
+        // A replica answers its oldest GETACK: WAIT returns for the writes
+        // that now have k acknowledgements.
         (Standing::Primary, Msg::Ack) => {
             let Some(a) = r.replicas.iter_mut().find(|a| a.id == src) else {
                 return;
@@ -238,20 +295,25 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
                     _ => w.shipment[src] -= 1,
                 }
             }
-            for w in r.waiting.iter().filter(|w| w.acks() >= p.wait_replicas) {
+            let done = |w: &Waiting| w.blocked && w.acks() >= p.wait_replicas;
+            for w in r.waiting.iter().filter(|w| done(w)) {
                 out.cancel_timer(Timer::WaitTimeout { client: w.client });
                 let ghost = out.next_ghost();
                 let value = w.value;
                 out.send(w.client, Msg::Granted { token: 0, ghost, value });
             }
-            r.waiting.retain(|w| w.acks() < p.wait_replicas);
+            r.waiting.retain(|w| !done(w));
         }
-        (Standing::Streaming { primary }, Msg::Replicate { key, px }) if primary == src => {
+        // The replica acknowledges when asked (`GETACK`). Redis replicas
+        // also acknowledge once a second; that only ever tells the primary
+        // earlier what a GETACK's answer tells it, and is left out.
+        (Standing::Streaming { primary }, Msg::Replicate { key, px, getack }) if primary == src => {
             apply(ctx, r, key, px, out);
-            if wait {
+            if getack {
                 out.send(src, Msg::Ack);
             }
         }
+        (Standing::Streaming { primary }, Msg::GetAck) if primary == src => out.send(src, Msg::Ack),
         // REPLCONF ACK from an attached replica: it is good for max_lag.
         (Standing::Primary, Msg::Heartbeat) if r.replicas.iter().any(|a| a.id == src) => {
             out.set_timer(Timer::Lag { replica: src }, p.max_lag);
@@ -302,6 +364,17 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
         }
         _ => {}
     }
+}
+
+/// The `WAIT` for `r.waiting[at]` blocks: its timeout runs, and every
+/// replica is asked for its offset.
+fn block(p: &Params, r: &mut Redis, at: usize, out: &mut Out<Node>) {
+    let w = &mut r.waiting[at];
+    w.blocked = true;
+    if p.wait_timeout > 0 {
+        out.set_timer(Timer::WaitTimeout { client: w.client }, p.wait_timeout);
+    }
+    r.ask_for_acks();
 }
 
 /// `min-replicas-to-write`: enough replicas acknowledged within

@@ -40,6 +40,8 @@ impl Renumber for Node {
                 visit(Seq::Value, value);
             }
             Msg::SetNxPx { value }
+            | Msg::SetOk { value }
+            | Msg::Wait { value }
             | Msg::CompareAndDelete { value }
             | Msg::Refused { value }
             | Msg::WaitTimedOut { value }

@@ -234,6 +234,8 @@ fn budgets_and_switches_this_model_cannot_answer_are_rejected() {
         ("replication = \"async\"", "replication = \"async\"\ndrift = 1"),
         ("replication = \"async\"", "replication = \"async\"\nmargin = 1"),
         ("replication = \"async\"", "replication = \"async\"\nclient = \"wise\""),
+        ("replication = \"async\"", "replication = \"async\"\npipeline = true"),
+        ("replication = \"async\"", "replication = \"wait\"\npipeline = \"yes\""),
     ] {
         let text = ASYNC.replace(old, new);
         assert!(parse(Path::new("x.toml"), &text).is_err(), "{new}");
@@ -290,6 +292,7 @@ fn the_replica_key_expires_when_the_primary_key_does() {
     let px = Msg::Replicate {
         key: Some(Key { value: 1 }),
         px: 7,
+        getack: false,
     };
     s = step(
         &w,
@@ -388,8 +391,12 @@ fn wait_one_of_two_loses_the_lock_when_the_other_replica_is_promoted() {
     fire(&w, &mut s, p, Timer::Ping);
     tick(&mut s);
     deliver(&w, &mut s, p, sentinel);
-    // t = 2: down-after runs from here. c1 is granted after one ack.
+    // t = 2: down-after runs from here. c1 is granted after one ack:
+    // its SET is answered OK, its WAIT blocks, and the first replica
+    // answers the GETACK that follows the write on its stream.
     take(&w, &mut s, c1, Step::Acquire);
+    deliver(&w, &mut s, c1, p);
+    deliver(&w, &mut s, p, c1);
     deliver(&w, &mut s, c1, p);
     take(&w, &mut s, p, Step::Replicate);
     deliver(&w, &mut s, p, r1);
@@ -408,6 +415,8 @@ fn wait_one_of_two_loses_the_lock_when_the_other_replica_is_promoted() {
     deliver(&w, &mut s, sentinel, r2);
     deliver(&w, &mut s, r2, sentinel);
     deliver(&w, &mut s, sentinel, c2);
+    deliver(&w, &mut s, c2, r2);
+    deliver(&w, &mut s, r2, c2);
     deliver(&w, &mut s, c2, r2);
     deliver(&w, &mut s, sentinel, r1);
     deliver(&w, &mut s, r1, r2);

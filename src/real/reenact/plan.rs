@@ -263,6 +263,11 @@ fn deliver(setup: &Setup, body: &Value) -> Op {
                 "CompareAndDelete" | "Unlock" => Request::CompareAndDelete(value),
                 "Renew" => Request::Renew(value),
                 "Incr" => Request::Incr(value),
+                "Wait" => {
+                    return Op::Unsupported(
+                        "a WAIT sent after SET's reply (primary-replica without pipeline): the re-enactment sends WAIT with its SET, on one connection".into(),
+                    )
+                }
                 _ => return Op::Unsupported(format!("the request {name}")),
             };
             Op::Send {
