@@ -57,13 +57,21 @@
 (*        client's stopwatch is watches[c]["Elapsed"]                      *)
 (*   max_ghost  Resource (no fencing: its max_token and every token is 0,  *)
 (*        left out)                                                        *)
+(*   broken  WorldState::broken, which World.tla does not model: the set   *)
+(*        of [node, peer, noticed] (Broken). Here only a crash breaks a    *)
+(*        connection: a replica holds one to the primary it follows        *)
+(*        (Actor::holds_connection), and when that primary crashes the     *)
+(*        replica notices (Disconnected: it will resynchronise) and        *)
+(*        reconnects once it runs again (Reconnect: PSYNC, a Sync).        *)
 (* Pipeline ([system] pipeline) is a definition, FALSE, not a constant:    *)
 (* the scenarios' constants (Family::tla_constants) refuse pipeline =      *)
 (* true and do not name it; a .cfg may still set it (Pipeline = TRUE).     *)
 (* Node ids as in Rust: the initial primary 0, replicas 1..Replicas, the   *)
 (* Sentinel, the clients, the resource last. Not modelled (the Rust module *)
 (* rejects them): loss, duplication, reordering, partitions; clock faults  *)
-(* are World.tla's.                                                        *)
+(* are World.tla's. The world's connections (src/world/connections.rs)     *)
+(* are this module's: broken, Disconnected, Reconnect, and the Crash that  *)
+(* closes the connections to the crashed node (World.tla has none).        *)
 (***************************************************************************)
 EXTENDS World, TLC
 
@@ -153,14 +161,21 @@ VARIABLES
     waited,     \* waited[c]: without Pipeline, c's SET was answered OK and its WAIT is out
     checked,    \* checked[c]: a validity client found validity left
     acquired,   \* acquired[c]: the ghost number of c's grant
-    max_ghost   \* the resource: the latest acquisition a write was accepted under
+    max_ghost,  \* the resource: the latest acquisition a write was accepted under
+    broken      \* the world's broken connections: a set of [node, peer, noticed]
 
-fixed == <<status, pause, skew, cut, spent>>
+\* What a handler leaves as it is: the faults' variables, and the broken
+\* connections. The world drops a node's entries its handler leaves it no
+\* longer holding (World::handle); only Promote and ReplicaOf change the
+\* primary a replica follows, and they drop them (Held: every entry is a
+\* held connection, which TypeOK checks).
+faultVars == <<status, pause, skew, cut, spent>>
+fixed == <<faultVars, broken>>
 redisVars == <<standing, epoch, key, attached, waiting>>
 clientVars == <<phase, left, primary, value, waited, checked, acquired>>
 algVars == <<standing, epoch, key, attached, waiting, sentinel,
              phase, left, primary, value, waited, checked, acquired, max_ghost>>
-vars == <<worldVars, algVars>>
+vars == <<worldVars, algVars, broken>>
 
 -----------------------------------------------------------------------------
 (* Renumbering (src/world/ranks.rs): ghost numbers (Seq::Ghost), lock      *)
@@ -231,6 +246,35 @@ NextShipment(r) == CHOOSE a \in Shippable(r) : \A b \in Shippable(r) : a <= b
 NoShipment == [x \in RedisNodes |-> 0]
 
 -----------------------------------------------------------------------------
+(* Connections (src/world/connections.rs; World.tla has none). A Redis     *)
+(* replica holds a connection to the primary it follows; a crash of that   *)
+(* primary breaks it (Crash). No other node holds one, so every entry of   *)
+(* broken links two Redis nodes.                                           *)
+
+\* Actor::holds_connection, for a Redis node of standing st.
+HoldsConn(st, peer) == st.kind \in {"Syncing", "Streaming"} /\ st.peer = peer
+
+\* Every entry is a connection its node holds (World::handle keeps it so).
+Held == \A e \in broken : e.node \in RedisNodes /\ HoldsConn(standing[e.node], e.peer)
+
+\* WorldState::broken_between, in the entries b.
+BrokenBetween(b, x, y) == \E e \in b : {e.node, e.peer} = {x, y}
+
+\* World::handle: once node n's handler has left it of standing st, its
+\* entries for connections it no longer holds are gone.
+Prune(b, n, st) == {e \in b : e.node # n \/ HoldsConn(st, e.peer)}
+
+\* Cmd::Send (WorldState::drops), with the entries b: a message between
+\* the two ends of a broken connection is dropped. Only a message between
+\* two Redis nodes can be; the others go by World.tla's Send.
+SendOn(q, b, src, dst, m) == IF BrokenBetween(b, src, dst) THEN q ELSE Send(q, src, dst, m)
+
+\* World::connection_steps: running node n has a break to notice, or a
+\* connection to reopen (the peer runs and the link is whole).
+ConnectionStep(n) ==
+    \E e \in broken : e.node = n /\ (~e.noticed \/ (status[e.peer] # "Down" /\ ~Cut(n, e.peer)))
+
+-----------------------------------------------------------------------------
 (* The client's script (common/client.rs) and the lock view (properties.rs). *)
 
 Valid(c) == IsSet(c, "Validity") /\ timers[c]["Validity"] > 0
@@ -277,6 +321,9 @@ Electing == sentinel.failover.kind = "Electing"
 HasUrgentStep(n) == \/ n \in ClientIds /\ (CanCheck(n) \/ CanWrite(n))
                     \/ n \in RedisNodes /\ CanReplicate(n)
                     \/ n = SentinelNode /\ Electing
+\* World::clock: time cannot pass an urgent step, nor a running node's
+\* Disconnected or Reconnect.
+Urgent(n) == HasUrgentStep(n) \/ ConnectionStep(n)
 
 Acquire(c) ==
     LET v == drawn + 1 IN
@@ -318,7 +365,7 @@ Replicate(r) ==
         d == Dataset(r)
     IN
     /\ Up(r) /\ CanReplicate(r)
-    /\ net' = Send(net, r, to,
+    /\ net' = SendOn(net, broken, r, to,
                    IF attached[r][to].unshipped
                    THEN [type |-> "Replicate", key |-> d.key, px |-> d.px, getack |-> ga]
                    ELSE [type |-> "GetAck"])
@@ -349,7 +396,7 @@ SelectReplica(r) ==
 -----------------------------------------------------------------------------
 (* A Redis node executes one command atomically (redis_receive).           *)
 
-Reply(src, r, m) == net' = Send(Pop(src, r), r, src, m)
+Reply(src, r, m) == net' = SendOn(Pop(src, r), broken, r, src, m)
 
 \* block: the WAIT of c blocks; its timeout runs (tm: r's timers so far).
 BlockTimers(tm, c) == IF WaitTimeout > 0 THEN SetTimer(tm, WaitTimer(c), WaitTimeout) ELSE tm
@@ -394,17 +441,37 @@ ReceiveSetNxPx(src, r) ==
 \* WAIT k timeout, after SET's OK: returns at once (Granted) if k replicas
 \* have acknowledged the client's write, and blocks otherwise (block: its
 \* timeout runs, and every replica is asked for its offset). A WAIT for no
-\* write the primary has (same client and value) is not answered.
+\* write the primary has (same client and value; it restarted since the
+\* SET) comes on a new connection, whose write offset 0 every attached
+\* replica has reached: the client's other record goes (and its timeout,
+\* if it had one), and a record acknowledged by every attached replica
+\* takes its place in client order, then returns or blocks as any other.
 ReceiveWait(src, r) ==
     LET v == Msg(src, r).value
         s == waiting[r]
         found == {i \in 1..Len(s) : s[i].client = src /\ s[i].value = v}
         i == CHOOSE i \in found : \A j \in found : i <= j
+        had == \E j \in 1..Len(s) : s[j].client = src
+        rest == SelectSeq(s, LAMBDA w : w.client # src)
+        at == Len(SelectSeq(rest, LAMBDA w : w.client < src))
+        new == [client |-> src, value |-> v, shipment |-> NoShipment,
+                acked |-> DOMAIN attached[r], blocked |-> TRUE]
+        tm == IF had THEN CancelTimer(timers[r], WaitTimer(src)) ELSE timers[r]
     IN
     /\ IsPrimary(r) /\ Msg(src, r).type = "Wait"
     /\ IF found = {}
-       THEN /\ net' = Pop(src, r)
-            /\ UNCHANGED <<timers, ghost, attached, waiting>>
+       THEN IF Cardinality(DOMAIN attached[r]) >= WaitReplicas
+            THEN /\ waiting' = [waiting EXCEPT ![r] = rest]
+                 /\ timers' = [timers EXCEPT ![r] = tm]
+                 /\ ghost' = ghost + 1
+                 /\ Reply(src, r, [type |-> "Granted", ghost |-> ghost + 1, value |-> v])
+                 /\ UNCHANGED attached
+            ELSE /\ waiting' = [waiting EXCEPT ![r] =
+                                  SubSeq(rest, 1, at) \o <<new>> \o SubSeq(rest, at + 1, Len(rest))]
+                 /\ timers' = [timers EXCEPT ![r] = BlockTimers(tm, src)]
+                 /\ attached' = AskForAcks(attached, r)
+                 /\ net' = Pop(src, r)
+                 /\ UNCHANGED ghost
        ELSE IF Cardinality(s[i].acked) >= WaitReplicas
        THEN /\ waiting' = [waiting EXCEPT ![r] = SubSeq(s, 1, i - 1) \o SubSeq(s, i + 1, Len(s))]
             /\ ghost' = ghost + 1
@@ -512,6 +579,7 @@ ReceiveFullSync(src, r) ==
 
 \* REPLICAOF NO ONE in epoch e: take over as primary (with no replica until
 \* one attaches), ping the Sentinel while it monitors e, answer role:master.
+\* A connection to its former primary that was broken is no longer held.
 ReceivePromote(src, r) ==
     LET e == Msg(src, r).epoch IN
     /\ Msg(src, r).type = "Promote"
@@ -522,24 +590,29 @@ ReceivePromote(src, r) ==
        ELSE UNCHANGED <<attached, timers>>
     /\ standing' = [standing EXCEPT ![r] = [kind |-> "Primary", peer |-> None]]
     /\ epoch' = [epoch EXCEPT ![r] = e]
+    /\ broken' = Prune(broken, r, [kind |-> "Primary", peer |-> None])
     /\ Reply(src, r, [type |-> "Promoted", epoch |-> e])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, key, waiting, sentinel,
+    /\ UNCHANGED <<faultVars, watches, ghost, drawn, history, key, waiting, sentinel,
                    clientVars, max_ghost>>
 
 \* REPLICAOF p: "already connected" when r follows p; otherwise drop the
 \* dataset (and any blocked WAIT) and resynchronise (+convert-to-slave,
-\* +slave-reconf-sent).
+\* +slave-reconf-sent); a broken connection to the former primary is no
+\* longer held.
 AlreadyFollows(r, p) == standing[r].kind \in {"Syncing", "Streaming"} /\ standing[r].peer = p
 
 ReceiveReplicaOf(src, r) ==
-    LET p == Msg(src, r).primary IN
+    LET p == Msg(src, r).primary
+        b == Prune(broken, r, [kind |-> "Syncing", peer |-> p])
+    IN
     /\ Msg(src, r).type = "ReplicaOf" /\ ~AlreadyFollows(r, p)
     /\ timers' = [timers EXCEPT ![r] =
                     [x \in DOMAIN @ \ ({WaitTimer(waiting[r][i].client) : i \in 1..Len(waiting[r])}
                                         \cup {"KeyExpiry", "Ping"}) |-> @[x]]]
     /\ Fresh(r, [kind |-> "Syncing", peer |-> p])
-    /\ net' = Send(Pop(src, r), r, p, [type |-> "Sync"])
-    /\ UNCHANGED <<fixed, watches, ghost, drawn, history, sentinel, clientVars, max_ghost>>
+    /\ broken' = b
+    /\ net' = SendOn(Pop(src, r), b, r, p, [type |-> "Sync"])
+    /\ UNCHANGED <<faultVars, watches, ghost, drawn, history, sentinel, clientVars, max_ghost>>
 
 RedisTakes(src, r, m) ==
     \/ IsPrimary(r) /\ m.type \in {"SetNxPx", "Wait", "CompareAndDelete", "Sync"}
@@ -788,20 +861,40 @@ Fire(n, t) ==
     /\ UNCHANGED <<fixed, ghost, drawn, history, max_ghost>>
 
 -----------------------------------------------------------------------------
-(* The world (World.tla). Only Crash and Restart touch the algorithm.     *)
+(* The world (World.tla, and its connections). Only Crash, Restart,        *)
+(* Disconnected and Reconnect touch the algorithm.                         *)
 
-Tick == WorldTick(HasUrgentStep, Cap) /\ UNCHANGED algVars
-DriftTick == WorldDrift(Role, HasUrgentStep, Cap) /\ UNCHANGED algVars
-Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED algVars
-ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED algVars
+Tick == WorldTick(Urgent, Cap) /\ UNCHANGED <<algVars, broken>>
+DriftTick == WorldDrift(Role, Urgent, Cap) /\ UNCHANGED <<algVars, broken>>
+Pause(n, k) == WorldPause(n, k, Role, MayPause) /\ UNCHANGED <<algVars, broken>>
+ClockJump(n, by) == WorldClockJump(n, by, Role, Cap) /\ UNCHANGED <<algVars, broken>>
 
 \* Fault: Redis runs without persistence, keeping only its configuration
 \* file (a replica's replicaof line; a primary's names none, so it comes
 \* back a primary with an empty dataset). The
 \* Sentinel keeps its configuration file; a client its state, for the
 \* restart. Every timer is lost.
+\* The world's part is WorldCrash's (messages to n dropped) with n's own
+\* broken connections gone, and then World::close_connections_to: every
+\* other node not down that holds a connection to n (a replica following
+\* it) and has none broken with it yet gets an entry, not noticed, and
+\* what n had in flight to it is dropped too.
 Crash(n) ==
-    /\ WorldCrash(n, NoTimers, Role)
+    LET kept == {e \in broken : e.node # n}
+        closing == {y \in RedisNodes : /\ y # n /\ status[y] # "Down"
+                                       /\ ~BrokenBetween(kept, y, n)
+                                       /\ HoldsConn(standing[y], n)}
+    IN
+    /\ Targeted(n, Role) /\ status[n] # "Down" /\ spent.crashes < Crashes
+    /\ status' = [status EXCEPT ![n] = "Down"]
+    /\ pause' = [pause EXCEPT ![n] = 0]
+    /\ skew' = [skew EXCEPT ![n] = 0]
+    /\ timers' = [timers EXCEPT ![n] = NoTimers]
+    /\ watches' = [watches EXCEPT ![n] = NoTimers]
+    /\ net' = [l \in DOMAIN net |-> IF l[2] = n \/ (l[1] = n /\ l[2] \in closing) THEN <<>> ELSE net[l]]
+    /\ spent' = [spent EXCEPT !.crashes = @ + 1]
+    /\ broken' = kept \cup {[node |-> y, peer |-> n, noticed |-> FALSE] : y \in closing}
+    /\ UNCHANGED <<cut, ghost, drawn, history>>
     /\ IF n \in RedisNodes
        THEN Fresh(n, IF standing[n].kind \in {"Syncing", "Streaming"}
                      THEN [kind |-> "Syncing", peer |-> standing[n].peer]
@@ -816,7 +909,7 @@ Restart(n) ==
     /\ WorldRestart(n)
     /\ CASE n \in RedisNodes ->
               /\ net' = IF standing[n].kind = "Syncing"
-                        THEN Send(net, n, standing[n].peer, [type |-> "Sync"])
+                        THEN SendOn(net, broken, n, standing[n].peer, [type |-> "Sync"])
                         ELSE Send(net, n, SentinelNode, [type |-> "Restarted"])
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<clientVars, max_ghost>>
@@ -843,7 +936,35 @@ Restart(n) ==
               /\ max_ghost' = 0
               /\ timers' = [timers EXCEPT ![n] = NoTimers]
               /\ UNCHANGED <<net, clientVars>>
-    /\ UNCHANGED <<ghost, drawn, history, redisVars, sentinel>>
+    /\ UNCHANGED <<ghost, drawn, history, redisVars, sentinel, broken>>
+
+\* Action::Disconnected: running replica n notices that its connection to
+\* p broke (on_disconnect): streaming from p, it keeps its data and will
+\* resynchronise (Syncing). Urgent and weakly fair, never a fault.
+Disconnected(n, p) ==
+    LET e == [node |-> n, peer |-> p, noticed |-> FALSE] IN
+    /\ Up(n) /\ e \in broken
+    /\ broken' = (broken \ {e}) \cup {[e EXCEPT !.noticed = TRUE]}
+    /\ standing' = IF Follows(n, "Streaming", p)
+                   THEN [standing EXCEPT ![n] = [kind |-> "Syncing", peer |-> p]]
+                   ELSE standing
+    /\ UNCHANGED <<faultVars, timers, watches, net, ghost, drawn, history, epoch, key, attached,
+                   waiting, sentinel, clientVars, max_ghost>>
+
+\* Action::Reconnect: once p runs again (and the link is whole), n opens a
+\* new connection (the entry goes) and, syncing from p, sends PSYNC on it
+\* (on_reconnect): p restarted empty, so a full resynchronisation.
+Reconnect(n, p) ==
+    LET e == [node |-> n, peer |-> p, noticed |-> TRUE]
+        b == broken \ {e}
+    IN
+    /\ Up(n) /\ e \in broken /\ status[p] # "Down" /\ ~Cut(n, p)
+    /\ broken' = b
+    /\ net' = IF Follows(n, "Syncing", p) THEN SendOn(net, b, n, p, [type |-> "Sync"]) ELSE net
+    /\ UNCHANGED <<faultVars, timers, watches, ghost, drawn, history, redisVars, sentinel,
+                   clientVars, max_ghost>>
+
+Connections == \E n, p \in RedisNodes : Disconnected(n, p) \/ Reconnect(n, p)
 
 -----------------------------------------------------------------------------
 
@@ -884,6 +1005,7 @@ Init ==
     /\ checked = [c \in ClientIds |-> FALSE]
     /\ acquired = [c \in ClientIds |-> 0]
     /\ max_ghost = 0
+    /\ broken = {}
 
 Steps ==
     \/ \E c \in ClientIds : Acquire(c) \/ Check(c) \/ Write(c)
@@ -895,6 +1017,7 @@ Next ==
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
     \/ \E n \in AllNodes : Restart(n)
+    \/ Connections
     \/ \E n \in AllNodes : Crash(n)
     \/ \E n \in AllNodes, k \in MinPause..MaxPause : Pause(n, k)
     \/ \E n \in AllNodes, by \in (-MaxJump..MaxJump) \ {0} : ClockJump(n, by)
@@ -906,6 +1029,7 @@ Fairness ==
     /\ \A r \in RedisNodes : WF_vars(Replicate(r)) /\ WF_vars(SelectReplica(r))
     /\ \A n \in AllNodes, t \in TimerNames : WF_vars(Fire(n, t))
     /\ \A l \in Links : WF_vars(Deliver(l[1], l[2]))
+    /\ \A n, p \in RedisNodes : WF_vars(Disconnected(n, p)) /\ WF_vars(Reconnect(n, p))
     /\ Recoveries => \A n \in AllNodes : WF_vars(Restart(n))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
@@ -914,6 +1038,7 @@ NoFault ==
     \/ Tick \/ Steps
     \/ \E n \in AllNodes, t \in TimerNames : Fire(n, t)
     \/ \E l \in Links : Deliver(l[1], l[2])
+    \/ Connections
     \/ Recoveries /\ \E n \in AllNodes : Restart(n)
 
 FaultsStop == <>[][NoFault]_vars
@@ -939,7 +1064,7 @@ RankedVars ==
           [r \in RedisNodes |-> [i \in 1..Len(waiting[r]) |-> [waiting[r][i] EXCEPT !.value = rv(@)]]],
           [sentinel EXCEPT !.epoch = rt(@)],
           phase, left, primary, [c \in ClientIds |-> rv(value[c])], waited, checked,
-          [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost)>>
+          [c \in ClientIds |-> rg(acquired[c])], rg(max_ghost), broken>>
 
 -----------------------------------------------------------------------------
 (* Properties (src/properties.rs), over the lock view.                     *)
@@ -954,6 +1079,8 @@ TypeOK ==
     /\ phase \in [ClientIds -> {"Want", "Acquiring", "Holding", "Writing", "Releasing", "Done"}]
     /\ primary \in [ClientIds -> RedisNodes]
     /\ waited \in [ClientIds -> BOOLEAN]
+    /\ broken \subseteq [node : RedisNodes, peer : RedisNodes, noticed : BOOLEAN]
+    /\ Held
 
 MutualExclusion == Cardinality(Holding) <= 1
 NoStaleWrite == "StaleWrite" \notin history

@@ -89,6 +89,16 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         false
     }
 
+    /// Whether this node, in `state`, holds a connection to `peer` that a
+    /// crash of `peer` closes: the crashed process's kernel closes its
+    /// sockets, so this node notices ([`Actor::on_disconnect`]) and
+    /// reconnects once `peer` runs again ([`Actor::on_reconnect`]), as a
+    /// Redis replica does with its primary (docs/design.md §2). By default
+    /// the connections of [`Actor::connects_to`].
+    fn holds_connection(&self, _state: &Self::State, peer: Id) -> bool {
+        self.connects_to(peer)
+    }
+
     /// The connection to `peer` broke, and this node's client library has
     /// noticed (`Action::Disconnected`): fail the requests that were
     /// pending on it (ZooKeeper's CONNECTION_LOSS, gRPC's Unavailable),

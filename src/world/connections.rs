@@ -46,6 +46,29 @@ impl<A: Program> World<A> {
         }
     }
 
+    /// `crashed` has crashed and its kernel closed its sockets: every node
+    /// not down that holds a connection to it ([`Actor::holds_connection`])
+    /// will notice, and reconnect once it runs again. What was in flight
+    /// on those connections is gone with them.
+    pub(super) fn close_connections_to(&self, s: &mut WorldState<A>, crashed: Id) {
+        for node in 0..s.nodes.len() {
+            let n = &s.nodes[node];
+            if node == crashed || n.status == Status::Down || s.broken_between(node, crashed) {
+                continue;
+            }
+            if self.actors[node].holds_connection(&n.state, crashed) {
+                s.net
+                    .retain(|e| !((e.src, e.dst) == (node, crashed) || (e.src, e.dst) == (crashed, node)));
+                s.broken.push(Broken {
+                    node,
+                    peer: crashed,
+                    noticed: false,
+                });
+            }
+        }
+        s.broken.sort();
+    }
+
     /// A loss or a cut on the link between `a` and `b` breaks the
     /// connection there, if there is one: everything in flight on it, both
     /// ways, is gone, and the connecting end will notice. `false` when the
@@ -226,6 +249,28 @@ mod tests {
         assert!(t.net.iter().all(|e| e.dst != 1));
         let s = step(&w, &s, Action::Reconnect { node: 1, peer: 0 });
         assert_eq!(s.nodes[1].state, (0, 1, 1));
+    }
+
+    #[test]
+    fn a_crash_closes_the_connections_to_the_crashed_node_until_it_runs_again() {
+        let w = world(Faults {
+            crashes: 1,
+            ..Faults::default()
+        });
+        // c's Ping to s is in flight; s crashes: the connection closes
+        // with it: c notices, and reconnects once s is back.
+        let s = step(&w, &w.init(), Action::Crash { node: 0 });
+        assert!(s.broken_between(1, 0));
+        assert!(s.net.iter().all(|e| e.src != 1), "{:?}", s.net);
+        let s = step(&w, &s, Action::Disconnected { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 1, 0));
+        assert!(!enabled(&w, &s).contains(&Action::Reconnect { node: 1, peer: 0 }));
+        let s = step(&w, &s, Action::Restart { node: 0 });
+        let s = step(&w, &s, Action::Reconnect { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 1, 1));
+        // No one holds a connection to c: its crash breaks nothing.
+        let s = step(&w, &w.init(), Action::Crash { node: 1 });
+        assert!(s.broken.is_empty());
     }
 
     #[test]

@@ -276,6 +276,13 @@ impl<A: Program> World<A> {
             age,
         };
         f(&self.actors[id], &ctx, &mut n.state, &mut out);
+        // A broken connection the node no longer holds (a replica that was
+        // promoted) is gone with it: what it sends now goes on others.
+        if !s.broken.is_empty() {
+            let (actor, state) = (&self.actors[id], &s.nodes[id].state);
+            s.broken
+                .retain(|c| c.node != id || actor.holds_connection(state, c.peer));
+        }
         s.ghost = out.ghost;
         s.value = out.value;
         s.history |= out.raised;
@@ -480,6 +487,7 @@ impl<A: Program> World<A> {
                 n.waited = 0;
                 t.net.retain(|e| e.dst != id);
                 t.broken.retain(|c| c.node != id);
+                self.close_connections_to(t, id);
                 t.spent.crashes += 1;
             }
             Action::Pause { node, ticks } => {

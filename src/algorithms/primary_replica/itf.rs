@@ -101,6 +101,17 @@ impl TlaMapping for Node {
             ("checked", client(|c| Tla::Bool(c.checked))),
             ("acquired", client(|c| Tla::int(c.ghost))),
             ("max_ghost", Tla::int(max_ghost)),
+            // The replication connections a crash closed (src/world/connections.rs).
+            (
+                "broken",
+                Tla::set(s.broken.iter().map(|c| {
+                    Tla::rec([
+                        ("node", Tla::int(c.node as i64)),
+                        ("peer", Tla::int(c.peer as i64)),
+                        ("noticed", Tla::Bool(c.noticed)),
+                    ])
+                })),
+            ),
         ])
     }
 

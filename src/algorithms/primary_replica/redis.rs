@@ -230,12 +230,30 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
         }
         // WAIT returns at once if enough replicas have acknowledged the
         // write, and blocks otherwise. A WAIT for no write the primary has
-        // (it restarted or was reconfigured since, and with it went the
-        // connection the WAIT was sent on) is not answered: the client's
-        // request times out.
+        // (it restarted since the SET, and with it went the connection the
+        // SET was sent on) comes on a new connection, as a client library
+        // that retries a command after reconnecting sends it (redis-py's
+        // default): that connection's write offset is 0, which every
+        // attached replica has reached.
         (Standing::Primary, Msg::Wait { value }) => {
-            let Some(at) = r.waiting.iter().position(|w| w.client == src && w.value == value) else {
-                return;
+            let at = match r.waiting.iter().position(|w| w.client == src && w.value == value) {
+                Some(at) => at,
+                None => {
+                    if r.waiting.iter().any(|w| w.client == src) {
+                        r.waiting.retain(|w| w.client != src);
+                        out.cancel_timer(Timer::WaitTimeout { client: src });
+                    }
+                    let w = Waiting {
+                        client: src,
+                        value,
+                        shipment: [0; MAX_REPLICAS as usize + 1],
+                        acked: r.replicas.iter().fold(0, |m, a| m | 1 << a.id),
+                        blocked: false,
+                    };
+                    let at = r.waiting.partition_point(|x| x.client < src);
+                    r.waiting.insert(at, w);
+                    at
+                }
             };
             if r.waiting[at].acks() >= p.wait_replicas {
                 r.waiting.remove(at);

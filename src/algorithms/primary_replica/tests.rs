@@ -107,13 +107,13 @@ fn three_sentinels_fail_over_a_primary_cut_from_a_quorum_and_two_clients_hold() 
     assert!(new.epoch > 0);
 }
 
-/// replica-failover-async's two-holder trace: 16 steps (its summary.json).
-const ASYNC_TWO_HOLDERS: u32 = 16;
+/// replica-failover-async's two-holder trace: 17 steps (its summary.json).
+const ASYNC_TWO_HOLDERS: u32 = 17;
 
 /// The shortest two-holder trace, searched no deeper than `depth` steps
 /// when given. Breadth-first, so a bound at or above the trace's length
 /// finds the same trace and saves the rest of the search
-/// (replica-failover-async: 16 steps of 50, 2.9 s of CPU instead of 22.0,
+/// (replica-failover-async: 17 steps of 51, 2.9 s of CPU instead of 22.0,
 /// `locksmith check replica-failover-async --max-depth 16`; the
 /// bundled check pins the whole search).
 fn mutual_exclusion_trace(sc: &Scenario, depth: Option<u32>) -> Counterexample<Node> {
@@ -402,6 +402,10 @@ fn wait_one_of_two_loses_the_lock_when_the_other_replica_is_promoted() {
     deliver(&w, &mut s, p, r1);
     deliver(&w, &mut s, r1, p);
     go(&w, &mut s, |a| *a == Action::Crash { node: p });
+    // Both replicas see their connection to the primary close.
+    for r in [r1, r2] {
+        go(&w, &mut s, |a| *a == Action::Disconnected { node: r, peer: p });
+    }
     take(&w, &mut s, c2, Step::Acquire);
     tick(&mut s);
     deliver(&w, &mut s, p, c1);

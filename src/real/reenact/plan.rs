@@ -224,6 +224,12 @@ pub fn op(setup: &Setup, action: &Value) -> Op {
             },
             None => unsupported("a clock jump of an unknown node"),
         },
+        // A replica that saw its primary's connection close reconnects by
+        // itself, as the real one does.
+        "disconnected" | "reconnect" => match node() {
+            Some((id, Part::Redis(_))) => Op::Automatic(format!("node {id}'s replication link ({kind})")),
+            _ => unsupported(&format!("the action \"{kind}\"")),
+        },
         "drift" => Op::Drift,
         "partition" => unsupported("a network partition (it needs control of the real network)"),
         "duplicate" => unsupported("a duplicated message"),
