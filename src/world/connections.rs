@@ -48,46 +48,40 @@ impl<A: Program> World<A> {
 
     /// `crashed` has crashed and its kernel closed its sockets: every node
     /// not down that holds a connection to it ([`Actor::holds_connection`])
-    /// will notice, and reconnect once it runs again. What was in flight
-    /// on those connections is gone with them.
+    /// will notice, and reconnect once it runs again.
     pub(super) fn close_connections_to(&self, s: &mut WorldState<A>, crashed: Id) {
         for node in 0..s.nodes.len() {
             let n = &s.nodes[node];
-            if node == crashed || n.status == Status::Down || s.broken_between(node, crashed) {
-                continue;
-            }
-            if self.actors[node].holds_connection(&n.state, crashed) {
-                s.net
-                    .retain(|e| !((e.src, e.dst) == (node, crashed) || (e.src, e.dst) == (crashed, node)));
-                s.broken.push(Broken {
-                    node,
-                    peer: crashed,
-                    noticed: false,
-                });
+            if node != crashed && n.status != Status::Down && self.actors[node].holds_connection(&n.state, crashed) {
+                break_link(s, node, crashed);
             }
         }
-        s.broken.sort();
     }
 
     /// A loss or a cut on the link between `a` and `b` breaks the
-    /// connection there, if there is one: everything in flight on it, both
-    /// ways, is gone, and the connecting end will notice. `false` when the
-    /// link carries no connection.
+    /// connection there, if there is one. `false` when the link carries no
+    /// connection.
     pub(super) fn break_connection(&self, s: &mut WorldState<A>, a: Id, b: Id) -> bool {
         let Some((node, peer)) = self.connection(a, b) else {
             return false;
         };
-        s.net
-            .retain(|e| !((e.src, e.dst) == (a, b) || (e.src, e.dst) == (b, a)));
-        if s.nodes[node].status != Status::Down && !s.broken_between(a, b) {
-            s.broken.push(Broken {
-                node,
-                peer,
-                noticed: false,
-            });
-            s.broken.sort();
-        }
+        break_link(s, node, peer);
         true
+    }
+}
+
+/// The connection `node` holds to `peer` breaks: everything in flight on
+/// it, both ways, is gone, and `node`, unless it is down, will notice.
+fn break_link<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id) {
+    s.net
+        .retain(|e| !((e.src, e.dst) == (node, peer) || (e.src, e.dst) == (peer, node)));
+    if s.nodes[node].status != Status::Down && !s.broken_between(node, peer) {
+        s.broken.push(Broken {
+            node,
+            peer,
+            noticed: false,
+        });
+        s.broken.sort();
     }
 }
 

@@ -98,6 +98,21 @@ impl Redis {
         self.replicas.iter().position(|a| a.unshipped || a.asks())
     }
 
+    /// Keeps `client`'s write of `value` for its `WAIT`, acknowledged so
+    /// far by the replicas in `acked`: its index in `waiting`.
+    fn keep_write(&mut self, client: Id, value: u32, acked: u8) -> usize {
+        let w = Waiting {
+            client,
+            value,
+            shipment: [0; MAX_REPLICAS as usize + 1],
+            acked,
+            blocked: false,
+        };
+        let at = self.waiting.partition_point(|x| x.client < client);
+        self.waiting.insert(at, w);
+        at
+    }
+
     /// A `WAIT` blocks: Redis asks every replica for its offset
     /// (`REPLCONF GETACK *`, in `beforeSleep`), after what the stream
     /// already holds.
@@ -193,10 +208,7 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             // A client that sends a new command has given up a WAIT still
             // blocked for it (it timed out or restarted, and closed that
             // connection): Redis drops the blocked client.
-            if let Some(at) = r.waiting.iter().position(|w| w.client == src) {
-                r.waiting.remove(at);
-                out.cancel_timer(Timer::WaitTimeout { client: src });
-            }
+            forget_write(r, src, out);
             if r.key.is_some() {
                 out.send(src, Msg::Refused { value });
                 return;
@@ -209,23 +221,14 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             out.set_timer(Timer::KeyExpiry, p.ttl);
             r.wrote();
             if wait {
-                let w = Waiting {
-                    client: src,
-                    value,
-                    shipment: [0; MAX_REPLICAS as usize + 1],
-                    acked: 0,
-                    blocked: false,
-                };
-                let at = r.waiting.partition_point(|x| x.client < src);
-                r.waiting.insert(at, w);
+                let at = r.keep_write(src, value, 0);
                 if p.pipeline {
                     block(p, r, at, out);
                 } else {
                     out.send(src, Msg::SetOk { value });
                 }
             } else {
-                let ghost = out.next_ghost();
-                out.send(src, Msg::Granted { token: 0, ghost, value });
+                grant(src, value, out);
             }
         }
         // WAIT returns at once if enough replicas have acknowledged the
@@ -239,26 +242,14 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             let at = match r.waiting.iter().position(|w| w.client == src && w.value == value) {
                 Some(at) => at,
                 None => {
-                    if r.waiting.iter().any(|w| w.client == src) {
-                        r.waiting.retain(|w| w.client != src);
-                        out.cancel_timer(Timer::WaitTimeout { client: src });
-                    }
-                    let w = Waiting {
-                        client: src,
-                        value,
-                        shipment: [0; MAX_REPLICAS as usize + 1],
-                        acked: r.replicas.iter().fold(0, |m, a| m | 1 << a.id),
-                        blocked: false,
-                    };
-                    let at = r.waiting.partition_point(|x| x.client < src);
-                    r.waiting.insert(at, w);
-                    at
+                    forget_write(r, src, out);
+                    let every = r.replicas.iter().fold(0, |m, a| m | 1 << a.id);
+                    r.keep_write(src, value, every)
                 }
             };
             if r.waiting[at].acks() >= p.wait_replicas {
                 r.waiting.remove(at);
-                let ghost = out.next_ghost();
-                out.send(src, Msg::Granted { token: 0, ghost, value });
+                grant(src, value, out);
             } else {
                 block(p, r, at, out);
             }
@@ -316,9 +307,7 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             let done = |w: &Waiting| w.blocked && w.acks() >= p.wait_replicas;
             for w in r.waiting.iter().filter(|w| done(w)) {
                 out.cancel_timer(Timer::WaitTimeout { client: w.client });
-                let ghost = out.next_ghost();
-                let value = w.value;
-                out.send(w.client, Msg::Granted { token: 0, ghost, value });
+                grant(w.client, w.value, out);
             }
             r.waiting.retain(|w| !done(w));
         }
@@ -381,6 +370,23 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             out.send(primary, Msg::Sync);
         }
         _ => {}
+    }
+}
+
+/// The lock is `client`'s (with `wait`: its `WAIT` returned enough
+/// replicas); `token` is 0, as this family has no fencing.
+fn grant(client: Id, value: u32, out: &mut Out<Node>) {
+    let ghost = out.next_ghost();
+    out.send(client, Msg::Granted { token: 0, ghost, value });
+}
+
+/// `client` sent a new command: Redis drops its `WAIT` still blocked (it
+/// timed out or restarted, and closed that connection), and its write
+/// now is another.
+fn forget_write(r: &mut Redis, client: Id, out: &mut Out<Node>) {
+    if let Some(at) = r.waiting.iter().position(|w| w.client == client) {
+        r.waiting.remove(at);
+        out.cancel_timer(Timer::WaitTimeout { client });
     }
 }
 
