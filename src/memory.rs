@@ -4,12 +4,17 @@
 
 const KIB: u64 = 1 << 10;
 
-/// The resident set size in bytes (`/proc/self/statm`), or `None`
+/// The resident memory that is the process's own (`/proc/self/statm`'s
+/// resident less its shared pages): what `--max-memory` bounds. Pages of
+/// mapped files (the binary, a search's spilled files, src/check/seen.rs)
+/// are the kernel's to drop and read again, so they do not count. `None`
 /// where `/proc` cannot be read.
-pub fn resident() -> Option<u64> {
+pub fn anonymous() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages.saturating_mul(page_size()))
+    let mut fields = statm.split_whitespace().skip(1);
+    let resident: u64 = fields.next()?.parse().ok()?;
+    let shared: u64 = fields.next()?.parse().ok()?;
+    Some(resident.saturating_sub(shared).saturating_mul(page_size()))
 }
 
 /// The page size from the auxiliary vector (`AT_PAGESZ`), else 4 KiB.
@@ -104,7 +109,7 @@ pub fn configure_allocator() {
 
 /// Returns the allocator's free memory to the kernel, so that what the
 /// process freed stops counting as resident (mimalloc, the allocator,
-/// keeps freed pages for reuse otherwise, and `resident` would not fall).
+/// keeps freed pages for reuse otherwise, and `anonymous` would not fall).
 /// Called when the search drops its queued states at the memory bound.
 pub fn release_free() {
     // mimalloc's own function, in the library the `mimalloc` crate links

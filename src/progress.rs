@@ -255,7 +255,7 @@ impl Progress {
             }
         };
         parts.push(format!("{secs:.0} s"));
-        if let Some(r) = memory::resident() {
+        if let Some(r) = memory::anonymous() {
             parts.push(format!("{} resident", memory::human(r)));
         }
         if !s.note.is_empty() {

@@ -22,6 +22,7 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, Parent};
+use super::seen::Seen;
 use super::Options;
 use crate::properties::{Lock, Prop};
 use crate::world::{Program, World, WorldState, EVENT_KINDS};
@@ -62,8 +63,8 @@ pub(super) type Resumed<A> = (Saved, Queue<A>);
 /// The search's record, to save: the search's own parts, borrowed.
 pub(super) struct Record<'a> {
     pub g: &'a Graph,
-    pub seen: &'a FingerprintMap<u32>,
-    pub raw_seen: &'a FingerprintMap<u32>,
+    pub seen: &'a Seen,
+    pub raw_seen: &'a Seen,
     pub classes: &'a FingerprintMap<u32>,
     pub events: &'a BTreeMap<&'static str, u64>,
     pub first_bad: &'a BTreeMap<Prop, u32>,
@@ -168,15 +169,15 @@ fn write_record(w: &mut impl Write, s: &Record) -> io::Result<()> {
     }
     // Fingerprints in state order: the file's bytes do not depend on the
     // maps' iteration order.
-    put_all(w, &by_number(s.seen))?;
-    let mut raw: Vec<(u64, u32)> = s.raw_seen.iter().map(|(fp, &i)| (fp, i)).collect();
+    put_all(w, &by_number(s.seen.len(), s.seen.iter()))?;
+    let mut raw: Vec<(u64, u32)> = s.raw_seen.iter().collect();
     raw.sort_unstable();
     put(w, raw.len() as u64)?;
     for (fp, i) in raw {
         put(w, fp)?;
         put(w, u64::from(i))?;
     }
-    put_all(w, &by_number(s.classes))?;
+    put_all(w, &by_number(s.classes.len(), s.classes.iter().map(|(fp, &i)| (fp, i))))?;
     for kind in EVENT_KINDS {
         put(w, s.events.get(&kind).copied().unwrap_or(0))?;
     }
@@ -213,7 +214,7 @@ pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) ->
         _ => return Err(format!("{name} is not a locksmith checkpoint")),
     }
     let saved = read_record(&mut r).map_err(|e| format!("{name} is cut short or damaged ({e})"))?;
-    let fps = by_number(&saved.seen);
+    let fps = by_number(saved.seen.len(), saved.seen.iter().map(|(fp, &i)| (fp, i)));
     let states = rebuild(world, &saved.g, &saved.frontier, Some(&fps))
         .map_err(|e| format!("{name} does not match this model: {e}"))?;
     let frontier = states.into_iter().zip(saved.frontier.iter().copied()).collect();
@@ -351,9 +352,9 @@ pub(super) fn rebuild<A: Program>(
 
 /// The fingerprints of a map whose values number them 0, 1, 2...,
 /// in that order (the file's bytes then do not depend on the map's order).
-fn by_number(map: &FingerprintMap<u32>) -> Vec<u64> {
-    let mut fps = vec![0u64; map.len()];
-    for (fp, &i) in map.iter() {
+fn by_number(len: usize, map: impl Iterator<Item = (u64, u32)>) -> Vec<u64> {
+    let mut fps = vec![0u64; len];
+    for (fp, i) in map {
         fps[i as usize] = fp;
     }
     fps

@@ -4,7 +4,8 @@
 //! the threads. Expansion is pure; only the merge (search.rs) numbers states.
 
 use super::frontier::encode;
-use super::graph::{fingerprint, Facts, FingerprintMap};
+use super::graph::{fingerprint, Facts};
+use super::seen::Seen;
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
 use crate::world::{Action, World, WorldState};
@@ -40,8 +41,8 @@ pub(super) const BATCH: usize = 2048;
 /// The read-only part of the search the workers share.
 pub(super) struct Expand<'a, A: Lock> {
     pub(super) world: &'a World<A>,
-    pub(super) seen: &'a FingerprintMap<u32>,
-    pub(super) raw_seen: &'a FingerprintMap<u32>,
+    pub(super) seen: &'a Seen,
+    pub(super) raw_seen: &'a Seen,
     pub(super) symmetric: bool,
     pub(super) safety: &'a [Prop],
 }

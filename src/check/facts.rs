@@ -5,6 +5,8 @@
 //! numbered breadth-first (a depth is then the level a state's number
 //! falls in). On the headline this is 1 byte a state instead of 12.
 
+use super::pages::Pages;
+
 /// One state's facts: who wants the lock (who holds it is no part of any
 /// liveness property), and its depth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,10 +18,10 @@ pub struct Facts {
 }
 
 /// The facts of states 0, 1, 2..., in the order they were pushed.
-#[derive(Clone, Debug)]
 pub struct FactTable {
-    /// Each state's `wanting`, `width` bytes little-endian.
-    wanting: Vec<u8>,
+    /// Each state's `wanting`, `width` bytes little-endian, in pages that
+    /// can move to disk with the rest of the graph (`Graph::spill`).
+    wanting: Pages<u8>,
     width: usize,
     depths: Depths,
 }
@@ -38,7 +40,7 @@ enum Depths {
 impl Default for FactTable {
     fn default() -> Self {
         FactTable {
-            wanting: Vec::new(),
+            wanting: Pages::default(),
             width: 1,
             depths: Depths::Levels(Vec::new()),
         }
@@ -69,7 +71,9 @@ impl FactTable {
         if needs > self.width {
             self.widen(needs);
         }
-        self.wanting.extend_from_slice(&f.wanting.to_le_bytes()[..self.width]);
+        for &b in &f.wanting.to_le_bytes()[..self.width] {
+            self.wanting.push(b);
+        }
         match &mut self.depths {
             Depths::Levels(first) if f.depth as usize == first.len() => first.push(s),
             Depths::Levels(first) if f.depth as usize + 1 == first.len() => {}
@@ -86,10 +90,12 @@ impl FactTable {
     /// at 8 or above, 16, 32 was seen for the first time).
     fn widen(&mut self, width: usize) {
         let old = std::mem::take(&mut self.wanting);
-        let mut wanting = Vec::with_capacity(old.len() / self.width * width);
-        for v in old.chunks_exact(self.width) {
-            wanting.extend_from_slice(v);
-            wanting.resize(wanting.len() + width - self.width, 0);
+        let mut wanting = Pages::default();
+        for (k, &b) in old.iter().enumerate() {
+            wanting.push(b);
+            if k % self.width == self.width - 1 {
+                (self.width..width).for_each(|_| wanting.push(0));
+            }
         }
         self.wanting = wanting;
         self.width = width;
@@ -108,7 +114,12 @@ impl FactTable {
     }
 
     fn at<const N: usize>(&self, s: usize) -> [u8; N] {
-        self.wanting[s * N..s * N + N].try_into().expect("N bytes")
+        std::array::from_fn(|k| self.wanting[s * N + k])
+    }
+
+    /// Moves the full pages of `wanting` to a file in `dir` (pages.rs).
+    pub fn spill(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.wanting.spill(dir)
     }
 
     pub fn depth(&self, s: u32) -> u32 {

@@ -10,19 +10,23 @@
 //! paths to a batch (siblings share theirs).
 
 use std::collections::VecDeque;
+use std::io;
+use std::path::Path;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::checkpoint;
 use super::graph::Graph;
+use super::numbers::Numbers;
 use crate::world::{Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
     /// Whole states, encoded, with their numbers, as found.
     States(Packed<WorldState<A>>),
-    /// State numbers only, in the same order.
-    Numbers(VecDeque<u32>),
+    /// State numbers only, in the same order, in memory or on disk
+    /// (numbers.rs).
+    Numbers(Numbers),
 }
 
 /// States encoded one after another in blocks of about a megabyte, with
@@ -129,26 +133,40 @@ impl<A: Program> Frontier<A> {
     }
 
     /// Queues state `i`, encoded (its number only, once the states are
-    /// dropped).
-    pub(super) fn push(&mut self, bytes: &[u8], i: u32) {
+    /// dropped); `Err` when the numbers are on disk and it fails.
+    pub(super) fn push(&mut self, bytes: &[u8], i: u32) -> io::Result<()> {
         match self {
-            Frontier::States(q) => q.push(bytes, i),
+            Frontier::States(q) => {
+                q.push(bytes, i);
+                Ok(())
+            }
             Frontier::Numbers(q) => q.push_back(i),
         }
     }
 
     /// The queued state numbers, front to back.
-    pub(super) fn numbers(&self) -> Vec<u32> {
+    pub(super) fn numbers(&self) -> io::Result<Vec<u32>> {
         match self {
-            Frontier::States(q) => q.items.iter().map(|(i, _)| *i).collect(),
-            Frontier::Numbers(q) => q.iter().copied().collect(),
+            Frontier::States(q) => Ok(q.items.iter().map(|(i, _)| *i).collect()),
+            Frontier::Numbers(q) => q.all(),
         }
     }
 
     /// Drops the queued states, keeping their numbers.
     pub(super) fn drop_states(&mut self) {
         if let Frontier::States(q) = self {
-            *self = Frontier::Numbers(q.items.drain(..).map(|(i, _)| i).collect());
+            *self = Frontier::Numbers(Numbers::from(
+                q.items.drain(..).map(|(i, _)| i).collect::<VecDeque<u32>>(),
+            ));
+        }
+    }
+
+    /// Moves the queued numbers to a file in `dir` (after
+    /// [`Frontier::drop_states`]).
+    pub(super) fn spill(&mut self, dir: &Path) -> io::Result<()> {
+        match self {
+            Frontier::States(_) => Ok(()),
+            Frontier::Numbers(q) => q.spill(dir),
         }
     }
 
@@ -168,8 +186,17 @@ impl<A: Program> Frontier<A> {
                 batch.extend(std::iter::from_fn(|| if dfs { q.pop_back() } else { q.pop_front() }).take(n));
             }
             Frontier::Numbers(q) => {
-                let pop = || if dfs { q.pop_back() } else { q.pop_front() };
-                let numbers: Vec<u32> = std::iter::from_fn(pop).take(n).collect();
+                let mut numbers = Vec::with_capacity(n);
+                while numbers.len() < n {
+                    let next = if dfs {
+                        q.pop_back()
+                    } else {
+                        q.pop_front()
+                            .map_err(|e| format!("cannot read the queue back from disk: {e}"))?
+                    };
+                    let Some(i) = next else { break };
+                    numbers.push(i);
+                }
                 let states = checkpoint::rebuild(world, g, &numbers, None)?;
                 batch.extend(states.into_iter().zip(numbers));
             }

@@ -7,9 +7,11 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::io;
+use std::path::Path;
 
 pub use super::facts::{FactTable, Facts};
-use super::pages::Pages;
+use super::pages::{self, BytePage, Pages, Plain};
 pub use crate::world::fingerprint;
 
 /// A fairness class: every non-fault action is weakly fair on its own;
@@ -180,6 +182,9 @@ impl Edge {
 #[repr(C, packed(2))]
 pub struct Parent(pub u32, pub u16);
 
+// SAFETY: two integers, packed without padding; alignment 2.
+unsafe impl Plain for Parent {}
+
 #[derive(Default)]
 pub struct Graph {
     /// Discoverer and the ordinal of the action that discovered each state.
@@ -189,7 +194,7 @@ pub struct Graph {
     /// after another's: about 5 bytes an edge instead of 10, and a state
     /// has about four. In pages of [`PAGE_BYTES`] that never move (as
     /// [`Pages`], for the same reason); a state's edges are on one page.
-    edge_pages: Vec<Vec<u8>>,
+    edge_pages: Vec<BytePage>,
     /// Where each expanded state's edges start, its low 32 bits: page
     /// `at / PAGE_BYTES`, byte `at % PAGE_BYTES`; `bases` holds the whole
     /// offset of every [`BASE`]th, so that a graph may pass 4 GiB of edges
@@ -231,7 +236,7 @@ impl Graph {
         if self.edge_pages.last().is_none_or(|p| p.len() + EDGE_MAX > PAGE_BYTES) {
             self.turn_page();
         }
-        let page = self.edge_pages.last_mut().expect("a page");
+        let page = self.edge_pages.last_mut().expect("a page").mem();
         for v in [u64::from(e.bits.rotate_left(2)), class, ((to << 1) ^ (to >> 63)) as u64] {
             varint(page, v);
         }
@@ -262,11 +267,11 @@ impl Graph {
         let s = self.starts.len() - 1;
         let at = self.start(s);
         if at / PAGE_BYTES + 1 == self.edge_pages.len() {
-            let last = self.edge_pages.last_mut().expect("a page");
+            let last = self.edge_pages.last_mut().expect("a page").mem();
             page.extend_from_slice(&last[at % PAGE_BYTES..]);
             last.truncate(at % PAGE_BYTES);
         }
-        self.edge_pages.push(page);
+        self.edge_pages.push(BytePage::Mem(page));
         let at = (self.edge_pages.len() - 1) * PAGE_BYTES;
         if s.is_multiple_of(BASE) {
             self.bases[s / BASE] = at as u64;
@@ -278,6 +283,18 @@ impl Graph {
     fn start(&self, s: usize) -> usize {
         let base = self.bases[s / BASE];
         (base + u64::from(self.starts[s].wrapping_sub(base as u32))) as usize
+    }
+
+    /// Moves every page of edges, discoverers and offsets but the last
+    /// (the one still written) to files in `dir`, read back mapped: the
+    /// graph of a search that outgrows `--max-memory` (seen.rs says why
+    /// mapped). The files have no names: they go with the process, however
+    /// that ends. A failed write leaves the pages where they were.
+    pub fn spill(&mut self, dir: &Path) -> io::Result<()> {
+        self.parent.spill(dir)?;
+        self.starts.spill(dir)?;
+        self.facts.spill(dir)?;
+        pages::spill_bytes(&mut self.edge_pages, dir)
     }
 
     /// Orders the edges by source state (DFS discovers them out of order)
@@ -323,6 +340,12 @@ impl Graph {
         out.bytes = &out.bytes[offset as usize..];
         out.offset = offset;
         out
+    }
+
+    /// Whether part of the graph is in files ([`Graph::spill`]): the
+    /// liveness pass then maps its own arrays too (slots.rs).
+    pub fn on_disk(&self) -> bool {
+        self.edge_pages.iter().any(|p| matches!(p, BytePage::Mapped(..)))
     }
 
     /// The states whose edges are stored (every state once sealed; while
@@ -539,7 +562,7 @@ mod tests {
         h.load_edges(list.clone(), &offsets);
         assert_eq!(copy(&h), (list, offsets));
         g.facts = FactTable::filled(n as usize);
-        h.facts = g.facts.clone();
+        h.facts = FactTable::filled(n as usize);
         g.seal();
         h.seal();
         assert_eq!(read(&g, n), read(&h, n));

@@ -11,9 +11,12 @@ mod facts;
 mod frontier;
 pub mod graph;
 pub mod liveness;
+mod numbers;
 mod pages;
 pub mod quotient;
 mod search;
+pub mod seen;
+mod slots;
 
 use search::search;
 
@@ -48,9 +51,12 @@ pub struct Options {
     pub stop_at: Option<Prop>,
     /// Stop after this long; open verdicts become `unknown`.
     pub timeout: Option<Duration>,
-    /// Stop when the process's resident memory exceeds this many bytes
-    /// (checked every few thousand states; Linux only, elsewhere it never
-    /// stops the search); open verdicts become `unknown`.
+    /// The process's own resident memory ([`crate::memory::anonymous`])
+    /// may not exceed this many bytes (checked every few thousand states;
+    /// Linux only). Breadth-first, the search first drops its queued
+    /// states, then moves its seen set, edges and queue to disk as often
+    /// as needed; it stops, with open verdicts `unknown`, only when what
+    /// stays in memory fills the bound.
     pub max_memory: Option<u64>,
     /// Where to report the search's progress (stderr only); `None`: silent.
     pub progress: Option<Progress>,
@@ -72,6 +78,10 @@ pub struct Options {
     /// memory bound does when it is reached (`frontier.rs`): for tests,
     /// which cannot make the process's memory reach a bound on cue.
     pub drop_queue_at: Option<usize>,
+    /// Move the seen set, the edges and the queue to disk whenever this
+    /// many fingerprints are in memory, as the memory bound does once the
+    /// queue keeps numbers only (`seen.rs`): for tests, as `drop_queue_at`.
+    pub spill_every: Option<usize>,
 }
 
 /// A counterexample as actions from the initial state. For liveness,
@@ -131,6 +141,10 @@ pub struct Outcome<A: Program> {
     /// its states and keep their numbers (`frontier.rs`), if it did:
     /// nothing else of the outcome depends on it.
     pub queue_dropped_at: Option<usize>,
+    /// The unique states found at each move of the search to disk
+    /// (`seen.rs`), if the memory bound made it move: nothing else of the
+    /// outcome depends on it.
+    pub spilled_at: Vec<usize>,
 }
 
 impl<A: Program> Outcome<A> {

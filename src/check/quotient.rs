@@ -31,6 +31,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Lasso, Waiting};
+use super::seen::Seen;
 use crate::interrupt::Interrupt;
 use crate::properties::Lock;
 use crate::world::{Action, World, WorldState};
@@ -54,7 +55,7 @@ pub const INTERRUPTED: &str = "interrupted during the liveness pass; liveness ve
 pub fn lifts<A: Lock>(
     world: &World<A>,
     g: &Graph,
-    seen: &FingerprintMap<u32>,
+    seen: &Seen,
     budget: usize,
     interrupt: &Interrupt,
 ) -> Result<Vec<Lift<A>>, String> {
@@ -92,7 +93,7 @@ type Pending = (u32, u16, Option<(u64, bool, bool)>, Option<u32>);
 fn lift<A: Lock>(
     world: &World<A>,
     g: &Graph,
-    seen: &FingerprintMap<u32>,
+    seen: &Seen,
     members: &BTreeSet<u32>,
     root: u32,
     budget: usize,
@@ -135,7 +136,7 @@ fn lift<A: Lock>(
                 Some(&to) => Some(to),
                 None => {
                     let canon = world.canonical(t.clone()).0;
-                    let q = *seen
+                    let q = seen
                         .get(&fingerprint(&canon))
                         .expect("a complete search numbered every state");
                     members

@@ -12,6 +12,7 @@ use super::expand::{Expand, Succ, BATCH};
 use super::frontier::{encode, Frontier, Packed};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Waiting};
+use super::seen::Seen;
 use super::{
     collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso, Counterexample,
     Options, Outcome, PropOutcome, LIFT_BUDGET, MEMORY_EVERY, PROGRESS_EVERY,
@@ -24,10 +25,10 @@ use crate::world::{Program, World, WorldState, EVENT_KINDS};
 /// Everything the search has found so far.
 struct Found<A: Program> {
     g: Graph,
-    /// Canonical fingerprint to state index.
-    seen: FingerprintMap<u32>,
+    /// Canonical fingerprint to state index, in memory or on disk.
+    seen: Seen,
     /// Raw fingerprint to state index, for symmetry reduction only.
-    raw_seen: FingerprintMap<u32>,
+    raw_seen: Seen,
     /// Action fingerprint to fairness class.
     classes: FingerprintMap<u32>,
     events: BTreeMap<&'static str, u64>,
@@ -59,6 +60,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     };
     let mut saved_at = expanded;
     let mut queue_dropped_at = None;
+    let mut spilled_at = Vec::new();
     let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
     'search: while !f.frontier.is_empty() {
         batch.clear();
@@ -78,9 +80,16 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             if let Some(n) = f.drop_queue_if_short(opts, expanded) {
                 queue_dropped_at = Some(n);
             }
+            let spill = f.spill_if_short(opts, expanded, spilled_at.last().copied());
+            if let Ok(Some(n)) = spill {
+                spilled_at.push(n);
+            }
             // Between two states the record is whole: a checkpoint is
             // saved here, every so often and when a bound stops the search.
-            let bound = bound_reached(opts, start, expanded, f.seen.len());
+            let bound = match spill {
+                Err(why) => Some((why, false)),
+                Ok(_) => bound_reached(opts, start, expanded, f.seen.len(), !spilled_at.is_empty()),
+            };
             let due = opts
                 .checkpoint
                 .as_ref()
@@ -133,22 +142,29 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         interrupted,
         symmetric,
         queue_dropped_at,
+        spilled_at,
     }
 }
 
 /// Whether the process is above `--max-memory` (read every
-/// [`MEMORY_EVERY`] states).
-fn over_memory(opts: &Options, expanded: usize) -> bool {
+/// [`MEMORY_EVERY`] states), or would be with `extra` bytes more.
+fn over_memory(opts: &Options, expanded: usize, extra: u64) -> bool {
     opts.max_memory
         .filter(|_| expanded.is_multiple_of(MEMORY_EVERY))
-        .and_then(|m| memory::resident().map(|r| r > m))
+        .and_then(|m| memory::anonymous().map(|r| r + extra > m))
         .unwrap_or(false)
 }
 
 /// Why the search stops before expanding another state, if it does: Ctrl-C
 /// (then `true`), the timeout, or the memory bound (read every
 /// [`MEMORY_EVERY`] states).
-fn bound_reached(opts: &Options, start: Instant, expanded: usize, states: usize) -> Option<(String, bool)> {
+fn bound_reached(
+    opts: &Options,
+    start: Instant,
+    expanded: usize,
+    states: usize,
+    spilled: bool,
+) -> Option<(String, bool)> {
     if opts.interrupt.requested() {
         return Some((
             format!("interrupted after {states} states; open verdicts are unknown"),
@@ -159,15 +175,23 @@ fn bound_reached(opts: &Options, start: Instant, expanded: usize, states: usize)
         return Some((format!("the timeout of {} s was reached", t.as_secs_f64()), false));
     }
     let m = opts.max_memory.filter(|_| expanded.is_multiple_of(MEMORY_EVERY))?;
-    memory::resident().filter(|&r| r > m).map(|_| {
-        (
-            format!(
-                "the memory bound of {} was reached; `locksmith simulate` explores a space this size by seeded random runs",
-                memory::human(m)
-            ),
-            false,
-        )
-    })
+    memory::anonymous()
+        .filter(|&r| r > m)
+        .map(|_| (memory_bound(m, spilled), false))
+}
+
+/// Why the memory bound stopped the search: `spilled`, even after the
+/// search moved to disk.
+fn memory_bound(m: u64, spilled: bool) -> String {
+    let why = if spilled {
+        "even with the seen set, the edges and the queue on disk, what stays in memory leaves too little room; "
+    } else {
+        ""
+    };
+    format!(
+        "the memory bound of {} was reached; {why}`locksmith simulate` explores a space this size by seeded random runs",
+        memory::human(m)
+    )
 }
 
 impl<A: Lock> Found<A> {
@@ -176,8 +200,8 @@ impl<A: Lock> Found<A> {
         let init = world.canonical(world.init()).0;
         let mut f = Found {
             g: Graph::default(),
-            seen: FingerprintMap::default(),
-            raw_seen: FingerprintMap::default(),
+            seen: Seen::default(),
+            raw_seen: Seen::default(),
             classes: FingerprintMap::default(),
             events: EVENT_KINDS.iter().map(|k| (*k, 0)).collect(),
             first_bad: BTreeMap::new(),
@@ -193,7 +217,9 @@ impl<A: Lock> Found<A> {
         }
         f.seen.insert(fingerprint(&init), 0);
         f.g.parent.push(Parent(0, 0));
-        f.frontier.push(&encode(&init), 0);
+        f.frontier
+            .push(&encode(&init), 0)
+            .expect("a queue in memory takes any state");
         f
     }
 
@@ -205,8 +231,8 @@ impl<A: Lock> Found<A> {
         }
         let f = Found {
             g: saved.g,
-            seen: saved.seen,
-            raw_seen: saved.raw_seen,
+            seen: Seen::from(saved.seen),
+            raw_seen: Seen::from(saved.raw_seen),
             classes: saved.classes,
             events: saved.events,
             first_bad: saved.first_bad,
@@ -228,7 +254,11 @@ impl<A: Lock> Found<A> {
         rest: &[(WorldState<A>, u32)],
     ) -> Result<(), String> {
         let Some(c) = &opts.checkpoint else { return Ok(()) };
-        let queued = self.frontier.numbers().into_iter();
+        let queued = self
+            .frontier
+            .numbers()
+            .map_err(|e| format!("cannot read the queue back from disk: {e}"))?
+            .into_iter();
         let rest = rest.iter().map(|(_, i)| *i);
         let frontier = if opts.dfs {
             queued.chain(rest).collect()
@@ -257,7 +287,7 @@ impl<A: Lock> Found<A> {
     /// them.
     fn drop_queue_if_short(&mut self, opts: &Options, expanded: usize) -> Option<usize> {
         let asked = opts.drop_queue_at.is_some_and(|n| self.seen.len() >= n);
-        if opts.dfs || !self.frontier.whole() || !(asked || over_memory(opts, expanded)) {
+        if opts.dfs || !self.frontier.whole() || !(asked || over_memory(opts, expanded, 0)) {
             return None;
         }
         self.frontier.drop_states();
@@ -266,6 +296,50 @@ impl<A: Lock> Found<A> {
             p.note("memory bound reached: the queue keeps state numbers from here");
         }
         Some(self.seen.len())
+    }
+
+    /// Once the queue keeps numbers only, the memory bound moves the seen
+    /// set, the edges and the queue to nameless files in the temporary
+    /// folder (`TMPDIR`), read back mapped (seen.rs), and the search goes
+    /// on; breadth-first only. Returns the states found when it did; an
+    /// error, the search's end, when it cannot write, or when the last
+    /// move (with `last` states found) was so recent that moves would
+    /// come ever more often, each rewriting every fingerprint on disk for
+    /// fewer new ones than a 64th of them.
+    fn spill_if_short(
+        &mut self,
+        opts: &Options,
+        expanded: usize,
+        last: Option<usize>,
+    ) -> Result<Option<usize>, String> {
+        let asked = opts
+            .spill_every
+            .is_some_and(|n| self.seen.len() - self.seen.spilled() >= n);
+        // A spill sorts a copy of the fingerprints in memory (12 bytes
+        // each) before it frees them: it starts early enough for the copy
+        // to fit under the bound.
+        let copy = 12 * (self.seen.in_memory() + self.raw_seen.in_memory()) as u64;
+        if opts.dfs || self.frontier.whole() || !(asked || over_memory(opts, expanded, copy)) {
+            return Ok(None);
+        }
+        let n = self.seen.len();
+        if let (Some(m), Some(last)) = (opts.max_memory.filter(|_| !asked), last) {
+            if n - last < n / 64 {
+                return Err(memory_bound(m, true));
+            }
+        }
+        let dir = std::env::temp_dir();
+        self.seen
+            .spill(&dir)
+            .and_then(|()| self.raw_seen.spill(&dir))
+            .and_then(|()| self.g.spill(&dir))
+            .and_then(|()| self.frontier.spill(&dir))
+            .map_err(|e| format!("cannot move the search to disk in {}: {e}", dir.display()))?;
+        memory::release_free();
+        if let Some(p) = &opts.progress {
+            p.note("memory bound reached: the seen set, the edges and the queue moved to disk");
+        }
+        Ok(Some(self.seen.len()))
     }
 
     /// The progress line, every [`PROGRESS_EVERY`] states expanded (`i`
@@ -304,16 +378,12 @@ impl<A: Lock> Found<A> {
                     *self.classes.get_or_insert(fp, next)
                 }
             };
-            let known = if symmetric {
-                self.raw_seen.get(&succ.raw).copied()
-            } else {
-                None
-            };
+            let known = if symmetric { self.raw_seen.get(&succ.raw) } else { None };
             let to = match known {
                 Some(to) => to,
                 None => {
                     let to = match self.seen.get(&succ.fp) {
-                        Some(&to) => to,
+                        Some(to) => to,
                         None if opts.max_states.is_some_and(|m| self.seen.len() >= m) => {
                             return Err(format!("the state bound of {} was reached", self.seen.len()));
                         }
@@ -340,7 +410,9 @@ impl<A: Lock> Found<A> {
                             if let Some(p) = opts.stop_at.filter(|p| self.first_bad.contains_key(p)) {
                                 return Err(format!("stopped at the first violation of {}", p.name()));
                             }
-                            self.frontier.push(&t, to);
+                            self.frontier
+                                .push(&t, to)
+                                .map_err(|e| format!("cannot write the queue to disk: {e}"))?;
                             to
                         }
                     };
@@ -369,7 +441,7 @@ impl<A: Lock> Found<A> {
 fn verdicts<A: Lock>(
     world: &World<A>,
     g: &Graph,
-    seen: Option<&FingerprintMap<u32>>,
+    seen: Option<&Seen>,
     checked: &[Prop],
     first_bad: &BTreeMap<Prop, u32>,
     complete: bool,

@@ -389,8 +389,11 @@ pub(super) struct CheckArgs {
     /// Stop after this many seconds (open verdicts become unknown).
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub(super) timeout: Option<Duration>,
-    /// Stop when the resident memory exceeds SIZE (open verdicts become
-    /// unknown): a whole number of MiB, or one with a suffix K, M, G or
+    /// Keep the process's own resident memory within SIZE: breadth-first,
+    /// the search first drops its queued states, then moves its seen set,
+    /// graph and queue to files in TMPDIR and goes on from disk; it stops
+    /// (open verdicts become unknown) only when even that leaves too
+    /// little room. A whole number of MiB, or one with a suffix K, M, G or
     /// T (powers of 1024), such as 512M or 8G. Default: 3/4 of the
     /// machine's memory (MemTotal in /proc/meminfo), or 8G where that
     /// cannot be read.

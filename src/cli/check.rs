@@ -52,6 +52,7 @@ pub(super) fn run(args: CheckArgs) -> Exit {
             resume: args.resume,
         }),
         drop_queue_at: None,
+        spill_every: None,
     };
     let out = args.out.folder();
     check_cmd(&args.scenarios, args.all, &opts, args.format, out, args.jobs)
@@ -361,6 +362,14 @@ impl Job for CheckJob<'_> {
                 "locksmith: {}: the memory bound of {} was reached with {n} states found; the queue kept state numbers from there, and rebuilt the states it expanded",
                 sc.name,
                 crate::memory::human(bound)
+            );
+        }
+        if let (Some(n), Some(bound)) = (outcome.spilled_at.last(), opts.max_memory) {
+            eprintln!(
+                "locksmith: {}: to stay within the memory bound of {}, the search moved its seen set, edges and queue to disk {} time(s), the last with {n} states found",
+                sc.name,
+                crate::memory::human(bound),
+                outcome.spilled_at.len()
             );
         }
         let mut summary = Summary::new(sc, &outcome, self.opts.dfs);

@@ -57,6 +57,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Exit {
         no_symmetry: args.no_symmetry,
         checkpoint: None,
         drop_queue_at: None,
+        spill_every: None,
     };
     let done = check_combinations(&axes, &combos, args.jobs, &opts, partial.path(), &dir)?;
     let finished = done.iter().filter(|d| !d.interrupted).count();

@@ -162,6 +162,44 @@ fn a_definite_wrong_verdict_exits_1_even_when_another_is_unknown() {
     assert_eq!(last, "2 scenarios: 0 as expected, 1 differ, 1 stopped early");
 }
 
+/// A search that needs about 170 MiB in memory (2,959,948 states)
+/// completes under a bound of 32 MiB: it moves its seen set, edges and
+/// queue to disk, and its summary is the one kept in memory. (One thread:
+/// a second one's buffers take a third of so small a bound.)
+#[test]
+fn a_search_five_times_the_memory_bound_completes_from_disk() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "redlock-fsync",
+            "--no-symmetry",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+            "--no-reports",
+        ];
+        args.extend(extra);
+        let run = locksmith(args);
+        assert_eq!(run.code, 0, "{extra:?}: {}{}", run.stdout, run.stderr);
+        let mut v: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("one JSON line");
+        let o = v.as_object_mut().expect("an object");
+        o.remove("seconds");
+        o.remove("report");
+        (v, run.stderr)
+    };
+    let (kept, _) = run(&[]);
+    let (from_disk, said) = run(&["--max-memory", "32"]);
+    assert!(
+        said.contains(
+            "to stay within the memory bound of 32 MiB, the search moved its seen set, edges and queue to disk"
+        ),
+        "{said}"
+    );
+    assert_eq!(from_disk, kept);
+    assert_eq!(kept["unique_states"], 2_959_948);
+}
+
 #[test]
 fn check_exits_3_when_the_memory_bound_is_reached() {
     let tmp = TempDir::new("memory");
@@ -170,17 +208,20 @@ fn check_exits_3_when_the_memory_bound_is_reached() {
         tmp.path(),
     ));
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
-    // Breadth-first, the queue drops its states first; 1 MiB is short even
-    // so, and the search stops.
+    // Breadth-first, the queue drops its states first, then the search
+    // moves to disk; 1 MiB is short even so, and the search stops.
     assert!(
         run.stderr.contains("the memory bound of 1 MiB was reached with")
-            && run.stderr.contains("the queue kept state numbers from there"),
+            && run.stderr.contains("the queue kept state numbers from there")
+            && run
+                .stderr
+                .contains("moved its seen set, edges and queue to disk 1 time(s)"),
         "{}",
         run.stderr
     );
     assert!(
         run.stdout.contains(
-            "the memory bound of 1 MiB was reached; `locksmith simulate` explores a space this size by seeded random runs"
+            "the memory bound of 1 MiB was reached; even with the seen set, the edges and the queue on disk, what stays in memory leaves too little room; `locksmith simulate` explores a space this size by seeded random runs"
         ),
         "{}",
         run.stdout

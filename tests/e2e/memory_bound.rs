@@ -1,13 +1,17 @@
 //! The memory bound drops the queued states and the search goes on,
-//! rebuilding each batch's states along their discoverers' paths: the
-//! outcome is the one of a search that kept them, breadth-first, under
-//! symmetry, on two threads, with liveness. (The bound itself is the
-//! process's resident memory, which a test cannot reach on cue: these
-//! runs drop the queue at a state count instead, `Options::drop_queue_at`,
-//! through the same code.)
+//! rebuilding each batch's states along their discoverers' paths; reached
+//! again, it moves the seen set, the edges and the queue to disk, as often
+//! as needed. The outcome is the one of a search that kept everything in
+//! memory, breadth-first, under symmetry, on two threads, with liveness,
+//! and a checkpoint saved from disk resumes to it. (The bound itself is
+//! the process's resident memory, which a library test cannot reach on
+//! cue: these runs drop the queue and spill at state counts instead,
+//! `Options::drop_queue_at` and `spill_every`, through the same code; the
+//! last test reaches the real bound through the command line.)
 
 use locksmith::algorithms::{dispatch, Job};
-use locksmith::check::{check, Options};
+use locksmith::check::checkpoint::Checkpoint;
+use locksmith::check::{check, resume, Options};
 use locksmith::properties::Lock;
 use locksmith::scenario::Scenario;
 use locksmith::world::World;
@@ -30,6 +34,114 @@ impl Job for Full {
             .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
             .collect();
         (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at)
+    }
+}
+
+/// [`Full`], resumed from the checkpoint its options name, with how many
+/// times the resumed part spilled.
+struct Resume(Options);
+
+impl Job for Resume {
+    type Output = (Seen, usize);
+    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> (Seen, usize) {
+        let o = resume(&world, &self.0).expect("resumes");
+        let props = o
+            .props
+            .iter()
+            .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
+            .collect();
+        (
+            (props, o.unique_states, o.states, o.max_depth, None),
+            o.spilled_at.len(),
+        )
+    }
+}
+
+/// [`Full`] with how many times the search spilled.
+struct Spilled(Options);
+
+impl Job for Spilled {
+    type Output = (Seen, Vec<usize>);
+    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> (Seen, Vec<usize>) {
+        let o = check(&world, &self.0);
+        let spilled = o.spilled_at.clone();
+        let props = o
+            .props
+            .iter()
+            .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
+            .collect();
+        (
+            (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at),
+            spilled,
+        )
+    }
+}
+
+#[test]
+fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
+    for (name, threads, no_symmetry) in [
+        ("redlock-no-fsync", 1, false),
+        ("coordinator-standby-no-state", 2, true),
+        ("etcd-partition", 1, false),
+    ] {
+        let sc = scenario(name);
+        let opts = Options {
+            threads,
+            no_symmetry,
+            ..Options::default()
+        };
+        let kept = dispatch(&sc, Full(opts.clone())).expect("builds");
+        let (at, every) = (kept.1 / 5, kept.1 / 7);
+        let (spilled, when) = dispatch(
+            &sc,
+            Spilled(Options {
+                drop_queue_at: Some(at),
+                spill_every: Some(every),
+                ..opts.clone()
+            }),
+        )
+        .expect("builds");
+        assert!(when.len() >= 3, "{name}: spilled at {when:?}, every {every} states");
+        assert_eq!(spilled.0, kept.0, "{name}: verdicts and traces");
+        assert_eq!(
+            (spilled.1, spilled.2, spilled.3),
+            (kept.1, kept.2, kept.3),
+            "{name}: unique states, generated, depth"
+        );
+        // Stopped halfway with its record on disk, saved, and resumed
+        // (spilling again).
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let checkpoint = Some(Checkpoint {
+            file: dir.path().join("search.checkpoint"),
+            every: kept.1 / 10,
+            resume: false,
+        });
+        let half = Options {
+            drop_queue_at: Some(at),
+            spill_every: Some(every),
+            max_states: Some(kept.1 / 2),
+            checkpoint: checkpoint.clone(),
+            ..opts.clone()
+        };
+        let (stopped, when) = dispatch(&sc, Spilled(half.clone())).expect("builds");
+        assert!(
+            stopped.1 < kept.1 && !when.is_empty(),
+            "{name}: stopped at {} after spilling at {when:?}",
+            stopped.1
+        );
+        let again = Options {
+            max_states: None,
+            checkpoint: checkpoint.map(|c| Checkpoint { resume: true, ..c }),
+            ..half
+        };
+        let (resumed, spills) = dispatch(&sc, Resume(again)).expect("builds");
+        assert!(spills >= 1, "{name}: the resumed search spilled too");
+        assert_eq!(resumed.0, kept.0, "{name}: resumed verdicts and traces");
+        assert_eq!(
+            (resumed.1, resumed.2, resumed.3),
+            (kept.1, kept.2, kept.3),
+            "{name}: resumed counts"
+        );
     }
 }
 

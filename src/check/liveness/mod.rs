@@ -58,6 +58,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use super::graph::{Class, Edge, Graph, FAULT};
+use super::slots::Slots;
 use crate::properties::acquired;
 
 /// A lasso: the state where the loop starts and the loop's edges as
@@ -171,7 +172,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         let kept: BTreeSet<u32> = keep.iter().copied().collect();
         let sub = |s: u32, e: &Edge| internal(s, e) && kept.contains(&{ e.to });
         // Pushed in reverse so that parts are decided in discovery order.
-        let mut parts: Vec<Looping> = components_in(g, &keep, &sub)
+        let mut parts: Vec<Looping> = components_in(g, Nodes::Listed(&keep), &sub)
             .into_iter()
             .map(|scc| with_loop(g, scc))
             .collect();
@@ -197,8 +198,7 @@ pub(super) fn looping<'g>(
     n: u32,
     inside: &'g impl Fn(u32, &Edge) -> bool,
 ) -> impl Iterator<Item = Looping> + 'g {
-    let all: Vec<u32> = (0..n).collect();
-    components_in(g, &all, inside)
+    components_in(g, Nodes::All(n), inside)
         .into_iter()
         .map(move |scc| with_loop(g, scc))
 }
@@ -371,31 +371,29 @@ fn detour(
 /// Tarjan's strongly connected components of the subgraph on `nodes`
 /// (edges `inside` that land on one of them) that may hold a loop,
 /// iteratively (state graphs are deep). Each component lists its states.
-/// `nodes` is sorted. A single state without an edge to itself holds no
+/// A single state without an edge to itself holds no
 /// loop and is left out as soon as it is found: nearly every state of a
 /// graph is one, and a list for each made this pass the peak of a
 /// check's memory.
-fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
-    const NONE: u32 = u32::MAX;
-    debug_assert!(nodes.is_sorted());
-    // Slot of a state among `nodes`: the state itself when `nodes` is the
-    // whole graph, else its position.
-    let whole = nodes.last().is_none_or(|&l| l as usize + 1 == nodes.len());
-    let slot = |s: u32| -> Option<usize> {
-        if whole {
-            ((s as usize) < nodes.len()).then_some(s as usize)
-        } else {
-            nodes.binary_search(&s).ok()
-        }
-    };
+fn components_in(g: &Graph, nodes: Nodes<'_>, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
+    // Discovery numbers start at 1: a zeroed array means none, so that a
+    // mapped one needs no filling.
+    const NONE: u32 = 0;
+    let slot = |s: u32| nodes.slot(s);
     let k = nodes.len();
-    let mut index = vec![NONE; k];
-    let mut low = vec![0u32; k];
-    let mut on_stack = vec![false; k];
+    let (mut index, mut low) = match (Slots::new(k, g.on_disk()), Slots::new(k, g.on_disk())) {
+        (Ok(i), Ok(l)) => (i, l),
+        // No room for the files: in memory, as for a graph kept there.
+        _ => (
+            Slots::new(k, false).expect("memory"),
+            Slots::new(k, false).expect("memory"),
+        ),
+    };
+    let mut on_stack = Bits::new(k);
     let mut stack = Vec::new();
     let mut out = Vec::new();
-    let mut next = 0u32;
-    for (r, &root) in nodes.iter().enumerate() {
+    let mut next = 1u32;
+    for (r, root) in nodes.iter().enumerate() {
         if index[r] != NONE {
             continue;
         }
@@ -405,7 +403,7 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
         low[r] = next;
         next += 1;
         stack.push((root, r as u32));
-        on_stack[r] = true;
+        on_stack.set(r, true);
         while let Some(&mut (s, i, ref mut pos)) = frames.last_mut() {
             let i = i as usize;
             let mut edges = g.out_at(s, *pos);
@@ -421,9 +419,9 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
                     low[j] = next;
                     next += 1;
                     stack.push((t, j as u32));
-                    on_stack[j] = true;
+                    on_stack.set(j, true);
                     frames.push((t, j as u32, 0));
-                } else if on_stack[j] {
+                } else if on_stack.get(j) {
                     low[i] = low[i].min(index[j]);
                 }
             } else {
@@ -434,7 +432,7 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
                 if low[i] == index[i] && stack.last().is_some_and(|&(t, _)| t == s) {
                     // A component of one state.
                     stack.pop();
-                    on_stack[i] = false;
+                    on_stack.set(i, false);
                     if g.out(s).any(|e| e.to == s && inside(s, &e)) {
                         out.push(vec![s]);
                     }
@@ -442,7 +440,7 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
                     let mut scc = Vec::new();
                     loop {
                         let (t, j) = stack.pop().unwrap_or((s, i as u32));
-                        on_stack[j as usize] = false;
+                        on_stack.set(j as usize, false);
                         scc.push(t);
                         if t == s {
                             break;
@@ -454,6 +452,61 @@ fn components_in(g: &Graph, nodes: &[u32], inside: &impl Fn(u32, &Edge) -> bool)
         }
     }
     out
+}
+
+/// One bit a state.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(k: usize) -> Bits {
+        Bits(vec![0; k.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] & 1 << (i % 64) != 0
+    }
+
+    fn set(&mut self, i: usize, on: bool) {
+        if on {
+            self.0[i / 64] |= 1 << (i % 64);
+        } else {
+            self.0[i / 64] &= !(1 << (i % 64));
+        }
+    }
+}
+
+/// The states a component search runs over: the whole graph's first `n`
+/// (a state's slot is its number, and no list of them is kept: on a
+/// search bigger than memory it would be one more array as long as the
+/// graph), or a sorted list of some (a slot is a position in it).
+#[derive(Clone, Copy)]
+enum Nodes<'a> {
+    All(u32),
+    Listed(&'a [u32]),
+}
+
+impl<'a> Nodes<'a> {
+    fn len(self) -> usize {
+        match self {
+            Nodes::All(n) => n as usize,
+            Nodes::Listed(l) => l.len(),
+        }
+    }
+
+    fn slot(self, s: u32) -> Option<usize> {
+        match self {
+            Nodes::All(n) => (s < n).then_some(s as usize),
+            Nodes::Listed(l) => l.binary_search(&s).ok(),
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = u32> + 'a {
+        let (n, list) = match self {
+            Nodes::All(n) => (n as usize, None),
+            Nodes::Listed(l) => (l.len(), Some(l)),
+        };
+        (0..n).map(move |r| list.map_or(r as u32, |l| l[r]))
+    }
 }
 
 #[cfg(test)]
