@@ -90,11 +90,12 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     }
 
     /// Whether this node, in `state`, holds a connection to `peer` that a
-    /// crash of `peer` closes: the crashed process's kernel closes its
-    /// sockets, so this node notices ([`Actor::on_disconnect`]) and
-    /// reconnects once `peer` runs again ([`Actor::on_reconnect`]), as a
-    /// Redis replica does with its primary (docs/design.md §2). By default
-    /// the connections of [`Actor::connects_to`].
+    /// crash of `peer` closes (the crashed process's kernel closes its
+    /// sockets) and a partition or cut between them breaks: this node
+    /// notices ([`Actor::on_disconnect`]) and reconnects once `peer` runs
+    /// and the link is whole ([`Actor::on_reconnect`]), as a Redis replica
+    /// does with its primary (docs/design.md §2). By default the
+    /// connections of [`Actor::connects_to`].
     fn holds_connection(&self, _state: &Self::State, peer: Id) -> bool {
         self.connects_to(peer)
     }

@@ -59,10 +59,15 @@ impl<A: Program> World<A> {
     }
 
     /// A loss or a cut on the link between `a` and `b` breaks the
-    /// connection there, if there is one. `false` when the link carries no
-    /// connection.
+    /// connection there, if there is one: a client's, or one a node holds
+    /// in its present state ([`Actor::holds_connection`], a replica's to
+    /// its primary). `false` when the link carries no connection.
     pub(super) fn break_connection(&self, s: &mut WorldState<A>, a: Id, b: Id) -> bool {
-        let Some((node, peer)) = self.connection(a, b) else {
+        let held = |node: Id, peer: Id| {
+            let n = &s.nodes[node];
+            (n.status != Status::Down && self.actors[node].holds_connection(&n.state, peer)).then_some((node, peer))
+        };
+        let Some((node, peer)) = self.connection(a, b).or_else(|| held(a, b)).or_else(|| held(b, a)) else {
             return false;
         };
         break_link(s, node, peer);

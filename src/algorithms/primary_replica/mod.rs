@@ -218,10 +218,11 @@
 //! Node names are the nodes' initial roles: after a failover, a `replica`
 //! is the primary. The replication stream and the Sentinel's links are TCP
 //! connections, so [`Params::read`] rejects lost, duplicated and reordered
-//! messages. Not modelled: a replication link cut by a partition
-//! resynchronising when it heals (Redis's `PSYNC`); the replica simply
-//! misses what the primary shipped meanwhile, until the next write or
-//! resynchronisation. Not modelled either: a replica that is down when
+//! messages. A partition between a replica and its primary breaks the
+//! replication connection as a crash does: the replica keeps its data and,
+//! once the link heals, reconnects and asks for a resynchronisation
+//! (Redis's `PSYNC` after a broken link; a full one here, which ends with
+//! the same data). Not modelled: a replica that is down when
 //! Sentinel reconfigures it comes back following its old primary (Sentinel
 //! would fix it from `INFO`, `+fix-slave-config`), so it stays out of the
 //! replication until a later switch reconfigures it.
@@ -406,7 +407,8 @@ impl Actor for Node {
 
     /// A replica's replication connection to its primary: when the
     /// primary's process dies the replica sees the connection closed at
-    /// once, and connects again when the primary is back (Redis's
+    /// once, and when a partition cuts it the connection breaks; it
+    /// connects again when the primary is back and reachable (Redis's
     /// replication cron, every second).
     fn holds_connection(&self, state: &State, peer: Id) -> bool {
         match state {

@@ -478,3 +478,37 @@ fn a_stale_primary_answers_until_its_older_epoch_demotes_it() {
     };
     assert_eq!(old.standing, Standing::Streaming { primary: r });
 }
+
+/// A partition between the primary and its replica breaks the replication
+/// connection: the replica notices, keeps its data, and once the link
+/// heals reconnects and asks for a resynchronisation (Redis's `PSYNC`
+/// after a broken link), so that it does not miss for ever what the
+/// primary wrote meanwhile.
+#[test]
+fn a_replica_cut_from_its_primary_resynchronises_when_the_link_heals() {
+    let sc = scenario(
+        "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\nclients = 1\nsentinels = 1\nlag = false\n[faults]\npartitions = 1\nmax_delay = 0\n[bounds]\nacquisitions = 1\n",
+    );
+    let w = world(&sc).expect("builds");
+    let step = |s: &WorldState<Node>, a: Action<Node>| {
+        let mut actions = Vec::new();
+        w.enabled(s, &mut actions);
+        assert!(actions.contains(&a), "{a:?} is enabled");
+        w.after(s, &a).expect("a step")
+    };
+    let s = step(&w.init(), Action::Partition { a: PRIMARY, b: REPLICA });
+    assert!(s.broken_between(REPLICA, PRIMARY), "the cut breaks the replication connection");
+    let s = step(&s, Action::Disconnected { node: REPLICA, peer: PRIMARY });
+    let State::Redis(r) = &s.nodes[REPLICA].state else { panic!() };
+    assert_eq!(r.standing, Standing::Syncing { primary: PRIMARY });
+    let mut actions = Vec::new();
+    w.enabled(&s, &mut actions);
+    assert!(!actions.iter().any(|a| matches!(a, Action::Reconnect { .. })), "no reconnection across the cut");
+    let s = step(&s, Action::Heal);
+    let s = step(&s, Action::Reconnect { node: REPLICA, peer: PRIMARY });
+    assert!(!s.broken_between(REPLICA, PRIMARY));
+    assert!(
+        s.net.iter().any(|e| (e.src, e.dst, &e.msg) == (REPLICA, PRIMARY, &Msg::Sync)),
+        "the replica asks its primary for a resynchronisation"
+    );
+}
