@@ -86,7 +86,7 @@ const PINNED: &[(&str, usize, Option<usize>, Option<usize>)] = &[
     ("replica-failover-async", 2001045, Some(17), None),
     ("replica-failover-wait", 5632669, None, None),
     ("replica-restart-empty", 783620, Some(8), None),
-    ("replica-min-replicas", 1077993, None, None),
+    ("replica-min-replicas", 1090068, None, None),
     ("replica-split-brain", 700296, Some(15), None),
     ("ricart-agrawala-crash", 49711, None, Some(6)),
     ("ricart-agrawala-duplicate", 96847, Some(15), Some(7)),

@@ -208,9 +208,12 @@
 //!   `REPLCONF ACK` every `ping` ticks (`Heartbeat`), and the primary
 //!   answers a `SET` (or a compare-and-delete that would delete) with
 //!   `-NOREPLICAS` while fewer than `min_replicas` replicas acknowledged
-//!   within `max_lag`. A cut-off primary stops granting `max_lag` ticks
-//!   after its replicas' last acknowledgement: the window is bounded, not
-//!   closed.
+//!   within `max_lag`: a replica is good while its lag is at most
+//!   `max_lag` (replication.c, refreshGoodSlavesCount: `lag <=
+//!   repl_min_slaves_max_lag`, in whole seconds), so its
+//!   `Lag` timer runs for `max_lag + 1` ticks. A cut-off primary stops
+//!   granting `max_lag + 1` ticks after its replicas' last
+//!   acknowledgement: the window is bounded, not closed.
 //! - *Replication lag* (`lag`, default true): `Replicate` is not urgent,
 //!   so time may pass before the primary ships a write (weakly fair: it
 //!   ships it eventually).

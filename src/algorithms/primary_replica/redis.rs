@@ -152,7 +152,7 @@ pub(super) fn redis_init(p: &Params, id: Id, out: &mut Out<Node>) -> Redis {
             .collect();
         if p.min_replicas > 0 {
             for replica in 1..=p.replicas as Id {
-                out.set_timer(Timer::Lag { replica }, p.max_lag);
+                out.set_timer(Timer::Lag { replica }, p.max_lag + 1);
             }
         }
         r
@@ -323,7 +323,7 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
         (Standing::Streaming { primary }, Msg::GetAck) if primary == src => out.send(src, Msg::Ack),
         // REPLCONF ACK from an attached replica: it is good for max_lag.
         (Standing::Primary, Msg::Heartbeat) if r.replicas.iter().any(|a| a.id == src) => {
-            out.set_timer(Timer::Lag { replica: src }, p.max_lag);
+            out.set_timer(Timer::Lag { replica: src }, p.max_lag + 1);
         }
         (Standing::Syncing { primary }, Msg::FullSync { key, px }) if primary == src => {
             apply(ctx, r, key, px, out);
