@@ -123,6 +123,9 @@ impl Seen {
     /// those already there. The files have no name, so they go with the
     /// process however it ends; a failed write leaves the set as it was.
     pub fn spill(&mut self, dir: &Path) -> io::Result<()> {
+        if self.mem.is_empty() {
+            return Ok(());
+        }
         let mut fresh: Vec<(u64, u32)> = self.mem.iter().map(|(fp, &i)| (fp, i)).collect();
         fresh.sort_unstable_by_key(|&(fp, _)| fp);
         let file = tempfile::tempfile_in(dir)?;
