@@ -16,11 +16,12 @@
 //! naming the version and the search): a checkpoint is for resuming with
 //! the same locksmith, not for exchange.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::frontier::{encode, Packed};
 use super::graph::{fingerprint, Edge, Facts, FingerprintMap, Graph, Parent};
 use super::seen::Seen;
 use super::Options;
@@ -54,11 +55,13 @@ const PROPS: [Prop; 6] = [
     Prop::StarvationFreedom,
 ];
 
-/// The search's queue: states with their numbers.
-pub(super) type Queue<A> = VecDeque<(WorldState<A>, u32)>;
+/// A loaded checkpoint: the record, and its queue rebuilt and encoded.
+pub(super) type Resumed<A> = (Saved, Packed<WorldState<A>>);
 
-/// A loaded checkpoint: the record, and its queue rebuilt.
-pub(super) type Resumed<A> = (Saved, Queue<A>);
+/// Queued states rebuilt at a time on resume: few enough that they are
+/// never all whole at once, many enough that they share most of the
+/// paths that lead to them.
+const REBUILD_CHUNK: usize = 4096;
 
 /// The search's record, to save: the search's own parts, borrowed.
 pub(super) struct Record<'a> {
@@ -215,9 +218,14 @@ pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) ->
     }
     let saved = read_record(&mut r).map_err(|e| format!("{name} is cut short or damaged ({e})"))?;
     let fps = by_number(saved.seen.len(), saved.seen.iter().map(|(fp, &i)| (fp, i)));
-    let states = rebuild(world, &saved.g, &saved.frontier, Some(&fps))
-        .map_err(|e| format!("{name} does not match this model: {e}"))?;
-    let frontier = states.into_iter().zip(saved.frontier.iter().copied()).collect();
+    let mut frontier = Packed::default();
+    for chunk in saved.frontier.chunks(REBUILD_CHUNK) {
+        let states = rebuild(world, &saved.g, chunk, Some(&fps))
+            .map_err(|e| format!("{name} does not match this model: {e}"))?;
+        for (state, &i) in states.iter().zip(chunk) {
+            frontier.push(&encode(state), i);
+        }
+    }
     Ok((saved, frontier))
 }
 

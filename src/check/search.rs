@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::checkpoint::{self, Queue, Record, Resumed, Saved};
+use super::checkpoint::{self, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
 use super::frontier::{encode, Frontier, Packed};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
@@ -224,11 +224,7 @@ impl<A: Lock> Found<A> {
     }
 
     /// The search as a checkpoint left it, and the states it had expanded.
-    fn resumed(saved: Saved, queue: Queue<A>) -> (Found<A>, usize) {
-        let mut frontier = Packed::default();
-        for (state, i) in queue {
-            frontier.push(&encode(&state), i);
-        }
+    fn resumed(saved: Saved, frontier: Packed<WorldState<A>>) -> (Found<A>, usize) {
         let f = Found {
             g: saved.g,
             seen: Seen::from(saved.seen),
