@@ -16,9 +16,9 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::checkpoint;
 use super::graph::Graph;
 use super::numbers::Numbers;
+use super::rebuild::rebuild;
 use crate::world::{Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
@@ -197,7 +197,7 @@ impl<A: Program> Frontier<A> {
                     let Some(i) = next else { break };
                     numbers.push(i);
                 }
-                let states = checkpoint::rebuild(world, g, &numbers, None)?;
+                let states = rebuild(world, g, &numbers, None)?;
                 batch.extend(states.into_iter().zip(numbers));
             }
         }

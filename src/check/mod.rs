@@ -14,6 +14,7 @@ pub mod liveness;
 mod numbers;
 mod pages;
 pub mod quotient;
+mod rebuild;
 mod search;
 pub mod seen;
 mod slots;
