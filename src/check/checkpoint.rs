@@ -69,7 +69,7 @@ pub(super) struct Record<'a> {
     pub g: &'a Graph,
     pub seen: &'a Seen,
     pub raw_seen: &'a Seen,
-    pub classes: &'a FingerprintMap<u32>,
+    pub classes: &'a FingerprintMap,
     pub events: &'a BTreeMap<&'static str, u64>,
     pub first_bad: &'a BTreeMap<Prop, u32>,
     pub generated: usize,
@@ -82,9 +82,9 @@ pub(super) struct Record<'a> {
 /// The search's record, as loaded.
 pub(super) struct Saved {
     pub g: Graph,
-    pub seen: FingerprintMap<u32>,
-    pub raw_seen: FingerprintMap<u32>,
-    pub classes: FingerprintMap<u32>,
+    pub seen: FingerprintMap,
+    pub raw_seen: FingerprintMap,
+    pub classes: FingerprintMap,
     pub events: BTreeMap<&'static str, u64>,
     pub first_bad: BTreeMap<Prop, u32>,
     pub generated: usize,

@@ -26,6 +26,15 @@ pub(super) struct Succ {
     pub(super) raw: u64,
     /// The canonical state's fingerprint (equal to `raw` without symmetry).
     pub(super) fp: u64,
+    /// The state's number where the worker found it among the states
+    /// known before the batch (in the raw seen set under symmetry, else in
+    /// the seen set): numbers never change, so the merge need not look it
+    /// up again, and most successors are repeats. By the merge, the slots
+    /// the worker read have left the cache.
+    pub(super) raw_to: Option<u32>,
+    /// Under symmetry, the canonical state's number where the worker found
+    /// it in the seen set (its raw form being new).
+    pub(super) to: Option<u32>,
     /// The canonical state, encoded for the queue, its lock view and its
     /// failed safety properties (bit `i` for `safety[i]`), when the worker
     /// did not find it among the states known before the batch.
@@ -48,45 +57,57 @@ pub(super) struct Expand<'a, A: Lock> {
 }
 
 impl<A: Lock> Expand<'_, A> {
-    /// The successors of `s`, computed in `scratch` (a state kept from one
-    /// successor to the next, `World::after_into`) and cloned out only
-    /// when they may be new.
+    /// The successors of `s`, computed in `scratch` (states kept from one
+    /// state's successors to the next's, `World::after_into`) and cloned
+    /// out only when they may be new. All of them are computed and their
+    /// seen-set slots prefetched before the first is looked up: in a seen
+    /// set larger than the caches each lookup is a miss, and this way the
+    /// misses overlap.
     fn state(
         &self,
         s: &WorldState<A>,
         actions: &mut Vec<Action<A>>,
-        scratch: &mut Option<WorldState<A>>,
+        scratch: &mut Vec<(WorldState<A>, Option<u64>)>,
         out: &mut Vec<Succ>,
     ) {
         let world = self.world;
         actions.clear();
         world.enabled(s, actions);
         out.reserve_exact(actions.len());
-        let scratch = scratch.get_or_insert_with(|| s.clone());
-        for (k, a) in actions.drain(..).enumerate() {
-            if !world.after_into(s, &a, scratch) {
-                continue;
+        while scratch.len() < actions.len() {
+            scratch.push((s.clone(), None));
+        }
+        let first_seen = if self.symmetric { self.raw_seen } else { self.seen };
+        for (a, (t, raw)) in actions.iter().zip(scratch.iter_mut()) {
+            // `None`: the action changes nothing (`t` is then spoilt).
+            *raw = world.after_into(s, a, t).then(|| fingerprint(&*t));
+            if let Some(raw) = *raw {
+                first_seen.prefetch(raw);
             }
+        }
+        for (k, (a, (t, raw))) in actions.drain(..).zip(scratch.iter_mut()).enumerate() {
+            let Some(raw) = *raw else { continue };
             let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
             let strong = strongly_fair(&a);
             let random = random(world, &a);
-            let raw = fingerprint(&*scratch);
             // Under symmetry, a state met before under its own names needs
             // no second canonicalisation: most successors are repeats.
-            let (fp, fresh) = if self.symmetric && self.raw_seen.contains_key(&raw) {
-                (0, None)
+            let (fp, raw_to, to, fresh) = if let Some(n) = self.symmetric.then(|| self.raw_seen.get(&raw)).flatten() {
+                (0, Some(n), None, None)
             } else if self.symmetric {
                 // A state that is its own representative keeps its
                 // fingerprint and is encoded from the buffer: it is
                 // neither copied nor hashed twice.
-                let (fp, t) = match world.representative(scratch) {
-                    (Some(t), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (fingerprint(&t), Some(t)),
-                    (t, _) => (raw, t),
+                let (fp, c) = match world.representative(t) {
+                    (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (fingerprint(&c), Some(c)),
+                    (c, _) => (raw, c),
                 };
-                let t = t.as_ref().unwrap_or(scratch);
-                (fp, (!self.seen.contains_key(&fp)).then(|| self.fresh(t)))
+                let c = c.as_ref().unwrap_or(t);
+                let to = self.seen.get(&fp);
+                (fp, None, to, to.is_none().then(|| self.fresh(c)))
             } else {
-                (raw, (!self.seen.contains_key(&raw)).then(|| self.fresh(scratch)))
+                let to = self.seen.get(&raw);
+                (raw, to, None, to.is_none().then(|| self.fresh(t)))
             };
             out.push(Succ {
                 ordinal: k as u16,
@@ -96,6 +117,8 @@ impl<A: Lock> Expand<'_, A> {
                 random,
                 raw,
                 fp,
+                raw_to,
+                to,
                 fresh,
             });
         }
@@ -118,7 +141,7 @@ impl<A: Lock> Expand<'_, A> {
     pub(super) fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ>> {
         let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ>> {
             let mut actions = Vec::new();
-            let mut scratch = None;
+            let mut scratch = Vec::new();
             chunk
                 .iter()
                 .map(|(s, _)| {

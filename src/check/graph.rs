@@ -4,13 +4,11 @@
 //! (so a path replays without storing states) and its fairness class, and
 //! are stored as small variable-length numbers ([`OutEdges`]).
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io;
 use std::path::Path;
 
 pub use super::facts::{FactTable, Facts};
+pub use super::fingerprints::FingerprintMap;
 use super::pages::{self, BytePage, Pages, Plain};
 pub use crate::world::fingerprint;
 
@@ -20,110 +18,6 @@ pub use crate::world::fingerprint;
 /// well, in the same class.
 pub type Class = u32;
 pub const FAULT: Class = u32::MAX;
-
-/// A hasher for keys that already are fingerprints.
-#[derive(Default)]
-pub struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u64 fingerprints are hashed with Identity")
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-/// A fingerprint kept as two halves: a map entry with a `u32` value then
-/// takes 12 bytes instead of the 16 that a `u64` key's alignment makes it,
-/// and the seen set holds one per state.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key([u32; 2]);
-
-impl Key {
-    fn new(fp: u64) -> Key {
-        Key([fp as u32, (fp >> 32) as u32])
-    }
-
-    fn get(self) -> u64 {
-        u64::from(self.0[0]) | u64::from(self.0[1]) << 32
-    }
-}
-
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(self.get());
-    }
-}
-
-/// A map from fingerprints, which are their own hashes ([`Identity`]),
-/// split into [`SHARDS`] tables by bits of the fingerprint that neither
-/// the bucket (low bits) nor the tag (top bits) uses. A table that grows
-/// holds its old and its new buckets at once; split, only one shard's
-/// are held twice, where a single table added half its size again to
-/// the search's peak (42 MiB on the headline).
-pub struct FingerprintMap<V> {
-    shards: Box<[HashMap<Key, V, BuildHasherDefault<Identity>>]>,
-    len: usize,
-}
-
-const SHARDS: usize = 256;
-
-fn shard(fp: u64) -> usize {
-    (fp >> 32) as usize % SHARDS
-}
-
-impl<V> Default for FingerprintMap<V> {
-    fn default() -> Self {
-        FingerprintMap {
-            shards: (0..SHARDS).map(|_| HashMap::default()).collect(),
-            len: 0,
-        }
-    }
-}
-
-impl<V> FingerprintMap<V> {
-    pub fn get(&self, fp: &u64) -> Option<&V> {
-        self.shards[shard(*fp)].get(&Key::new(*fp))
-    }
-
-    pub fn contains_key(&self, fp: &u64) -> bool {
-        self.shards[shard(*fp)].contains_key(&Key::new(*fp))
-    }
-
-    pub fn insert(&mut self, fp: u64, v: V) -> Option<V> {
-        let old = self.shards[shard(fp)].insert(Key::new(fp), v);
-        self.len += usize::from(old.is_none());
-        old
-    }
-
-    /// The value of `fp`, inserting `v` first if it has none.
-    pub fn get_or_insert(&mut self, fp: u64, v: V) -> &mut V {
-        match self.shards[shard(fp)].entry(Key::new(fp)) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                self.len += 1;
-                e.insert(v)
-            }
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The entries, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
-        self.shards.iter().flat_map(|m| m.iter().map(|(k, v)| (k.get(), v)))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
 
 /// An edge of the graph as the liveness pass reads it: the graph stores
 /// it encoded, in about 5 bytes ([`OutEdges`]); this form packs its two flags

@@ -8,6 +8,7 @@
 pub mod checkpoint;
 mod expand;
 mod facts;
+mod fingerprints;
 mod frontier;
 pub mod graph;
 pub mod liveness;

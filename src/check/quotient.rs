@@ -106,8 +106,8 @@ fn lift<A: Lock>(
     let mut graph = Graph::default();
     let mut states: Vec<WorldState<A>> = Vec::new();
     let mut proj: Vec<u32> = vec![root];
-    let mut index: FingerprintMap<u32> = FingerprintMap::default();
-    let mut classes: FingerprintMap<u32> = FingerprintMap::default();
+    let mut index: FingerprintMap = FingerprintMap::default();
+    let mut classes: FingerprintMap = FingerprintMap::default();
     let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts.depth(q));
     index.insert(fingerprint(&start), 0);
     graph.facts.push(facts(&start, root));

@@ -30,7 +30,7 @@ struct Found<A: Program> {
     /// Raw fingerprint to state index, for symmetry reduction only.
     raw_seen: Seen,
     /// Action fingerprint to fairness class.
-    classes: FingerprintMap<u32>,
+    classes: FingerprintMap,
     events: BTreeMap<&'static str, u64>,
     /// The first state found violating each safety property.
     first_bad: BTreeMap<Prop, u32>,
@@ -374,11 +374,19 @@ impl<A: Lock> Found<A> {
                     *self.classes.get_or_insert(fp, next)
                 }
             };
-            let known = if symmetric { self.raw_seen.get(&succ.raw) } else { None };
+            // Where the worker found the state, its number stands; else an
+            // earlier successor in the batch may have numbered it.
+            let known = succ.raw_to.or_else(|| {
+                if symmetric {
+                    self.raw_seen.get(&succ.raw)
+                } else {
+                    self.seen.get(&succ.fp)
+                }
+            });
             let to = match known {
                 Some(to) => to,
                 None => {
-                    let to = match self.seen.get(&succ.fp) {
+                    let to = match succ.to.or_else(|| symmetric.then(|| self.seen.get(&succ.fp)).flatten()) {
                         Some(to) => to,
                         None if opts.max_states.is_some_and(|m| self.seen.len() >= m) => {
                             return Err(format!("the state bound of {} was reached", self.seen.len()));

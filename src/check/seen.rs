@@ -29,7 +29,7 @@ const BLOCK: usize = 256;
 
 #[derive(Default)]
 pub struct Seen {
-    mem: FingerprintMap<u32>,
+    mem: FingerprintMap,
     disk: Option<Run>,
 }
 
@@ -71,8 +71,8 @@ impl Run {
     }
 }
 
-impl From<FingerprintMap<u32>> for Seen {
-    fn from(mem: FingerprintMap<u32>) -> Seen {
+impl From<FingerprintMap> for Seen {
+    fn from(mem: FingerprintMap) -> Seen {
         Seen { mem, disk: None }
     }
 }
@@ -87,6 +87,12 @@ impl Seen {
 
     pub fn contains_key(&self, fp: &u64) -> bool {
         self.get(fp).is_some()
+    }
+
+    /// Asks the processor to bring where `fp` would be in memory into the
+    /// cache, for a lookup soon after (the file is left to the kernel).
+    pub fn prefetch(&self, fp: u64) {
+        self.mem.prefetch(fp);
     }
 
     /// Records a fingerprint the set does not hold.
