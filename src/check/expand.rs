@@ -3,7 +3,7 @@
 //! properties of a state that may be new), computed in batches spread over
 //! the threads. Expansion is pure; only the merge (search.rs) numbers states.
 
-use super::frontier::encode;
+use super::frontier::{encode, Batch, Queued};
 use super::graph::{fingerprint, Facts};
 use super::seen::Seen;
 use super::{facts, random, strongly_fair};
@@ -138,25 +138,26 @@ impl<A: Lock> Expand<'_, A> {
     }
 
     /// Every state's successors, in order, on up to `threads` threads.
-    pub(super) fn batch(&self, states: &[(WorldState<A>, u32)], threads: usize) -> Vec<Vec<Succ>> {
-        let part = |chunk: &[(WorldState<A>, u32)]| -> Vec<Vec<Succ>> {
+    pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> Vec<Vec<Succ>> {
+        let part = |chunk: &[(Queued<A>, u32)]| -> Vec<Vec<Succ>> {
             let mut actions = Vec::new();
             let mut scratch = Vec::new();
             chunk
                 .iter()
-                .map(|(s, _)| {
+                .map(|(item, _)| {
                     let mut out = Vec::new();
-                    self.state(s, &mut actions, &mut scratch, &mut out);
+                    self.state(&batch.state(item), &mut actions, &mut scratch, &mut out);
                     out
                 })
                 .collect()
         };
-        if threads <= 1 || states.len() < 2 {
-            return part(states);
+        let items = &batch.items;
+        if threads <= 1 || items.len() < 2 {
+            return part(items);
         }
-        let size = states.len().div_ceil(threads);
+        let size = items.len().div_ceil(threads);
         std::thread::scope(|scope| {
-            let handles: Vec<_> = states.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
+            let handles: Vec<_> = items.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
             handles
                 .into_iter()
                 .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))

@@ -9,8 +9,10 @@
 //! the price is the time to rebuild them, one `after` per state on the
 //! paths to a batch (siblings share theirs).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io;
+use std::ops::Range;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -79,7 +81,13 @@ impl<T: DeserializeOwned> Packed<T> {
         self.items.push_back((i, bytes.len() as u32));
     }
 
+    #[cfg(test)]
     fn pop_front(&mut self) -> Option<(T, u32)> {
+        self.pop_front_with(decode)
+    }
+
+    /// The front state's bytes, read by `read`, and its number.
+    fn pop_front_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32)> {
         let (i, len) = self.items.pop_front()?;
         let front = self.blocks.front().expect("a queued state has its block");
         let (start, end) = if self.head == front.len() {
@@ -89,7 +97,7 @@ impl<T: DeserializeOwned> Packed<T> {
         } else {
             (self.head, self.head + len as usize)
         };
-        let state = decode(&self.blocks[0][start..end]);
+        let state = read(&self.blocks[0][start..end]);
         self.head = end;
         if self.items.is_empty() {
             self.blocks.clear();
@@ -98,11 +106,17 @@ impl<T: DeserializeOwned> Packed<T> {
         Some((state, i))
     }
 
+    #[cfg(test)]
     fn pop_back(&mut self) -> Option<(T, u32)> {
+        self.pop_back_with(decode)
+    }
+
+    /// The back state's bytes, read by `read`, and its number.
+    fn pop_back_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32)> {
         let (i, len) = self.items.pop_back()?;
         let back = self.blocks.back_mut().expect("a queued state has its block");
         let start = back.len() - len as usize;
-        let state = decode(&back[start..]);
+        let state = read(&back[start..]);
         back.truncate(start);
         if back.is_empty() {
             self.blocks.pop_back();
@@ -112,6 +126,45 @@ impl<T: DeserializeOwned> Packed<T> {
             self.head = 0;
         }
         Some((state, i))
+    }
+}
+
+/// States taken from the queue for one batch, with their numbers: whole
+/// where they were rebuilt, else still encoded, so that the threads that
+/// expand them decode them (on the thread that merges, decoding took a
+/// sixth of its time, and that thread is what keeps a search on two
+/// threads from going twice as fast).
+pub(super) struct Batch<A: Program> {
+    pub(super) items: Vec<(Queued<A>, u32)>,
+    /// The encoded states, one after another.
+    bytes: Vec<u8>,
+}
+
+pub(super) enum Queued<A: Program> {
+    Whole(WorldState<A>),
+    /// Where its encoding lies in the batch's bytes.
+    Encoded(Range<usize>),
+}
+
+impl<A: Program> Batch<A> {
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Batch {
+            items: Vec::with_capacity(n),
+            bytes: Vec::new(),
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.items.clear();
+        self.bytes.clear();
+    }
+
+    /// An item's state, decoded if it is encoded.
+    pub(super) fn state<'a>(&self, item: &'a Queued<A>) -> Cow<'a, WorldState<A>> {
+        match item {
+            Queued::Whole(s) => Cow::Borrowed(s),
+            Queued::Encoded(at) => Cow::Owned(decode(&self.bytes[at.clone()])),
+        }
     }
 }
 
@@ -171,10 +224,11 @@ impl<A: Program> Frontier<A> {
     }
 
     /// Moves up to `n` states into `batch`: from the front (breadth-first)
-    /// or the back (`dfs`), rebuilt from `g` where only numbers are kept.
+    /// or the back (`dfs`), encoded as queued, or rebuilt from `g` where
+    /// only numbers are kept.
     pub(super) fn take(
         &mut self,
-        batch: &mut Vec<(WorldState<A>, u32)>,
+        batch: &mut Batch<A>,
         n: usize,
         dfs: bool,
         world: &World<A>,
@@ -182,8 +236,21 @@ impl<A: Program> Frontier<A> {
     ) -> Result<(), String> {
         match self {
             Frontier::States(q) => {
-                let n = n.saturating_sub(batch.len());
-                batch.extend(std::iter::from_fn(|| if dfs { q.pop_back() } else { q.pop_front() }).take(n));
+                let bytes = &mut batch.bytes;
+                let mut copy = |b: &[u8]| {
+                    let start = bytes.len();
+                    bytes.extend_from_slice(b);
+                    Queued::Encoded(start..bytes.len())
+                };
+                while batch.items.len() < n {
+                    let next = if dfs {
+                        q.pop_back_with(&mut copy)
+                    } else {
+                        q.pop_front_with(&mut copy)
+                    };
+                    let Some(item) = next else { break };
+                    batch.items.push(item);
+                }
             }
             Frontier::Numbers(q) => {
                 let mut numbers = Vec::with_capacity(n);
@@ -198,7 +265,7 @@ impl<A: Program> Frontier<A> {
                     numbers.push(i);
                 }
                 let states = rebuild(world, g, &numbers, None)?;
-                batch.extend(states.into_iter().zip(numbers));
+                batch.items.extend(states.into_iter().map(Queued::Whole).zip(numbers));
             }
         }
         Ok(())

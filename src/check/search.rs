@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::checkpoint::{self, Record, Resumed, Saved};
 use super::expand::{Expand, Succ, BATCH};
-use super::frontier::{encode, Frontier, Packed};
+use super::frontier::{encode, Batch, Frontier, Packed, Queued};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
@@ -61,7 +61,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     let mut saved_at = expanded;
     let mut queue_dropped_at = None;
     let mut spilled_at = Vec::new();
-    let mut batch: Vec<(WorldState<A>, u32)> = Vec::with_capacity(batch_size);
+    let mut batch = Batch::with_capacity(batch_size);
     'search: while !f.frontier.is_empty() {
         batch.clear();
         if let Err(e) = f.frontier.take(&mut batch, batch_size, opts.dfs, world, &f.g) {
@@ -76,7 +76,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             safety: &safety,
         };
         let successors = expand.batch(&batch, threads);
-        for (j, (&(_, i), succs)) in batch.iter().zip(successors).enumerate() {
+        for (j, (&(_, i), succs)) in batch.items.iter().zip(successors).enumerate() {
             if let Some(n) = f.drop_queue_if_short(opts, expanded) {
                 queue_dropped_at = Some(n);
             }
@@ -96,7 +96,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 .is_some_and(|c| bound.is_some() || expanded - saved_at >= c.every);
             if due {
                 saved_at = expanded;
-                if let Err(e) = f.save(world, opts, expanded, &batch[j..]) {
+                if let Err(e) = f.save(world, opts, expanded, &batch.items[j..]) {
                     stopped = Some(e);
                     break 'search;
                 }
@@ -242,13 +242,7 @@ impl<A: Lock> Found<A> {
     /// Saves the search to its checkpoint, `rest` being the states of the
     /// batch not yet merged: they go back where they came from in the
     /// frontier (its front breadth-first, its back depth-first).
-    fn save(
-        &self,
-        world: &World<A>,
-        opts: &Options,
-        expanded: usize,
-        rest: &[(WorldState<A>, u32)],
-    ) -> Result<(), String> {
+    fn save(&self, world: &World<A>, opts: &Options, expanded: usize, rest: &[(Queued<A>, u32)]) -> Result<(), String> {
         let Some(c) = &opts.checkpoint else { return Ok(()) };
         let queued = self
             .frontier
