@@ -6,8 +6,9 @@
 //! together. A lookup in a set larger than the caches misses once, in the
 //! slot's cache line (a general hash table misses twice: its control bytes,
 //! then the entry); and since the slot is known from the fingerprint alone,
-//! the search asks for it ([`FingerprintMap::prefetch`]) while it computes
-//! the next successor, so that most lookups find it in the cache.
+//! a worker asks for the slots of all a state's successors
+//! ([`FingerprintMap::prefetch`]) before it looks the first one up, so that
+//! the misses overlap.
 //!
 //! Fingerprints are random 64-bit hashes and are their own hashes here:
 //! bits 32 to 39 pick one of [`SHARDS`] tables, the low bits the slot. A
@@ -141,10 +142,6 @@ impl FingerprintMap {
             0 => self.zero.as_ref(),
             fp => self.shards[shard(fp)].get(fp),
         }
-    }
-
-    pub fn contains_key(&self, fp: &u64) -> bool {
-        self.get(fp).is_some()
     }
 
     /// Sets the number of `fp`: its old number, if it had one.

@@ -34,9 +34,10 @@
 //! further, and is counted and printed; so does a `WAIT` sent later than
 //! T/8 after its tick while the replica restarts (its timeout then ends
 //! after the grid point where the model's fires, and a restart from that
-//! grid point can answer it: seen once on a loaded machine). A restart (of the server or the
-//! replica) takes as long as it takes: the next command waits for the next
-//! grid point after it, and the model ticks as many times. A TTL left is
+//! grid point can answer it: seen once on a loaded machine). A restart
+//! (of the server or the replica) takes as long as it takes: the next
+//! command waits for the next grid point after it, and the model ticks as
+//! many times. A TTL left is
 //! compared in whole ticks: the real `PTTL` read at time t gives the
 //! deadline t + PTTL, which lies 1/2 to 1/8 tick before the grid point at
 //! which the model's timer must reach zero; round((deadline + 5T/16) / T)
