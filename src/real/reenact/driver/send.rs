@@ -17,11 +17,13 @@ impl Driver<'_> {
         false
     }
 
+    /// Sends client `c`'s request `req` (trace step `k`) to `node`, and
+    /// holds the answer until the trace delivers it; returns the line the
+    /// reenactment's log shows.
     pub(super) fn send(&mut self, ops: &[Op], k: usize, c: usize, node: Id, req: Request) -> Result<String, String> {
         let Some(_) = self.server_of(node) else {
             return Err(format!("step {}: node {node} is not a Redis server", k + 1));
         };
-        let px = self.ttl().as_millis() as u64;
         let mut notes = Vec::new();
         let is_primary = self.setup.family == RedisFamily::PrimaryReplica && self.index(node) == Some(self.primary);
         if is_primary
@@ -45,127 +47,7 @@ impl Driver<'_> {
         let mut con = server
             .connect()
             .map_err(|e| io(&format!("cannot connect to port {port}"), e))?;
-        let q = |e: redis::RedisError| io(&format!("the server on port {port} failed"), e);
-        let (reply, cmd) = match req {
-            Request::SetNxPx(_) if self.setup.fence == Fence::ServerCounter => {
-                let token: i64 = redis::cmd("EVAL")
-                    .arg(SET_AND_FENCE)
-                    .arg(2)
-                    .arg(KEY)
-                    .arg(FENCE)
-                    .arg(&value)
-                    .arg(px)
-                    .query(&mut con)
-                    .map_err(q)?;
-                let ok = token > 0;
-                (
-                    Reply::Lock {
-                        ok,
-                        token,
-                        text: if ok { format!("token {token}") } else { "nil".into() },
-                    },
-                    format!("EVAL <SET {KEY} {value} NX PX {px}, INCR {FENCE}>"),
-                )
-            }
-            Request::SetNxPx(_) => {
-                let r: Option<String> = redis::cmd("SET")
-                    .arg(KEY)
-                    .arg(&value)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(px)
-                    .query(&mut con)
-                    .map_err(q)?;
-                let mut ok = r.is_some();
-                let mut text = r.unwrap_or_else(|| "nil".into());
-                let mut cmd = format!("SET {KEY} {value} NX PX {px}");
-                if let (true, Some((n, timeout))) = (ok, self.setup.wait) {
-                    let ms = if timeout == 0 {
-                        notes.push("WAIT's timeout 0 (for ever) is capped at 10 s here".into());
-                        10_000
-                    } else {
-                        u64::from(timeout) * self.tick.as_millis() as u64
-                    };
-                    let acked: i64 = redis::cmd("WAIT").arg(n).arg(ms).query(&mut con).map_err(q)?;
-                    cmd.push_str(&format!("; WAIT {n} {ms}"));
-                    text.push_str(&format!(", WAIT → {acked}"));
-                    ok = acked >= i64::from(n);
-                }
-                (Reply::Lock { ok, token: 0, text }, cmd)
-            }
-            Request::SetNx(_) => {
-                let set: i64 = redis::cmd("SETNX").arg(KEY).arg(&value).query(&mut con).map_err(q)?;
-                (
-                    Reply::Lock {
-                        ok: set == 1,
-                        token: 0,
-                        text: set.to_string(),
-                    },
-                    format!("SETNX {KEY} {value}"),
-                )
-            }
-            Request::Expire(_) => {
-                let set: i64 = redis::cmd("PEXPIRE").arg(KEY).arg(px).query(&mut con).map_err(q)?;
-                (Reply::Text(set.to_string()), format!("PEXPIRE {KEY} {px}"))
-            }
-            Request::Renew(_) => {
-                let set: i64 = redis::cmd("EVAL")
-                    .arg(RENEW)
-                    .arg(1)
-                    .arg(KEY)
-                    .arg(&value)
-                    .arg(px)
-                    .query(&mut con)
-                    .map_err(q)?;
-                (
-                    Reply::Text(set.to_string()),
-                    format!("EVAL <if GET {KEY} == {value} then PEXPIRE {KEY} {px}>"),
-                )
-            }
-            Request::Del(_) => {
-                let before: Option<String> = redis::cmd("GET").arg(KEY).query(&mut con).map_err(q)?;
-                let deleted: i64 = redis::cmd("DEL").arg(KEY).query(&mut con).map_err(q)?;
-                if let (1, Some(owner)) = (deleted, &before) {
-                    if *owner != value && self.witness.foreign_release.is_none() {
-                        self.witness.foreign_release = Some((
-                            k + 1,
-                            format!("c{}'s DEL removed the key {owner} that another acquisition set", c + 1),
-                        ));
-                    }
-                }
-                (
-                    Reply::Text(deleted.to_string()),
-                    format!(
-                        "DEL {KEY} (the key held {})",
-                        before.unwrap_or_else(|| "nothing".into())
-                    ),
-                )
-            }
-            Request::CompareAndDelete(_) => {
-                let deleted: i64 = redis::cmd("EVAL")
-                    .arg(COMPARE_AND_DELETE)
-                    .arg(1)
-                    .arg(KEY)
-                    .arg(&value)
-                    .query(&mut con)
-                    .map_err(q)?;
-                (
-                    Reply::Text(deleted.to_string()),
-                    format!("EVAL <if GET {KEY} == {value} then DEL {KEY}>"),
-                )
-            }
-            Request::Incr(_) => {
-                let token: i64 = redis::cmd("INCR").arg(FENCE).query(&mut con).map_err(q)?;
-                (
-                    Reply::Lock {
-                        ok: true,
-                        token,
-                        text: token.to_string(),
-                    },
-                    format!("INCR {FENCE}"),
-                )
-            }
-        };
+        let (reply, cmd) = self.command(&mut con, port, req, &value, (k, c), &mut notes)?;
         let granted = matches!(reply, Reply::Lock { ok: true, .. }) && !matches!(req, Request::Incr(_));
         if granted || matches!(req, Request::Expire(_) | Request::Renew(_)) {
             let until = Instant::now() + self.ttl();
@@ -196,6 +78,146 @@ impl Driver<'_> {
             out.push_str(&n);
         }
         Ok(out)
+    }
+
+    /// Sends one request to the server on `port` as the real client would,
+    /// and returns its answer with the command as the trace's note shows
+    /// it. `at` is the trace step and the client; a `DEL` that removes
+    /// another acquisition's key is recorded as the witness of a foreign
+    /// release.
+    fn command(
+        &mut self,
+        con: &mut redis::Connection,
+        port: u16,
+        req: Request,
+        value: &str,
+        at: (usize, usize),
+        notes: &mut Vec<String>,
+    ) -> Result<(Reply, String), String> {
+        let (k, c) = at;
+        let px = self.ttl().as_millis() as u64;
+        let q = |e: redis::RedisError| io(&format!("the server on port {port} failed"), e);
+        let reply = match req {
+            Request::SetNxPx(_) if self.setup.fence == Fence::ServerCounter => {
+                let token: i64 = redis::cmd("EVAL")
+                    .arg(SET_AND_FENCE)
+                    .arg(2)
+                    .arg(KEY)
+                    .arg(FENCE)
+                    .arg(value)
+                    .arg(px)
+                    .query(con)
+                    .map_err(q)?;
+                let ok = token > 0;
+                (
+                    Reply::Lock {
+                        ok,
+                        token,
+                        text: if ok { format!("token {token}") } else { "nil".into() },
+                    },
+                    format!("EVAL <SET {KEY} {value} NX PX {px}, INCR {FENCE}>"),
+                )
+            }
+            Request::SetNxPx(_) => {
+                let r: Option<String> = redis::cmd("SET")
+                    .arg(KEY)
+                    .arg(value)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(px)
+                    .query(con)
+                    .map_err(q)?;
+                let mut ok = r.is_some();
+                let mut text = r.unwrap_or_else(|| "nil".into());
+                let mut cmd = format!("SET {KEY} {value} NX PX {px}");
+                if let (true, Some((n, timeout))) = (ok, self.setup.wait) {
+                    let ms = if timeout == 0 {
+                        notes.push("WAIT's timeout 0 (for ever) is capped at 10 s here".into());
+                        10_000
+                    } else {
+                        u64::from(timeout) * self.tick.as_millis() as u64
+                    };
+                    let acked: i64 = redis::cmd("WAIT").arg(n).arg(ms).query(con).map_err(q)?;
+                    cmd.push_str(&format!("; WAIT {n} {ms}"));
+                    text.push_str(&format!(", WAIT → {acked}"));
+                    ok = acked >= i64::from(n);
+                }
+                (Reply::Lock { ok, token: 0, text }, cmd)
+            }
+            Request::SetNx(_) => {
+                let set: i64 = redis::cmd("SETNX").arg(KEY).arg(value).query(con).map_err(q)?;
+                (
+                    Reply::Lock {
+                        ok: set == 1,
+                        token: 0,
+                        text: set.to_string(),
+                    },
+                    format!("SETNX {KEY} {value}"),
+                )
+            }
+            Request::Expire(_) => {
+                let set: i64 = redis::cmd("PEXPIRE").arg(KEY).arg(px).query(con).map_err(q)?;
+                (Reply::Text(set.to_string()), format!("PEXPIRE {KEY} {px}"))
+            }
+            Request::Renew(_) => {
+                let set: i64 = redis::cmd("EVAL")
+                    .arg(RENEW)
+                    .arg(1)
+                    .arg(KEY)
+                    .arg(value)
+                    .arg(px)
+                    .query(con)
+                    .map_err(q)?;
+                (
+                    Reply::Text(set.to_string()),
+                    format!("EVAL <if GET {KEY} == {value} then PEXPIRE {KEY} {px}>"),
+                )
+            }
+            Request::Del(_) => {
+                let before: Option<String> = redis::cmd("GET").arg(KEY).query(con).map_err(q)?;
+                let deleted: i64 = redis::cmd("DEL").arg(KEY).query(con).map_err(q)?;
+                if let (1, Some(owner)) = (deleted, &before) {
+                    if *owner != value && self.witness.foreign_release.is_none() {
+                        self.witness.foreign_release = Some((
+                            k + 1,
+                            format!("c{}'s DEL removed the key {owner} that another acquisition set", c + 1),
+                        ));
+                    }
+                }
+                (
+                    Reply::Text(deleted.to_string()),
+                    format!(
+                        "DEL {KEY} (the key held {})",
+                        before.unwrap_or_else(|| "nothing".into())
+                    ),
+                )
+            }
+            Request::CompareAndDelete(_) => {
+                let deleted: i64 = redis::cmd("EVAL")
+                    .arg(COMPARE_AND_DELETE)
+                    .arg(1)
+                    .arg(KEY)
+                    .arg(value)
+                    .query(con)
+                    .map_err(q)?;
+                (
+                    Reply::Text(deleted.to_string()),
+                    format!("EVAL <if GET {KEY} == {value} then DEL {KEY}>"),
+                )
+            }
+            Request::Incr(_) => {
+                let token: i64 = redis::cmd("INCR").arg(FENCE).query(con).map_err(q)?;
+                (
+                    Reply::Lock {
+                        ok: true,
+                        token,
+                        text: token.to_string(),
+                    },
+                    format!("INCR {FENCE}"),
+                )
+            }
+        };
+        Ok(reply)
     }
 
     /// Holds the primary's replication stream back: `SIGSTOP` to every
