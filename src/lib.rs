@@ -1,6 +1,11 @@
 //! locksmith: model-check and simulate distributed locks in a seeded,
 //! deterministic, faulty world. See docs/design.md for the semantics.
 
+// `#[derive(Rewrite)]` names its trait `::locksmith::world::Rewrite`, so
+// that the end-to-end tests' actors can derive it too; this makes the path
+// valid inside the crate as well.
+extern crate self as locksmith;
+
 pub mod algorithms;
 pub mod catalog;
 pub mod check;

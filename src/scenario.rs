@@ -8,12 +8,15 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::properties::Prop;
-use crate::words::Words;
 use crate::world::{Faults, Recovery, Targets};
+
+pub mod typed;
+
+use typed::{Flag, Within, Word};
 
 /// A scenario file that cannot be used, in one sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,14 +89,15 @@ impl Scenario {
         self.expect.iter().find(|(p, _)| *p == prop).map(|(_, v)| *v)
     }
 
-    /// A reader over the `[system]` table for the algorithm's parameters.
-    pub fn system_keys(&self) -> Keys {
-        Keys::new(&self.path, "[system] ", self.system.clone())
+    /// The `[system]` table read as the family's typed keys `T`
+    /// ([`typed::read`]).
+    pub fn system<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+        typed::read(&self.path, "[system] ", &self.system)
     }
 
-    /// A reader over the `[simulate]` table (`sim::Rates::read`).
-    pub fn simulate_keys(&self) -> Keys {
-        Keys::new(&self.path, "[simulate] ", self.simulate.clone())
+    /// The `[simulate]` table read as typed keys `T` (`sim::Rates::read`).
+    pub fn simulate<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+        typed::read(&self.path, "[simulate] ", &self.simulate)
     }
 }
 
@@ -283,10 +287,8 @@ fn read(path: &Path, source: &str, algorithms: Option<&[&str]>) -> Result<Scenar
     }
     let system = top.table("system")?;
     let faults = faults(path, top.table("faults")?)?;
-    let mut bounds = Keys::new(path, "[bounds] ", top.table("bounds")?);
-    let acquisitions = bounds.uint("acquisitions", 0, 5, 1)?;
-    let symmetry = bounds.flag("symmetry", false)?;
-    bounds.finish()?;
+    let bounds: BoundKeys = typed::read(path, "[bounds] ", &top.table("bounds")?)?;
+    let (acquisitions, symmetry) = (bounds.acquisitions.get(), bounds.symmetry.get());
     let expect = expectations(path, top.table("expect")?)?;
     let simulate = top.table("simulate")?;
     top.finish()?;
@@ -314,26 +316,54 @@ fn read(path: &Path, source: &str, algorithms: Option<&[&str]>) -> Result<Scenar
     })
 }
 
+/// The `[faults]` keys as a scenario writes them, read by [`typed::read`].
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FaultKeys {
+    crashes: Within<0, 3, 0>,
+    pauses: Within<0, 3, 0>,
+    min_pause: Within<1, 30, 1>,
+    max_pause: Within<0, 30, 0>,
+    clock_jumps: Within<0, 3, 0>,
+    max_jump: Within<0, 30, 0>,
+    max_drift: Within<0, 5, 0>,
+    max_delay: Option<Within<0, 10, 0>>,
+    partitions: Within<0, 3, 0>,
+    one_way: Flag<false>,
+    loss: Flag<false>,
+    duplicate: Flag<false>,
+    reorder: Flag<false>,
+    targets: Word<Targets>,
+    recovery: Word<Recovery>,
+}
+
+/// The `[bounds]` keys.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct BoundKeys {
+    acquisitions: Within<0, 5, 1>,
+    symmetry: Flag<false>,
+}
+
 fn faults(path: &Path, table: Table) -> Result<Faults, ScenarioError> {
-    let mut k = Keys::new(path, "[faults] ", table);
+    let k: FaultKeys = typed::read(path, "[faults] ", &table)?;
     let f = Faults {
-        crashes: k.uint("crashes", 0, 3, 0)?,
-        pauses: k.uint("pauses", 0, 3, 0)?,
-        min_pause: k.uint("min_pause", 1, 30, 1)?,
-        max_pause: k.uint("max_pause", 0, 30, 0)?,
-        clock_jumps: k.uint("clock_jumps", 0, 3, 0)?,
-        max_jump: k.uint("max_jump", 0, 30, 0)?,
-        max_drift: k.uint("max_drift", 0, 5, 0)?,
-        max_delay: k.optional_uint("max_delay", 0, 10)?,
-        partitions: k.uint("partitions", 0, 3, 0)?,
-        one_way: k.flag("one_way", false)?,
-        loss: k.flag("loss", false)?,
-        duplicate: k.flag("duplicate", false)?,
-        reorder: k.flag("reorder", false)?,
-        targets: k.word("targets", Targets::All)?,
-        recovery: k.word("recovery", Recovery::Eventual)?,
+        crashes: k.crashes.get(),
+        pauses: k.pauses.get(),
+        min_pause: k.min_pause.get(),
+        max_pause: k.max_pause.get(),
+        clock_jumps: k.clock_jumps.get(),
+        max_jump: k.max_jump.get(),
+        max_drift: k.max_drift.get(),
+        max_delay: k.max_delay.map(Within::get),
+        partitions: k.partitions.get(),
+        one_way: k.one_way.get(),
+        loss: k.loss.get(),
+        duplicate: k.duplicate.get(),
+        reorder: k.reorder.get(),
+        targets: k.targets.get(),
+        recovery: k.recovery.get(),
     };
-    k.finish()?;
     let file = path.display();
     if f.pauses > 0 && f.max_pause == 0 {
         return Err(ScenarioError(format!(
@@ -394,8 +424,10 @@ fn quoted(options: &[&str]) -> String {
         .join(", ")
 }
 
-/// Reads one table's keys, remembering which were asked for so that
-/// [`Keys::finish`] can reject the rest by name.
+/// Reads the keys of the tables whose keys are not a fixed struct (the
+/// top level, `[expect]`, whose keys are the properties), remembering
+/// which were asked for so that [`Keys::finish`] can reject the rest by
+/// name. The fixed tables are read by [`typed::read`].
 pub struct Keys {
     file: String,
     section: &'static str,
@@ -420,56 +452,6 @@ impl Keys {
     fn take(&mut self, key: &'static str) -> Option<Value> {
         self.known.push(key);
         self.table.remove(key)
-    }
-
-    /// A whole number in `min..=max`.
-    pub fn uint(&mut self, key: &'static str, min: u8, max: u8, default: u8) -> Result<u8, ScenarioError> {
-        Ok(self.optional_uint(key, min, max)?.unwrap_or(default))
-    }
-
-    /// A whole number in `min..=max`, or nothing.
-    pub fn optional_uint(&mut self, key: &'static str, min: u8, max: u8) -> Result<Option<u8>, ScenarioError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Integer(i)) if (min as i64..=max as i64).contains(&i) => Ok(Some(i as u8)),
-            Some(v) => Err(self.err(format!(
-                "{key} = {} is not allowed; allowed: a whole number from {min} to {max}",
-                shown(&v)
-            ))),
-        }
-    }
-
-    /// A probability: a number from 0 to 1 (integers 0 and 1 too), or
-    /// nothing.
-    pub fn fraction(&mut self, key: &'static str) -> Result<Option<f64>, ScenarioError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Float(f)) if (0.0..=1.0).contains(&f) => Ok(Some(f)),
-            Some(Value::Integer(i)) if (0..=1).contains(&i) => Ok(Some(i as f64)),
-            Some(v) => Err(self.err(format!(
-                "{key} = {} is not allowed; allowed: a number from 0 to 1",
-                shown(&v)
-            ))),
-        }
-    }
-
-    /// `true` or `false`.
-    pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, ScenarioError> {
-        Ok(self.optional_flag(key)?.unwrap_or(default))
-    }
-
-    /// `true` or `false`, or nothing.
-    pub fn optional_flag(&mut self, key: &'static str) -> Result<Option<bool>, ScenarioError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(Value::Boolean(b)) => Ok(Some(b)),
-            Some(v) => Err(self.err(format!("{key} = {} is not allowed; allowed: true or false", shown(&v)))),
-        }
-    }
-
-    /// A value of an enum with a word table ([`Words`]), or `default`.
-    pub fn word<T: Words>(&mut self, key: &'static str, default: T) -> Result<T, ScenarioError> {
-        self.choice(key, T::WORDS, default)
     }
 
     /// One of a few strings.

@@ -3,6 +3,9 @@
 //! budget (`[faults]`) still bounds how many faults a run may hold; a rate
 //! says how eagerly a run spends it.
 
+use serde::Deserialize;
+
+use crate::scenario::typed::Fraction;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::world::{Action, Faults, Program};
 
@@ -46,22 +49,30 @@ impl Rates {
     /// ... each a probability from 0 to 1, and only for a fault the budget
     /// allows.
     pub fn read(sc: &Scenario) -> Result<Rates, ScenarioError> {
-        let mut keys = sc.simulate_keys();
+        let k: Keys = sc.simulate()?;
+        let given = [
+            k.crash_rate,
+            k.pause_rate,
+            k.partition_rate,
+            k.loss_rate,
+            k.duplicate_rate,
+            k.clock_jump_rate,
+            k.drift_rate,
+        ];
         let mut rates = DEFAULTS;
-        for (i, kind) in KINDS.iter().enumerate() {
-            let key = RATE_KEYS[i];
-            if let Some(r) = keys.fraction(key)? {
+        for (i, (kind, r)) in KINDS.iter().zip(given).enumerate() {
+            if let Some(Fraction(r)) = r {
                 if !allowed(&sc.faults, kind) {
                     return Err(ScenarioError(format!(
-                        "{}: [simulate] {key} = {r} has no effect, since the budget allows no {}; allowed: remove it, or allow the fault under [faults]",
+                        "{}: [simulate] {} = {r} has no effect, since the budget allows no {}; allowed: remove it, or allow the fault under [faults]",
                         sc.path.display(),
+                        RATE_KEYS[i],
                         budget_key(kind)
                     )));
                 }
                 rates.0[i] = r;
             }
         }
-        keys.finish()?;
         Ok(rates)
     }
 
@@ -111,6 +122,20 @@ impl Rates {
             }
         })
     }
+}
+
+/// The `[simulate]` keys as a scenario writes them, in [`KINDS`] order
+/// (src/scenario/typed.rs); each is a probability, absent when not given.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    crash_rate: Option<Fraction>,
+    pause_rate: Option<Fraction>,
+    partition_rate: Option<Fraction>,
+    loss_rate: Option<Fraction>,
+    duplicate_rate: Option<Fraction>,
+    clock_jump_rate: Option<Fraction>,
+    drift_rate: Option<Fraction>,
 }
 
 /// The `[simulate]` key of each kind, in [`KINDS`] order.

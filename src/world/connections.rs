@@ -94,7 +94,7 @@ fn break_link<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id) {
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, World, WorldState};
+    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, World, WorldState};
 
     /// A client (node 1) that pings a server (node 0) over a connection,
     /// counting its disconnects and reconnects; node 2 is a peer with no
@@ -106,7 +106,7 @@ mod tests {
         Peer,
     }
 
-    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
     enum Msg {
         Ping,
         Pong,
@@ -117,6 +117,9 @@ mod tests {
 
     /// (pongs received, disconnects noticed, reconnects).
     type St = (u8, u8, u8);
+
+    /// Counts: no ids, nothing renumbered.
+    impl Rewrite for St {}
 
     impl Describe for Probe {}
 

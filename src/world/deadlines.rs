@@ -45,7 +45,7 @@ impl<A: Program> World<A> {
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, World, WorldState};
+    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, World, WorldState};
 
     /// A worker (node 0) that starts working at once and is done after its
     /// `Finish` step, which may wait up to `WORK` ticks; a timer of 2 ticks
@@ -60,7 +60,7 @@ mod tests {
         Finish,
     }
 
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
     enum Never {}
 
     impl Describe for Worker {}

@@ -6,11 +6,12 @@ use serde::Serialize;
 use crate::words::Words;
 
 /// Which nodes the adversary may hit with crashes, pauses and clock jumps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Targets {
     Clients,
     Servers,
+    #[default]
     All,
 }
 
@@ -43,10 +44,11 @@ impl Targets {
 }
 
 /// Whether crashed nodes come back and cut links heal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
-    /// Restart and Heal are weakly fair: every outage ends.
+    /// Restart and Heal are weakly fair: every outage ends. The default.
+    #[default]
     Eventual,
     /// Restart and Heal may happen but need not: crash-stop failures and
     /// partitions that never heal. They are then the adversary's choices,

@@ -2,20 +2,29 @@
 //! renames interchangeable nodes) and the values that only grow and are
 //! only compared (the world ranks them so that a client that loops forever
 //! has a finite state space). Apart from [`Actor`], which is behaviour
-//! only, as stateright keeps its `Rewrite` apart from its `Actor`.
+//! only, as stateright keeps its `Rewrite` apart from its `Actor`: the
+//! walk over the state and the messages is their [`Rewrite`] (mostly
+//! derived), and a program overrides these methods only where the walk
+//! depends on the scenario.
 
-use super::{Actor, Id};
+use super::{Actor, Id, Rewrite};
 
 /// How a node's program rewrites the ids and growing values in its state
-/// and messages. Every method has the default "none held".
-pub trait Renumber: Actor {
+/// and messages. Every method defaults to the state's or the message's
+/// [`Rewrite`], so a family whose ids and sequences are fixed by their
+/// fields' attributes writes `impl Renumber for Node {}`.
+pub trait Renumber: Actor<State: Rewrite, Msg: Rewrite> {
     /// Rewrites every node id held in `state` through `ids`. Symmetry
     /// reduction renames interchangeable nodes, and ids inside states must
-    /// follow. Timers and steps must hold no ids. The default: none held.
-    fn rename(&self, _state: &mut Self::State, _ids: &dyn Fn(Id) -> Id) {}
+    /// follow. Timers and steps must hold no ids.
+    fn rename(&self, state: &mut Self::State, ids: &dyn Fn(Id) -> Id) {
+        state.rename(ids)
+    }
 
     /// Rewrites every node id held in a message (see [`Renumber::rename`]).
-    fn rename_msg(&self, _msg: &mut Self::Msg, _ids: &dyn Fn(Id) -> Id) {}
+    fn rename_msg(&self, msg: &mut Self::Msg, ids: &dyn Fn(Id) -> Id) {
+        msg.rename(ids)
+    }
 
     /// Visits every value in `state` that only grows and is only compared
     /// (ghost acquisition numbers, fencing counters and tokens, the
@@ -23,12 +32,15 @@ pub trait Renumber: Actor {
     /// renumbers each sequence by rank among the values present, so a
     /// client that loops forever still has a finite state space (docs/design.md
     /// §2). Zero stays zero: it means "none". Sound only where the next
-    /// value drawn exceeds every value present (see [`Seq::Token`]). The
-    /// default: none held.
-    fn numbers(&self, _state: &mut Self::State, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+    /// value drawn exceeds every value present (see [`Seq::Token`]).
+    fn numbers(&self, state: &mut Self::State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        state.numbers(visit)
+    }
 
     /// Visits every growing value in a message (see [`Renumber::numbers`]).
-    fn numbers_msg(&self, _msg: &mut Self::Msg, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+    fn numbers_msg(&self, msg: &mut Self::Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        msg.numbers(visit)
+    }
 }
 
 /// A sequence of growing values whose order alone matters

@@ -8,7 +8,9 @@ use locksmith::check::{check, Options};
 use locksmith::properties::{view, Lock, LockView, Prop};
 use locksmith::scenario::Verdict;
 use locksmith::trace::replay;
-use locksmith::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Role, TlaMapping, World, WorldState};
+use locksmith::world::{
+    Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, TlaMapping, World, WorldState,
+};
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Model, Property};
 
@@ -19,14 +21,14 @@ enum Spin {
     Client,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 enum St {
     Server,
     /// 0: wants, nothing asked; 1: asked; 2: holds (forever).
     Client(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 enum Msg {
     Ask,
     Yes,
@@ -183,13 +185,13 @@ enum Dice {
 
 /// A client: 0 wants and asks (weakly fair, not urgent); 1 asked; 2 must
 /// draw; 3 drew heads, asks boldly; 4 holds (for ever).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 enum DiceSt {
     Server,
     Client(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 enum DiceMsg {
     Ask { bold: bool },
     Yes,

@@ -84,8 +84,9 @@ impl Script {
 /// When the adversary may pause a client (`[system] pause_window`): at
 /// any time, or only while it is acquiring (antirez's case: a pause the
 /// elapsed-time check can see).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PauseWindow {
+    #[default]
     Any,
     Acquiring,
 }

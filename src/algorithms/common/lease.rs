@@ -11,10 +11,11 @@ use crate::words::Words;
 use crate::world::{Actor, Ctx, Out};
 
 /// How a client decides that it still holds the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ClientKind {
     /// From the grant until its write is answered: it trusts the grant
-    /// for as long as it takes.
+    /// for as long as it takes. The default.
+    #[default]
     Naive,
     /// Times its request and checks, before it writes, that more than
     /// `margin` of its validity (`ttl − elapsed − drift`, Redlock's step 3)
@@ -52,8 +53,8 @@ pub fn next_step(script: &Script, retry_left: Option<u8>, checks: bool, checked:
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Elapsed;
 
-/// The values of `[system] drift` and `margin` (read with
-/// `Keys::optional_uint`): a validity client's, 1 and 2 when not given;
+/// The values of `[system] drift` and `margin` (read as
+/// `Option<Within<..>>`, absent when not given): a validity client's, 1 and 2 when not given;
 /// for a naive client, which uses neither, one given is an error naming
 /// it (`file` is the scenario's path).
 pub fn validity_keys(

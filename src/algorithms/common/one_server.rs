@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::resource::Resource;
+use crate::world::Rewrite;
 
 /// A node of a one-server family, with the scenario's parameters `P`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,11 +26,11 @@ impl<P> OneServer<P> {
 
 /// A node's state in a one-server family: its server's `S`, a client's
 /// `C`, or the resource's.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum OneServerState<S, C> {
-    Server(S),
-    Client(C),
-    Resource(Resource),
+    Server(#[rewrite] S),
+    Client(#[rewrite] C),
+    Resource(#[rewrite] Resource),
 }
 
 impl<S, C> OneServerState<S, C> {

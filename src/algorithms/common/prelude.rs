@@ -14,7 +14,10 @@ pub(crate) use crate::algorithms::family::names;
 pub use crate::algorithms::family::{boolean, join, on, quoted, Extra, Family, Row, Set, WORLD_FAULTS};
 pub use crate::algorithms::Layout;
 pub use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
+pub use crate::scenario::typed::{Flag, Whole, Within, Word};
 pub use crate::scenario::{Scenario, ScenarioError};
 pub use crate::words::{field, Words};
 pub use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+// The trait and its derive, `#[derive(Rewrite)]` (src/world/rewrite.rs).
+pub use crate::world::Rewrite;
 pub use serde::{Deserialize, Serialize};

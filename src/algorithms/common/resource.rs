@@ -6,16 +6,18 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{show, Phase, Script};
 use crate::properties::STALE_WRITE;
-use crate::world::{Actor, Id, Out, Program, Seq, Tla};
+use crate::world::{Actor, Id, Out, Program, Rewrite, Tla};
 
-/// A write and its answer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A write and its answer. Its `Rewrite` visits the ghost number only:
+/// the token is the family's to renumber ([`Resource`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum ResourceMsg {
     /// A critical section's write. `token` is the fencing token (0 when
     /// the algorithm has none); `ghost` numbers the acquisition it was made
     /// under, in acquisition order, for the `no_stale_write` property only.
     Write {
         token: u32,
+        #[rewrite(ghost)]
         ghost: u32,
     },
     Accepted,
@@ -44,12 +46,18 @@ pub fn tla_tokenless<M: Serialize>(msg: &M, part: Option<&ResourceMsg>) -> Tla {
     }
 }
 
-/// What the resource remembers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What the resource remembers. Its `Rewrite` visits the ghost number
+/// only: whether tokens may be renumbered, and as which sequence, depends
+/// on where the family's tokens come from (not when a restart can reset
+/// their counter; as lock values where lock values fence), so a family's
+/// `Renumber` visits `max_token` and a write's `token` itself when they
+/// are renumbered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Resource {
     /// The highest fencing token accepted.
     pub max_token: u32,
     /// Ghost: the latest acquisition a write was accepted under.
+    #[rewrite(ghost)]
     pub max_ghost: u32,
 }
 
@@ -84,31 +92,6 @@ impl Resource {
         if let Some(&ResourceMsg::Write { token, ghost }) = msg {
             let answer = self.write(fencing, token, ghost, out);
             out.send(src, wrap(answer));
-        }
-    }
-}
-
-impl Resource {
-    /// Visits its growing values (see `Actor::numbers`). `tokens`: whether
-    /// tokens may be renumbered as `Seq::Token`: not when they come from a
-    /// counter a restart can reset, nor when they are lock values (the
-    /// algorithm visits those itself, as `Seq::Value`).
-    pub fn numbers(&mut self, tokens: bool, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        visit(Seq::Ghost, &mut self.max_ghost);
-        if tokens {
-            visit(Seq::Token, &mut self.max_token);
-        }
-    }
-}
-
-impl ResourceMsg {
-    /// Visits a write's growing values (see [`Resource::numbers`]).
-    pub fn numbers(&mut self, tokens: bool, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        if let ResourceMsg::Write { token, ghost } = self {
-            visit(Seq::Ghost, ghost);
-            if tokens {
-                visit(Seq::Token, token);
-            }
         }
     }
 }

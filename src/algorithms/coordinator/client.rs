@@ -3,15 +3,18 @@
 use super::{Msg, Node, Params, Step};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current request id; 0: none.
+    #[rewrite(value)]
     pub id: u32,
     /// With a standby: the id of the last request released (0: none),
     /// repeated to a new coordinator.
+    #[rewrite(value)]
     pub released: u32,
     /// Ghost: the acquisition number of the grant held.
+    #[rewrite(ghost)]
     pub ghost: u32,
     /// The server the client believes is the coordinator.
     pub coordinator: Id,

@@ -118,8 +118,9 @@ use server::{server_receive, server_timer};
 pub use server::{Mode, Server};
 
 /// Whether a standby exists, and what it knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Standby {
+    #[default]
     None,
     NoState,
     Replicated,
@@ -134,9 +135,11 @@ impl Words for Standby {
 }
 
 /// How the standby learns that the coordinator failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Detector {
-    /// Heartbeats and timeouts both ways, and the restart notice.
+    /// Heartbeats and timeouts both ways, and the restart notice. The
+    /// default.
+    #[default]
     Heartbeat,
     /// Only the restart notice: no clock (a coordinator that never
     /// restarts is never detected).
@@ -151,9 +154,10 @@ impl Words for Detector {
 }
 
 /// What the coordinator learns when a client restarts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ClientRestart {
-    /// Nothing (the textbook).
+    /// Nothing (the textbook). The default.
+    #[default]
     None,
     /// The restarted client says so, and its hold is dropped.
     Notice,
@@ -183,24 +187,39 @@ pub struct Params {
     pub work: u8,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+/// `heartbeat` and `suspect_after` are allowed only with the heartbeat
+/// detector, so [`Params::read`] sees whether they were given.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    standby: Word<Standby>,
+    work: Within<0, 10, 0>,
+    detector: Word<Detector>,
+    heartbeat: Option<Within<1, 10, 1>>,
+    suspect_after: Option<Within<1, 30, 4>>,
+    client_restart: Word<ClientRestart>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
+        let k: Keys = sc.system()?;
         let p = Params {
-            clients: k.uint("clients", 1, 4, 2)?,
-            standby: k.word("standby", Standby::None)?,
+            clients: k.clients.get(),
+            standby: k.standby.get(),
             detector: Detector::Heartbeat,
             heartbeat: 1,
             suspect_after: 4,
             client_restart: ClientRestart::None,
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
         };
-        let detector = k.word("detector", Detector::Heartbeat)?;
-        let heartbeat = k.optional_uint("heartbeat", 1, 10)?;
-        let suspect_after = k.optional_uint("suspect_after", 1, 30)?;
-        let client_restart = k.word("client_restart", ClientRestart::None)?;
-        k.finish()?;
+        let detector = k.detector.get();
+        let heartbeat = k.heartbeat.map(Within::get);
+        let suspect_after = k.suspect_after.map(Within::get);
+        let client_restart = k.client_restart.get();
         if p.standby == Standby::None || detector == Detector::Restart {
             if let Some(key) = [("heartbeat", heartbeat), ("suspect_after", suspect_after)]
                 .into_iter()
@@ -259,44 +278,53 @@ pub enum Node {
 }
 
 /// A request: the client and its request id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Request {
+    #[rewrite(id)]
     pub client: Id,
+    #[rewrite(value)]
     pub id: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Server(Server),
-    Client(Client),
-    Resource(Resource),
+    Server(#[rewrite] Server),
+    Client(#[rewrite] Client),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `REQUEST`: the client asks for the lock.
     Request {
+        #[rewrite(value)]
         id: u32,
     },
     /// `GRANT`: the coordinator gives the lock to request `id`.
     Grant {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(ghost)]
         ghost: u32,
     },
     /// `RELEASE`: the holder of request `id` gives the lock back.
     Release {
+        #[rewrite(value)]
         id: u32,
     },
     /// The coordinator's state, replicated to the standby before a grant.
     Replicate {
+        #[rewrite((nested, ghost))]
         holder: Option<(Request, u32)>,
+        #[rewrite]
         queue: Vec<Request>,
     },
     /// The standby has the state whose holder's request is `id`.
     Ack {
+        #[rewrite(value)]
         id: u32,
     },
     /// A server restarted and has lost its memory.
@@ -309,7 +337,7 @@ pub enum Msg {
     HeartbeatAck,
     /// `client_restart = "notice"`: the client restarted.
     ClientRestarted,
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -452,70 +480,7 @@ impl Actor for Node {
     }
 }
 
-impl Renumber for Node {
-    fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
-        if let State::Server(s) = state {
-            for r in s.queue.iter_mut() {
-                r.client = ids(r.client);
-            }
-            if let Some((r, _)) = s.holder.as_mut() {
-                r.client = ids(r.client);
-            }
-        }
-    }
-
-    fn rename_msg(&self, msg: &mut Msg, ids: &dyn Fn(Id) -> Id) {
-        if let Msg::Replicate { holder, queue } = msg {
-            for r in queue.iter_mut() {
-                r.client = ids(r.client);
-            }
-            if let Some((r, _)) = holder.as_mut() {
-                r.client = ids(r.client);
-            }
-        }
-    }
-
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Server(s) => {
-                for r in s.queue.iter_mut() {
-                    visit(Seq::Value, &mut r.id);
-                }
-                if let Some((r, g)) = s.holder.as_mut() {
-                    visit(Seq::Value, &mut r.id);
-                    visit(Seq::Ghost, g);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.id);
-                visit(Seq::Value, &mut c.released);
-                visit(Seq::Ghost, &mut c.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Request { id } | Msg::Release { id } | Msg::Ack { id } => visit(Seq::Value, id),
-            Msg::Grant { id, ghost } => {
-                visit(Seq::Value, id);
-                visit(Seq::Ghost, ghost);
-            }
-            Msg::Replicate { holder, queue } => {
-                for r in queue.iter_mut() {
-                    visit(Seq::Value, &mut r.id);
-                }
-                if let Some((r, g)) = holder.as_mut() {
-                    visit(Seq::Value, &mut r.id);
-                    visit(Seq::Ghost, g);
-                }
-            }
-            Msg::Restarted | Msg::Coordinator | Msg::Heartbeat | Msg::HeartbeatAck | Msg::ClientRestarted => {}
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
-    }
-}
+impl Renumber for Node {}
 
 impl Lock for Node {
     /// A client holds the lock from its grant until it has written and

@@ -17,12 +17,14 @@ pub enum Mode {
 }
 
 /// A server's state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Server {
     pub mode: Mode,
     /// Requests waiting, oldest first.
+    #[rewrite]
     pub queue: Vec<Request>,
     /// The request granted, and its ghost acquisition number.
+    #[rewrite((nested, ghost))]
     pub holder: Option<(Request, u32)>,
     /// `replicated`: the holder's `GRANT` waits for the standby's `ACK`.
     pub replicating: bool,

@@ -17,19 +17,23 @@ pub enum Stage {
     Range,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// Within `Acquiring`: what the attempt waits for.
     pub stage: Stage,
     /// The session's lease ID, drawn fresh per attempt (0 between attempts).
+    #[rewrite(value)]
     pub lease: u32,
     /// Its key's create revision: the fencing token (0 until known).
+    #[rewrite(token)]
     pub rev: u32,
     /// Within `Stage::Watch`: the predecessor's key it watches (0 for none).
+    #[rewrite(value)]
     pub pred: u32,
     /// Validity client: checked its validity timer and found time left.
     pub checked: bool,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 

@@ -147,10 +147,11 @@ pub struct Params {
 }
 
 /// How the unlock deletes the client's key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Unlock {
     /// `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete(/lock/ID)))`:
-    /// only the key this acquisition created.
+    /// only the key this acquisition created. The default.
+    #[default]
     CompareAndDelete,
     /// `Delete(/lock/ID)`: clientv3's `Mutex.Unlock`, by name only.
     Delete,
@@ -163,26 +164,45 @@ impl Words for Unlock {
     ];
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+/// `drift` and `margin` are allowed only with the validity client, so
+/// [`validity_keys`] sees whether they were given.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    ttl: Within<1, 30, 6>,
+    fencing: Flag<false>,
+    retry: Within<1, 10, 1>,
+    timeout: Within<1, 30, 3>,
+    client: Word<ClientKind>,
+    key_check: Flag<true>,
+    unlock: Word<Unlock>,
+    work: Within<0, 10, 0>,
+    drift: Option<Within<0, 10, 0>>,
+    margin: Option<Within<0, 10, 0>>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
+        let k: Keys = sc.system()?;
         let mut p = Params {
-            clients: k.uint("clients", 1, 4, 2)?,
-            ttl: k.uint("ttl", 1, 30, 6)?,
-            fencing: k.flag("fencing", false)?,
-            retry: k.uint("retry", 1, 10, 1)?,
-            timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.word("client", ClientKind::Naive)?,
+            clients: k.clients.get(),
+            ttl: k.ttl.get(),
+            fencing: k.fencing.get(),
+            retry: k.retry.get(),
+            timeout: k.timeout.get(),
+            client: k.client.get(),
             drift: 1,
             margin: 2,
-            key_check: k.flag("key_check", true)?,
-            unlock: k.word("unlock", Unlock::CompareAndDelete)?,
+            key_check: k.key_check.get(),
+            unlock: k.unlock.get(),
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
         };
-        let drift = k.optional_uint("drift", 0, 10)?;
-        let margin = k.optional_uint("margin", 0, 10)?;
-        k.finish()?;
+        let drift = k.drift.map(Within::get);
+        let margin = k.margin.map(Within::get);
         let file = sc.path.display();
         let f = &sc.faults;
         if (f.crashes > 0 || f.pauses > 0) && f.targets.hits(Role::Server) {
@@ -221,79 +241,101 @@ pub type State = OneServerState<Server, Client>;
 parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Requests carry the attempt's lease ID, answers the ID of their request.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `LeaseGrant(TTL, ID)`.
     LeaseGrant {
+        #[rewrite(value)]
         id: u32,
     },
     /// `LeaseKeepAlive(ID)` on the keep-alive stream.
     LeaseKeepAlive {
+        #[rewrite(value)]
         id: u32,
     },
     /// `LeaseRevoke(ID)`: `Session.Close`, not waited for.
     LeaseRevoke {
+        #[rewrite(value)]
         id: u32,
     },
     /// `Txn(If(CreateRevision(/lock/ID) = 0), Then(Put(/lock/ID, lease ID),
     /// Get(newest other key under /lock/)))`.
     Lock {
+        #[rewrite(value)]
         id: u32,
     },
     /// `Watch(/lock/key, rev)` for its DELETE.
     Watch {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(value)]
         key: u32,
     },
     /// `Txn(Get(/lock/ last with max create revision rev - 1), Get(/lock/ID))`.
     Range {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(token)]
         rev: u32,
     },
     /// `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete(/lock/ID)))`.
     Unlock {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(token)]
         rev: u32,
     },
     /// The grant's answer.
     LeaseGranted {
+        #[rewrite(value)]
         id: u32,
     },
     /// A keep-alive's answer: the TTL it renewed, or TTL 0 (`alive` false)
     /// when the lease is gone.
     KeepAliveAnswer {
+        #[rewrite(value)]
         id: u32,
         alive: bool,
     },
     /// The lock transaction's answer: the key's create revision, and the
     /// predecessor's lease (0 for none). `ghost` is for the properties.
     Locked {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(token)]
         rev: u32,
+        #[rewrite(value)]
         pred: u32,
+        #[rewrite(ghost)]
         ghost: u32,
     },
     /// The put failed: `requested lease not found`.
     LeaseNotFound {
+        #[rewrite(value)]
         id: u32,
     },
     /// The watch's DELETE event (at once when the key was already gone).
     Deleted {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(value)]
         key: u32,
     },
     /// The range transaction's answer: the predecessor (0 for none), and
     /// whether the client's own key still exists.
     RangeAnswer {
+        #[rewrite(value)]
         id: u32,
+        #[rewrite(value)]
         pred: u32,
         mine: bool,
     },
     /// The unlock transaction's answer.
     Unlocked {
+        #[rewrite(value)]
         id: u32,
     },
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -447,63 +489,22 @@ impl Actor for Node {
     }
 }
 
+/// Revisions are fencing tokens here, from a counter that never goes back,
+/// so the resource's highest token and a write's token are renumbered as
+/// `Seq::Token` too; the shared resource's `Rewrite` leaves them to the
+/// family (see [`Resource`]).
 impl Renumber for Node {
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Server(s) => {
-                visit(Seq::Token, &mut s.revision);
-                for l in &mut s.leases {
-                    visit(Seq::Value, &mut l.id);
-                }
-                for k in &mut s.keys {
-                    visit(Seq::Token, &mut k.create);
-                    visit(Seq::Value, &mut k.lease);
-                    visit(Seq::Ghost, &mut k.ghost);
-                }
-                for w in &mut s.watches {
-                    visit(Seq::Value, &mut w.id);
-                    visit(Seq::Value, &mut w.key);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.lease);
-                visit(Seq::Value, &mut c.pred);
-                visit(Seq::Token, &mut c.rev);
-                visit(Seq::Ghost, &mut c.ghost);
-            }
-            State::Resource(r) => r.numbers(true, visit),
+        state.numbers(visit);
+        if let State::Resource(r) = state {
+            visit(Seq::Token, &mut r.max_token);
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::LeaseGrant { id }
-            | Msg::LeaseKeepAlive { id }
-            | Msg::LeaseRevoke { id }
-            | Msg::Lock { id }
-            | Msg::LeaseGranted { id }
-            | Msg::KeepAliveAnswer { id, .. }
-            | Msg::LeaseNotFound { id }
-            | Msg::Unlocked { id } => visit(Seq::Value, id),
-            Msg::Watch { id, key } | Msg::Deleted { id, key } => {
-                visit(Seq::Value, id);
-                visit(Seq::Value, key);
-            }
-            Msg::RangeAnswer { id, pred, .. } => {
-                visit(Seq::Value, id);
-                visit(Seq::Value, pred);
-            }
-            Msg::Range { id, rev } | Msg::Unlock { id, rev } => {
-                visit(Seq::Value, id);
-                visit(Seq::Token, rev);
-            }
-            Msg::Locked { id, rev, pred, ghost } => {
-                visit(Seq::Value, id);
-                visit(Seq::Token, rev);
-                visit(Seq::Value, pred);
-                visit(Seq::Ghost, ghost);
-            }
-            Msg::Resource(m) => m.numbers(true, visit),
+        msg.numbers(visit);
+        if let Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
+            visit(Seq::Token, token);
         }
     }
 }

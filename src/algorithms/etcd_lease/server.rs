@@ -6,39 +6,49 @@ use crate::algorithms::prelude::*;
 
 /// A lease: the slot of the lease table that holds it (see the module's
 /// modelling choices), and its ID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Lease {
     pub slot: u8,
+    #[rewrite(value)]
     pub id: u32,
 }
 
 /// The key `/lock/<lease>`, attached to that lease; `create` is its create
 /// revision; `ghost` numbers the acquisition for the properties only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Key {
+    #[rewrite(token)]
     pub create: u32,
+    #[rewrite(value)]
     pub lease: u32,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
 /// A watch on `/lock/<key>` for the DELETE event, made by the attempt
 /// `id` of client `watcher`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Watch {
     pub watcher: Id,
+    #[rewrite(value)]
     pub id: u32,
+    #[rewrite(value)]
     pub key: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Server {
     /// The store's revision: every write transaction moves it on.
+    #[rewrite(token)]
     pub revision: u32,
     /// Live leases, by slot.
+    #[rewrite]
     pub leases: Vec<Lease>,
     /// Keys under `/lock/`, by create revision.
+    #[rewrite]
     pub keys: Vec<Key>,
     /// Watches waiting for a DELETE, sorted.
+    #[rewrite]
     pub watches: Vec<Watch>,
 }
 

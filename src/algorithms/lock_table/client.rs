@@ -4,13 +4,15 @@
 use super::{Elapsed, Msg, Node, Params, Step, Timer, DB};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's random value (0: none).
+    #[rewrite(value)]
     pub value: u32,
     /// Validity client: checked its validity timer and found time left.
     pub checked: bool,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 

@@ -5,20 +5,23 @@ use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// The lock's row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Row {
     /// The `owner` column: the inserting attempt's random value.
+    #[rewrite(value)]
     pub owner: u32,
     /// `expires_at < now()` on the database's clock.
     pub expired: bool,
     /// Ghost: the client that inserted it (for `no_foreign_release`).
     pub holder: Id,
     /// Ghost: numbers the acquisition in insert order.
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Database {
+    #[rewrite]
     pub row: Option<Row>,
 }
 

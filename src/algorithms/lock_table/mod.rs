@@ -64,23 +64,39 @@ pub struct Params {
     pub work: u8,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    expiry: Flag<false>,
+    ttl: Within<1, 30, 4>,
+    timeout: Within<1, 30, 3>,
+    client: Word<ClientKind>,
+    drift: Within<0, 10, 1>,
+    margin: Within<0, 10, 2>,
+    retry: Within<1, 10, 1>,
+    pause_window: Word<PauseWindow>,
+    work: Within<0, 10, 0>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
+        let k: Keys = sc.system()?;
         let p = Params {
-            clients: k.uint("clients", 1, 4, 2)?,
-            expiry: k.flag("expiry", false)?,
-            ttl: k.uint("ttl", 1, 30, 4)?,
-            timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.word("client", ClientKind::Naive)?,
-            drift: k.uint("drift", 0, 10, 1)?,
-            margin: k.uint("margin", 0, 10, 2)?,
-            retry: k.uint("retry", 1, 10, 1)?,
-            pause_window: k.word("pause_window", PauseWindow::Any)?,
+            clients: k.clients.get(),
+            expiry: k.expiry.get(),
+            ttl: k.ttl.get(),
+            timeout: k.timeout.get(),
+            client: k.client.get(),
+            drift: k.drift.get(),
+            margin: k.margin.get(),
+            retry: k.retry.get(),
+            pause_window: k.pause_window.get(),
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
         };
-        k.finish()?;
         if p.client == ClientKind::Validity && !p.expiry {
             return Err(ScenarioError(format!(
                 "{}: [system] client = \"validity\" needs expiry = true, since a row without expires_at has no validity to measure; allowed: client = \"naive\", or expiry = true",
@@ -109,41 +125,47 @@ pub enum Node {
     Resource,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Database(Database),
-    Client(Client),
-    Resource(Resource),
+    Database(#[rewrite] Database),
+    Client(#[rewrite] Client),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `INSERT INTO locks VALUES ('lock', value, now() + ttl)`, after
     /// `DELETE ... WHERE expires_at < now()` when rows expire.
     Insert {
+        #[rewrite(value)]
         value: u32,
     },
     /// `DELETE FROM locks WHERE name = 'lock' AND owner = value`.
     Delete {
+        #[rewrite(value)]
         value: u32,
     },
     /// The insert committed.
     Inserted {
+        #[rewrite(value)]
         value: u32,
+        #[rewrite(ghost)]
         ghost: u32,
     },
     /// Unique-key violation: the row exists.
     Duplicate {
+        #[rewrite(value)]
         value: u32,
     },
     /// The delete committed (whether or not it removed a row).
     Deleted {
+        #[rewrite(value)]
         value: u32,
     },
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -285,36 +307,7 @@ impl Actor for Node {
     }
 }
 
-impl Renumber for Node {
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Database(d) => {
-                if let Some(row) = &mut d.row {
-                    visit(Seq::Value, &mut row.owner);
-                    visit(Seq::Ghost, &mut row.ghost);
-                }
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Insert { value } | Msg::Delete { value } | Msg::Duplicate { value } | Msg::Deleted { value } => {
-                visit(Seq::Value, value)
-            }
-            Msg::Inserted { value, ghost } => {
-                visit(Seq::Value, value);
-                visit(Seq::Ghost, ghost);
-            }
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
-    }
-}
+impl Renumber for Node {}
 
 impl Lock for Node {
     /// A naive client believes it holds the lock from the insert's answer

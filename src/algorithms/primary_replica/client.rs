@@ -4,13 +4,14 @@
 use super::{ClientKind, Elapsed, Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The node the client believes is the primary.
     pub primary: Id,
     /// The lock value of the current attempt, from its `SET` until the
     /// attempt fails or the release ends (0: none).
+    #[rewrite(value)]
     pub value: u32,
     /// `wait` without `pipeline`: its `SET` was answered `OK` and its
     /// `WAIT` is out.
@@ -18,6 +19,7 @@ pub struct Client {
     /// Validity client: checked its validity timer and found time left,
     /// so about to write.
     pub checked: bool,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 

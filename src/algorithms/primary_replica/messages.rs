@@ -6,26 +6,30 @@ use crate::algorithms::prelude::*;
 
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `SET lock value NX PX ttl` (with `wait` and `pipeline`: then `WAIT
     /// k timeout`, in the same request).
     SetNxPx {
+        #[rewrite(value)]
         value: u32,
     },
     /// `OK` to a `SET` whose client sends its `WAIT` once this arrives
     /// (`wait` without `pipeline`).
     SetOk {
+        #[rewrite(value)]
         value: u32,
     },
     /// `WAIT k timeout`, sent on `SET`'s `OK`; `value` is the `SET`'s,
     /// which names the write it waits for (Redis keeps the connection's
     /// last write offset).
     Wait {
+        #[rewrite(value)]
         value: u32,
     },
     /// `if GET lock == value then DEL lock`.
     CompareAndDelete {
+        #[rewrite(value)]
         value: u32,
     },
     /// The key was set (with `wait`: and replicated); `token` is 0, as this
@@ -33,20 +37,25 @@ pub enum Msg {
     /// it answers, as a client matches an answer to its request.
     Granted {
         token: u32,
+        #[rewrite(ghost)]
         ghost: u32,
+        #[rewrite(value)]
         value: u32,
     },
     /// The key exists: not set.
     Refused {
+        #[rewrite(value)]
         value: u32,
     },
     /// The key was set, but `WAIT` timed out first (it returned fewer
     /// than `k`).
     WaitTimedOut {
+        #[rewrite(value)]
         value: u32,
     },
     /// Answer to a release.
     Released {
+        #[rewrite(value)]
         value: u32,
     },
     /// The replication stream: the key as the primary has it now, with
@@ -54,6 +63,7 @@ pub enum Msg {
     /// `PXAT`; see `redis::apply`), followed by `REPLCONF
     /// GETACK *` when `getack`.
     Replicate {
+        #[rewrite]
         key: Option<Key>,
         px: u8,
         getack: bool,
@@ -65,6 +75,7 @@ pub enum Msg {
     Sync,
     /// The primary's dataset, for a replica that asked with `Sync`.
     FullSync {
+        #[rewrite]
         key: Option<Key>,
         px: u8,
     },
@@ -123,12 +134,13 @@ pub enum Msg {
     /// `min-replicas-to-write`: `-NOREPLICAS Not enough good replicas to
     /// write.`
     NoReplicas {
+        #[rewrite(value)]
         value: u32,
     },
     /// A replica's periodic `REPLCONF ACK` (every `ping` ticks), by which
     /// the primary measures its lag (with `min_replicas` only).
     Heartbeat,
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

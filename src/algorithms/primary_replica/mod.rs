@@ -274,17 +274,18 @@ pub enum Node {
 
 /// The lock key `lock`: its value is the random value the client drew for
 /// the attempt that set it (`Out::fresh_value`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Key {
+    #[rewrite(value)]
     pub value: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Redis(Redis),
+    Redis(#[rewrite] Redis),
     Sentinel(Sentinel),
-    Client(Client),
-    Resource(Resource),
+    Client(#[rewrite] Client),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });

@@ -5,9 +5,10 @@ use super::PRIMARY;
 use crate::algorithms::prelude::*;
 
 /// When the primary answers a granted `SET`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Replication {
-    /// At once; the write reaches the replicas later.
+    /// At once; the write reaches the replicas later. The default.
+    #[default]
     Async,
     /// `SET ...; WAIT k timeout`: once `k` replicas have acknowledged the
     /// write.
@@ -92,56 +93,82 @@ pub struct Params {
     pub failovers: Option<u8>,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs). An
+/// `Option` is a key the checks below must know was given (it is allowed
+/// only with some other key's value), or whose default depends on another
+/// key.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    replicas: Within<1, MAX_REPLICAS, 1>,
+    ttl: Within<1, 30, 7>,
+    replication: Word<Replication>,
+    wait_replicas: Option<Within<1, MAX_REPLICAS, 1>>,
+    wait_timeout: Option<Within<0, 30, 0>>,
+    pipeline: Option<Flag<false>>,
+    client: Word<ClientKind>,
+    drift: Option<Within<0, 10, 1>>,
+    margin: Option<Within<0, 10, 2>>,
+    sentinels: Within<1, MAX_SENTINELS, 3>,
+    /// Absent: a majority of `sentinels` (the type's default is unused).
+    quorum: Option<Within<1, MAX_SENTINELS, 1>>,
+    min_replicas: Within<0, MAX_REPLICAS, 0>,
+    max_lag: Option<Within<1, 30, 2>>,
+    lag: Flag<true>,
+    auto_restart: Flag<true>,
+    ping: Within<1, 10, 1>,
+    down_after: Within<1, 30, 3>,
+    retry: Within<1, 10, 1>,
+    timeout: Within<1, 30, 3>,
+    work: Within<0, 10, 0>,
+}
+
 impl Params {
     /// Reads `[system]`, and rejects fault budgets this model cannot answer
     /// faithfully: it does not resynchronise a replication link that breaks
     /// without a crash, and its `PXAT` expiry assumes the servers' clocks
     /// agree when a key is shipped.
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
-        let clients = k.uint("clients", 1, 4, 2)?;
-        let replicas = k.uint("replicas", 1, MAX_REPLICAS, 1)?;
-        let ttl = k.uint("ttl", 1, 30, 7)?;
-        let replication = k.word("replication", Replication::Async)?;
-        let wait_replicas = k.optional_uint("wait_replicas", 1, MAX_REPLICAS)?;
-        let wait_timeout = k.optional_uint("wait_timeout", 0, 30)?;
-        let pipeline = k.optional_flag("pipeline")?;
-        let client = k.word("client", ClientKind::Naive)?;
-        let drift = k.optional_uint("drift", 0, 10)?;
-        let margin = k.optional_uint("margin", 0, 10)?;
-        let sentinels = k.uint("sentinels", 1, MAX_SENTINELS, 3)?;
-        let quorum = k.optional_uint("quorum", 1, MAX_SENTINELS)?;
-        let min_replicas = k.uint("min_replicas", 0, MAX_REPLICAS, 0)?;
-        let max_lag = k.optional_uint("max_lag", 1, 30)?;
-        let lag = k.flag("lag", true)?;
-        let auto_restart = k.flag("auto_restart", true)?;
-        let p = Params {
-            clients,
+        let k: Keys = sc.system()?;
+        let replicas = k.replicas.get();
+        let replication = k.replication.get();
+        let wait_replicas = k.wait_replicas.map(Within::get);
+        let wait_timeout = k.wait_timeout.map(Within::get);
+        let pipeline = k.pipeline.map(Flag::get);
+        let client = k.client.get();
+        let drift = k.drift.map(Within::get);
+        let margin = k.margin.map(Within::get);
+        let sentinels = k.sentinels.get();
+        let quorum = k.quorum.map(Within::get);
+        let min_replicas = k.min_replicas.get();
+        let max_lag = k.max_lag.map(Within::get);
+        let mut p = Params {
+            clients: k.clients.get(),
             replicas,
-            ttl,
+            ttl: k.ttl.get(),
             replication,
-            wait_replicas: wait_replicas.unwrap_or(1),
-            wait_timeout: wait_timeout.unwrap_or(0),
-            pipeline: pipeline.unwrap_or(false),
+            wait_replicas: k.wait_replicas.unwrap_or_default().get(),
+            wait_timeout: k.wait_timeout.unwrap_or_default().get(),
+            pipeline: k.pipeline.unwrap_or_default().get(),
             sentinels,
             quorum: quorum.unwrap_or(sentinels / 2 + 1),
             min_replicas,
-            max_lag: max_lag.unwrap_or(2),
-            lag,
-            auto_restart,
-            ping: k.uint("ping", 1, 10, 1)?,
-            down_after: k.uint("down_after", 1, 30, 3)?,
-            retry: k.uint("retry", 1, 10, 1)?,
-            timeout: k.uint("timeout", 1, 30, 3)?,
+            max_lag: k.max_lag.unwrap_or_default().get(),
+            lag: k.lag.get(),
+            auto_restart: k.auto_restart.get(),
+            ping: k.ping.get(),
+            down_after: k.down_after.get(),
+            retry: k.retry.get(),
+            timeout: k.timeout.get(),
             client,
-            drift: drift.unwrap_or(1),
-            margin: margin.unwrap_or(2),
+            drift: k.drift.unwrap_or_default().get(),
+            margin: k.margin.unwrap_or_default().get(),
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
             failovers: None,
         };
-        k.finish()?;
-        let mut p = p;
         let file = sc.path.display();
         for (key, v) in [("drift", drift), ("margin", margin)] {
             if let (ClientKind::Naive, Some(v)) = (client, v) {

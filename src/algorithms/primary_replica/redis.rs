@@ -43,10 +43,11 @@ pub struct Attached {
 /// `pipeline`) still to come. Redis keeps the offset of each connection's
 /// last write, and `WAIT` counts the replicas whose acknowledged offset has
 /// reached it; this is that write, by client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Waiting {
     pub client: Id,
     /// The value the `SET` wrote, which the answer carries.
+    #[rewrite(value)]
     pub value: u32,
     /// Per Redis node (by id): which of the `GETACK`s not yet answered by
     /// that replica follows the write, oldest first from 1; 0 while none
@@ -59,17 +60,20 @@ pub struct Waiting {
     pub blocked: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Redis {
     pub standing: Standing,
     /// Primary: the Sentinel's configuration epoch it was promoted in (0
-    /// for the initial primary, and for every other node).
+    /// for the initial primary, and for every other node). Renumbered by
+    /// the family's `Renumber`, as are all epochs.
     pub epoch: u32,
+    #[rewrite]
     pub key: Option<Key>,
     /// Primary: its attached replicas, by id.
     pub replicas: Vec<Attached>,
     /// Primary, `wait` only: granted `SET`s whose `WAIT` is blocked, by
     /// client.
+    #[rewrite]
     pub waiting: Vec<Waiting>,
 }
 

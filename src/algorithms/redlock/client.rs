@@ -4,12 +4,13 @@
 use super::{Elapsed, Fencing, Msg, Node, Params, Requests, Step, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// This attempt's random value (0: none), from `Out::fresh_value`: the
     /// key's value, and what answers carry, so that an answer to an earlier
     /// attempt is not counted.
+    #[rewrite(value)]
     pub value: u32,
     /// Masters that answered this attempt (asking in sequence, or timed
     /// out), and those that said yes (masks).
@@ -17,8 +18,10 @@ pub struct Client {
     pub yes: u8,
     /// Checked the validity timer and found time left: about to write.
     pub checked: bool,
-    /// The fencing token, once known (0 without fencing).
+    /// The fencing token, once known (0 without fencing). A counter's
+    /// token or a lock value by `fencing`: the family's `Renumber` visits it.
     pub token: Option<u32>,
+    #[rewrite(ghost)]
     pub ghost: u32,
     /// Gave up an attempt: draws its back-off delay next.
     pub drawing: bool,

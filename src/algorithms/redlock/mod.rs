@@ -34,6 +34,7 @@
 //! counter service, asked in the same step that decides the lock is held.
 
 use crate::algorithms::prelude::*;
+use crate::scenario::typed::within;
 
 mod client;
 mod describe;
@@ -49,9 +50,10 @@ use client::{acquire, client_receive, client_step, give_up, timed_out};
 use server::master_receive;
 
 /// What survives a master's restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Restart {
-    /// Nothing: Redis without persistence.
+    /// Nothing: Redis without persistence. The default.
+    #[default]
     Empty,
     /// Every acknowledged `SET`, with its expiry as an absolute time.
     Fsync,
@@ -68,8 +70,9 @@ impl Words for Restart {
 }
 
 /// Where a fencing token comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Fencing {
+    #[default]
     None,
     /// The lock's random value: unique, but in no order related to the
     /// acquisitions. Values are drawn by `Out::fresh_value` in increasing
@@ -98,9 +101,10 @@ impl Words for Fencing {
 /// sequence spends up to one round trip per master of its validity, which
 /// can leave too little for the check for ever (a livelock with no fault:
 /// `scenarios/redlock-sequential-requests.toml`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Requests {
-    /// Every `SET` at once, and one timeout for all the answers.
+    /// Every `SET` at once, and one timeout for all the answers. The default.
+    #[default]
     Parallel,
     /// One master after another, each with its own timeout: a master that
     /// does not answer in time counts as a no, and the next is asked.
@@ -145,28 +149,51 @@ pub struct Params {
     pub work: u8,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+/// `retry_max` allows `retry..=20` and is `retry + 1` when absent, so it is
+/// checked in [`Params::read`].
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    masters: Within<1, 7, 3>,
+    clients: Within<1, 4, 2>,
+    ttl: Within<1, 30, 8>,
+    timeout: Within<1, 30, 2>,
+    drift: Within<0, 10, 1>,
+    margin: Within<0, 10, 2>,
+    retry: Within<1, 10, 3>,
+    restart: Word<Restart>,
+    fencing: Word<Fencing>,
+    requests: Word<Requests>,
+    pause_window: Word<PauseWindow>,
+    work: Within<0, 10, 0>,
+    retry_max: Option<Whole>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
+        let k: Keys = sc.system()?;
+        let retry = k.retry.get();
         let p = Params {
-            masters: k.uint("masters", 1, 7, 3)?,
-            clients: k.uint("clients", 1, 4, 2)?,
-            ttl: k.uint("ttl", 1, 30, 8)?,
-            timeout: k.uint("timeout", 1, 30, 2)?,
-            drift: k.uint("drift", 0, 10, 1)?,
-            margin: k.uint("margin", 0, 10, 2)?,
-            retry: k.uint("retry", 1, 10, 3)?,
-            retry_max: 0,
-            restart: k.word("restart", Restart::Empty)?,
-            fencing: k.word("fencing", Fencing::None)?,
-            requests: k.word("requests", Requests::Parallel)?,
-            pause_window: k.word("pause_window", PauseWindow::Any)?,
+            masters: k.masters.get(),
+            clients: k.clients.get(),
+            ttl: k.ttl.get(),
+            timeout: k.timeout.get(),
+            drift: k.drift.get(),
+            margin: k.margin.get(),
+            retry,
+            retry_max: match k.retry_max {
+                Some(Whole(v)) => within(&sc.path, "[system] ", "retry_max", v, retry, 20)?,
+                None => retry + 1,
+            },
+            restart: k.restart.get(),
+            fencing: k.fencing.get(),
+            requests: k.requests.get(),
+            pause_window: k.pause_window.get(),
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
         };
-        let mut p = p;
-        p.retry_max = k.uint("retry_max", p.retry, 20, p.retry + 1)?;
-        k.finish()?;
         if p.timeout >= p.ttl {
             return Err(ScenarioError(format!(
                 "{}: [system] timeout = {} must be shorter than ttl = {}; allowed: 1 to {}",
@@ -205,42 +232,48 @@ pub enum Node {
     Resource(Params),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Master(Master),
-    Client(Client),
-    Counter(u32),
-    Resource(Resource),
+    Master(#[rewrite] Master),
+    Client(#[rewrite] Client),
+    Counter(#[rewrite(token)] u32),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `SET lock value NX PX ttl`.
     Lock {
+        #[rewrite(value)]
         value: u32,
     },
     /// A master's answer to the request that set `value`.
     Locked {
+        #[rewrite(value)]
         value: u32,
         ok: bool,
     },
     /// Compare-and-delete: `if GET lock == value then DEL lock`.
     Unlock {
+        #[rewrite(value)]
         value: u32,
     },
     /// Ask the counter service for a token (`INCR`), for the hold of the
     /// attempt that set `value`.
     Incr {
+        #[rewrite(value)]
         value: u32,
     },
     Token {
+        #[rewrite(value)]
         value: u32,
+        #[rewrite(token)]
         token: u32,
     },
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -445,48 +478,32 @@ impl Renumber for Node {
         }
     }
 
+    /// The derived walk, and the tokens whose sequence depends on
+    /// `fencing` (`token_seq`): the client's, the resource's highest.
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+        state.numbers(visit);
+        // The counter service has no params: its tokens are counted.
         let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
+        let Some(seq) = token_seq(fencing) else {
+            return;
+        };
         match state {
             State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-                if let (Some(seq), Some(token)) = (token_seq(fencing), &mut c.token) {
+                if let Some(token) = &mut c.token {
                     visit(seq, token);
                 }
             }
-            State::Counter(n) => visit(Seq::Token, n),
-            State::Resource(r) => {
-                r.numbers(fencing == Fencing::Counter, visit);
-                if fencing == Fencing::LockValue {
-                    visit(Seq::Value, &mut r.max_token);
-                }
-            }
-            State::Master(m) => {
-                if let Some(v) = &mut m.key {
-                    visit(Seq::Value, v);
-                }
-            }
+            State::Resource(r) => visit(seq, &mut r.max_token),
+            State::Master(_) | State::Counter(_) => {}
         }
     }
 
+    /// The derived walk, and a write's token as [`Renumber::numbers`] says.
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        // The counter service has no params: its messages are counted.
+        msg.numbers(visit);
         let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        match msg {
-            Msg::Lock { value } | Msg::Locked { value, .. } | Msg::Unlock { value } | Msg::Incr { value } => {
-                visit(Seq::Value, value)
-            }
-            Msg::Token { value, token } => {
-                visit(Seq::Value, value);
-                visit(Seq::Token, token);
-            }
-            Msg::Resource(m) => {
-                m.numbers(fencing == Fencing::Counter, visit);
-                if let (Fencing::LockValue, ResourceMsg::Write { token, .. }) = (fencing, m) {
-                    visit(Seq::Value, token);
-                }
-            }
+        if let (Some(seq), Msg::Resource(ResourceMsg::Write { token, .. })) = (token_seq(fencing), msg) {
+            visit(seq, token);
         }
     }
 }

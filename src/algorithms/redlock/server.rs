@@ -4,9 +4,10 @@
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Master {
     /// The value the key `lock` holds.
+    #[rewrite(value)]
     pub key: Option<u32>,
     /// `delayed` restart: answering nothing until the TTL has passed.
     pub recovering: bool,

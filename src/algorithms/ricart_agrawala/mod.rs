@@ -115,9 +115,10 @@ mod itf;
 pub use family::RicartAgrawala;
 
 /// How a node counts the replies to its request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Replies {
-    /// The paper's `Outstanding_Reply_Count`.
+    /// The paper's `Outstanding_Reply_Count`. The default.
+    #[default]
     Counter,
     /// A per-peer reply set; each REPLY names the request it answers.
     Tagged,
@@ -142,17 +143,25 @@ pub struct Params {
     pub work: u8,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    nodes: Within<2, 5, 3>,
+    replies: Word<Replies>,
+    work: Within<0, 10, 0>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
-        let p = Params {
-            nodes: k.uint("nodes", 2, 5, 3)?,
-            replies: k.word("replies", Replies::Counter)?,
+        let k: Keys = sc.system()?;
+        Ok(Params {
+            nodes: k.nodes.get(),
+            replies: k.replies.get(),
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
-        };
-        k.finish()?;
-        Ok(p)
+            work: k.work.get(),
+        })
     }
 
     /// The resource's id: after the nodes.
@@ -169,16 +178,18 @@ pub enum Node {
 }
 
 /// One node's variables, named as in the paper.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Peer {
     /// Want / Acquiring / Holding and Writing (the critical section) /
     /// Done. `Requesting_Critical_Section` is `Acquiring`, `Holding` or
     /// `Writing`.
     pub script: Script,
     /// `Highest_Sequence_Number`: the Lamport clock.
+    #[rewrite(clock)]
     pub highest: u32,
     /// `Our_Sequence_Number` while requesting (and in the critical
     /// section), `None` otherwise.
+    #[rewrite(clock)]
     pub request: Option<u32>,
     /// `Outstanding_Reply_Count`. Below 0 only when the network delivered
     /// more REPLYs than the node asked for (a duplicate).
@@ -189,16 +200,18 @@ pub struct Peer {
     /// bit `j` for node `j`.
     pub replied: u64,
     /// `tagged`: each deferred peer's request number, by peer.
+    #[rewrite((_, clock))]
     pub tags: Vec<(u8, u32)>,
     /// Ghost: the acquisition number of the critical section it is in
     /// (0: none).
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Peer(Peer),
-    Resource(Resource),
+    Peer(#[rewrite] Peer),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Resource(Resource) => resource });
@@ -222,17 +235,23 @@ impl State {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `REQUEST(k, j)`: `k` the sender's sequence number; `j`, the sender,
     /// is the envelope's source.
-    Request { ts: u32 },
+    Request {
+        #[rewrite(clock)]
+        ts: u32,
+    },
     /// `REPLY`: permission, carrying nothing.
     Reply,
     /// `tagged`: a REPLY to the request numbered `ts`.
-    TaggedReply { ts: u32 },
+    TaggedReply {
+        #[rewrite(clock)]
+        ts: u32,
+    },
     /// The critical section's write, and the resource's answer.
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 /// No timers: the algorithm assumes no clocks.
@@ -418,6 +437,8 @@ fn reply(p: &Params, s: &Peer, j: Id) -> Msg {
     }
 }
 
+/// Clocks and ghost numbers are the derived walk's; ids stay hand-written:
+/// they are bits of the masks, and the tags are kept sorted by id.
 impl Renumber for Node {
     fn rename(&self, state: &mut State, ids: &dyn Fn(Id) -> Id) {
         let State::Peer(s) = state else {
@@ -437,30 +458,6 @@ impl Renumber for Node {
             *j = ids(Id::from(*j)) as u8;
         }
         s.tags.sort_unstable();
-    }
-
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Peer(s) => {
-                visit(Seq::Clock, &mut s.highest);
-                if let Some(ts) = s.request.as_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                for (_, ts) in s.tags.iter_mut() {
-                    visit(Seq::Clock, ts);
-                }
-                visit(Seq::Ghost, &mut s.ghost);
-            }
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Request { ts } | Msg::TaggedReply { ts } => visit(Seq::Clock, ts),
-            Msg::Reply => {}
-            Msg::Resource(m) => m.numbers(false, visit),
-        }
     }
 }
 

@@ -4,16 +4,20 @@
 use super::{Command, Elapsed, Msg, Node, Params, Release, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's lock value (0 between attempts).
+    #[rewrite(value)]
     pub value: u32,
     /// `EXPIRE` still to send (`setnx-expire` only) or awaiting its answer.
     pub expire: Expire,
     /// Validity client: checked its validity timer and found time left.
     pub checked: bool,
+    /// The fencing token (0 without fencing), which the family's
+    /// `Renumber` visits where it may.
     pub token: u32,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 

@@ -46,13 +46,15 @@ use client::{client_receive, client_step, give_up, timed_out};
 use server::server_receive;
 
 /// How a client takes the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Command {
     /// `SETNX lock value`: no expiry at all.
     Setnx,
     /// `SETNX lock value`, then `EXPIRE lock ttl` as a second command.
     SetnxExpire,
-    /// `SET lock value NX PX ttl`: set and expiry in one command.
+    /// `SET lock value NX PX ttl`: set and expiry in one command. The
+    /// default.
+    #[default]
     SetNxPx,
 }
 
@@ -65,9 +67,10 @@ impl Words for Command {
 }
 
 /// How a client gives the lock back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Release {
-    /// `DEL lock`, whoever holds it now.
+    /// `DEL lock`, whoever holds it now. The default.
+    #[default]
     Del,
     /// The Lua script: `if GET lock == value then DEL lock`.
     CompareAndDelete,
@@ -81,8 +84,9 @@ impl Words for Release {
 }
 
 /// What survives a server restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Restart {
+    #[default]
     Empty,
     Fsync,
 }
@@ -129,29 +133,50 @@ pub struct Params {
     pub rank_tokens: bool,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+/// `drift` and `margin` are allowed only with the validity client, so
+/// [`validity_keys`] sees whether they were given.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    ttl: Within<1, 30, 4>,
+    command: Word<Command>,
+    release: Word<Release>,
+    watchdog: Flag<false>,
+    fencing: Flag<false>,
+    retry: Within<1, 10, 1>,
+    restart: Word<Restart>,
+    timeout: Within<1, 30, 3>,
+    client: Word<ClientKind>,
+    work: Within<0, 10, 0>,
+    drift: Option<Within<0, 10, 0>>,
+    margin: Option<Within<0, 10, 0>>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
+        let k: Keys = sc.system()?;
         let mut p = Params {
-            clients: k.uint("clients", 1, 4, 2)?,
-            ttl: k.uint("ttl", 1, 30, 4)?,
-            command: k.word("command", Command::SetNxPx)?,
-            release: k.word("release", Release::Del)?,
-            watchdog: k.flag("watchdog", false)?,
-            fencing: k.flag("fencing", false)?,
-            retry: k.uint("retry", 1, 10, 1)?,
-            restart: k.word("restart", Restart::Empty)?,
-            timeout: k.uint("timeout", 1, 30, 3)?,
-            client: k.word("client", ClientKind::Naive)?,
+            clients: k.clients.get(),
+            ttl: k.ttl.get(),
+            command: k.command.get(),
+            release: k.release.get(),
+            watchdog: k.watchdog.get(),
+            fencing: k.fencing.get(),
+            retry: k.retry.get(),
+            restart: k.restart.get(),
+            timeout: k.timeout.get(),
+            client: k.client.get(),
             drift: 1,
             margin: 2,
             acquisitions: sc.acquisitions,
-            work: k.uint("work", 0, 10, 0)?,
+            work: k.work.get(),
             rank_tokens: true,
         };
-        let drift = k.optional_uint("drift", 0, 10)?;
-        let margin = k.optional_uint("margin", 0, 10)?;
-        k.finish()?;
+        let drift = k.drift.map(Within::get);
+        let margin = k.margin.map(Within::get);
         let file = sc.path.display();
         p.rank_tokens = p.restart == Restart::Fsync || sc.faults.crashes == 0 || !sc.faults.targets.hits(Role::Server);
         if p.watchdog && p.command == Command::Setnx {
@@ -196,51 +221,62 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 /// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
 /// only tags the answer (and, for `DEL`, tells the `no_foreign_release`
 /// property whose lock the release meant to remove).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// `SETNX lock value`.
     SetNx {
+        #[rewrite(value)]
         value: u32,
     },
     /// `SET lock value NX PX ttl`.
     SetNxPx {
+        #[rewrite(value)]
         value: u32,
     },
     /// `EXPIRE lock ttl`.
     Expire {
+        #[rewrite(value)]
         value: u32,
     },
     /// `DEL lock`.
     Del {
+        #[rewrite(value)]
         value: u32,
     },
     /// `if GET lock == value then DEL lock`.
     CompareAndDelete {
+        #[rewrite(value)]
         value: u32,
     },
     /// Redisson's renewal: `if GET lock == value then PEXPIRE lock ttl`.
     Renew {
+        #[rewrite(value)]
         value: u32,
     },
     /// The key was set; `token` is the fencing counter (0 without fencing).
     Granted {
+        #[rewrite(value)]
         value: u32,
         token: u32,
+        #[rewrite(ghost)]
         ghost: u32,
     },
     /// The key exists: not set.
     Refused {
+        #[rewrite(value)]
         value: u32,
     },
     /// Answer to `EXPIRE`.
     ExpireSet {
+        #[rewrite(value)]
         value: u32,
     },
     /// Answer to a release.
     Released {
+        #[rewrite(value)]
         value: u32,
     },
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -386,53 +422,28 @@ impl Actor for Node {
     }
 }
 
+/// Tokens (the counter `INCR lock:fence`, the tokens drawn from it and the
+/// resource's highest) are renumbered only where a restart cannot reset
+/// the counter (`Params::rank_tokens`): without persistence it starts
+/// again from 0. Lock values and ghost numbers are the derived walk's.
 impl Renumber for Node {
-    /// Lock values; ghost numbers; and tokens unless a restart can reset
-    /// the counter: without persistence, `INCR lock:fence` starts again
-    /// from 0.
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let tokens = self.params().rank_tokens;
-        match state {
-            State::Server(s) => {
-                if let Some(k) = &mut s.key {
-                    visit(Seq::Value, &mut k.value);
-                    visit(Seq::Ghost, &mut k.ghost);
-                }
-                if tokens {
-                    visit(Seq::Token, &mut s.fence);
-                }
+        state.numbers(visit);
+        if self.params().rank_tokens {
+            match state {
+                State::Server(s) => visit(Seq::Token, &mut s.fence),
+                State::Client(c) => visit(Seq::Token, &mut c.token),
+                State::Resource(r) => visit(Seq::Token, &mut r.max_token),
             }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Ghost, &mut c.ghost);
-                if tokens {
-                    visit(Seq::Token, &mut c.token);
-                }
-            }
-            State::Resource(r) => r.numbers(tokens, visit),
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        let tokens = self.params().rank_tokens;
-        match msg {
-            Msg::Granted { value, token, ghost } => {
-                visit(Seq::Value, value);
-                visit(Seq::Ghost, ghost);
-                if tokens {
-                    visit(Seq::Token, token);
-                }
+        msg.numbers(visit);
+        if let Msg::Granted { token, .. } | Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
+            if self.params().rank_tokens {
+                visit(Seq::Token, token);
             }
-            Msg::SetNx { value }
-            | Msg::SetNxPx { value }
-            | Msg::Expire { value }
-            | Msg::Del { value }
-            | Msg::CompareAndDelete { value }
-            | Msg::Renew { value }
-            | Msg::Refused { value }
-            | Msg::ExpireSet { value }
-            | Msg::Released { value } => visit(Seq::Value, value),
-            Msg::Resource(m) => m.numbers(tokens, visit),
         }
     }
 }

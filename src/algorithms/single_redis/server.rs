@@ -6,16 +6,20 @@ use crate::algorithms::prelude::*;
 
 /// The lock key `lock`: the value of the attempt that set it; `ghost`
 /// numbers the acquisition in grant order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Key {
+    #[rewrite(value)]
     pub value: u32,
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Server {
+    #[rewrite]
     pub key: Option<Key>,
-    /// The fencing counter (`INCR lock:fence`).
+    /// The fencing counter (`INCR lock:fence`): a token, which the
+    /// family's `Renumber` visits where it may.
     pub fence: u32,
 }
 

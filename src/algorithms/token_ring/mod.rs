@@ -54,9 +54,10 @@ mod itf;
 pub use family::TokenRing;
 
 /// What a node does when it thinks the token is lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Regenerate {
-    /// Nothing: a lost token stays lost.
+    /// Nothing: a lost token stays lost. The default.
+    #[default]
     None,
     /// Makes a new token after `timeout` ticks without seeing one.
     Naive,
@@ -85,15 +86,28 @@ pub struct Params {
     pub work: u8,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs).
+/// `timeout` is an `Option`: it is allowed only with `regenerate =
+/// "naive"`.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    nodes: Within<1, 5, 3>,
+    rings: Within<1, 3, 1>,
+    regenerate: Word<Regenerate>,
+    timeout: Option<Within<1, 30, 8>>,
+    work: Within<0, 10, 0>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
-        let nodes = k.uint("nodes", 1, 5, 3)?;
-        let rings = k.uint("rings", 1, 3, 1)?;
-        let regenerate = k.word("regenerate", Regenerate::None)?;
-        let timeout = k.optional_uint("timeout", 1, 30)?;
-        let work = k.uint("work", 0, 10, 0)?;
-        k.finish()?;
+        let k: Keys = sc.system()?;
+        let nodes = k.nodes.get();
+        let rings = k.rings.get();
+        let regenerate = k.regenerate.get();
+        let timeout = k.timeout;
+        let work = k.work.get();
         let file = sc.path.display();
         if rings == 1 && nodes < 2 {
             return Err(ScenarioError(format!(
@@ -120,7 +134,7 @@ impl Params {
             nodes,
             rings,
             regenerate,
-            timeout: timeout.unwrap_or(8),
+            timeout: timeout.unwrap_or_default().get(),
             acquisitions: sc.acquisitions,
             work,
         })
@@ -162,31 +176,32 @@ pub enum Node {
     Resource,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct RingNode {
     pub script: Script,
     /// How many of its ring's tokens it holds (0, 1, or 2: two or more).
     pub tokens: u8,
     /// Ghost: the acquisition number of the critical section it is in.
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Node(RingNode),
-    Resource(Resource),
+    Node(#[rewrite] RingNode),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// The ring's token, to the successor.
     Token,
     /// The top ring's token, to the next gateway.
     TopToken,
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -313,20 +328,7 @@ impl Actor for Node {
     }
 }
 
-impl Renumber for Node {
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Node(n) => visit(Seq::Ghost, &mut n.ghost),
-            State::Resource(r) => r.numbers(false, visit),
-        }
-    }
-
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        if let Msg::Resource(m) = msg {
-            m.numbers(false, visit);
-        }
-    }
-}
+impl Renumber for Node {}
 
 /// The most tokens a node counts: two or more are two.
 pub const MAX_TOKENS: u8 = 2;

@@ -19,26 +19,32 @@ pub enum Wait {
     Watching,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The session id, 0 for none.
+    #[rewrite(value)]
     pub session: u32,
     /// The current attempt's value (the guid), 0 between attempts.
+    #[rewrite(value)]
     pub value: u32,
     /// The czxid of the client's node, 0 while unknown.
+    #[rewrite(token)]
     pub node: u32,
     pub wait: Wait,
     /// The node watched (predecessor), 0 for none.
+    #[rewrite(token)]
     pub target: u32,
     /// Curator: checked that the connection is not suspended.
     pub checked: bool,
+    #[rewrite(ghost)]
     pub ghost: u32,
     /// The client library has noticed that its connection broke and has
     /// not reconnected yet.
     pub disconnected: bool,
     /// The zxid of the listing that set the client's child watch: the
     /// `relativeZxid` of its SetWatches (0 where connections cannot break).
+    #[rewrite(token)]
     pub zxid: u32,
 }
 

@@ -5,32 +5,41 @@ use super::{Child, Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// A znode and the session that owns it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Znode {
+    #[rewrite]
     pub child: Child,
+    #[rewrite(value)]
     pub session: u32,
     /// Ghost: numbers the node in creation order, which is the order in
     /// which the recipe grants the lock (a node holds only once every
     /// lower node is gone). `no_stale_write` compares these numbers: a
     /// client that acts on an answer the ensemble gave before its session
     /// expired acquired under its own, earlier, number.
+    #[rewrite(ghost)]
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub struct Ensemble {
     /// The last zxid handed out.
+    #[rewrite(token)]
     pub zxid: u32,
     /// Session ids by slot (`Params::slots_of`), 0 for a free slot.
+    #[rewrite(value)]
     pub sessions: Vec<u32>,
     /// The children of `/lock`, by czxid.
+    #[rewrite]
     pub children: Vec<Znode>,
     /// `exists` watches: (watched czxid, watching session), sorted.
+    #[rewrite((token, value))]
     pub data_watches: Vec<(u32, u32)>,
     /// `getChildren /lock` watches: watching sessions, sorted.
+    #[rewrite(value)]
     pub child_watches: Vec<u32>,
     /// The zxid of the last create or delete under `/lock` (its `pzxid`),
     /// kept where connections can break (`Params::connections`), else 0.
+    #[rewrite(token)]
     pub pzxid: u32,
 }
 

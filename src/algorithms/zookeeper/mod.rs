@@ -135,20 +135,22 @@ pub enum Node {
 }
 
 /// A child of `/lock`: an ephemeral sequential node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub struct Child {
     /// The creation zxid, which also orders the sequence numbers.
+    #[rewrite(token)]
     pub czxid: u32,
     pub mode: Mode,
     /// Curator's protection prefix: the creating attempt's value.
+    #[rewrite(value)]
     pub guid: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
 pub enum State {
-    Ensemble(Ensemble),
-    Client(Client),
-    Resource(Resource),
+    Ensemble(#[rewrite] Ensemble),
+    Client(#[rewrite] Client),
+    Resource(#[rewrite] Resource),
 }
 
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
@@ -157,16 +159,19 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 /// The ZooKeeper protocol's requests, answers and watch events. Requests
 /// carry the session; answers to the lock recipe's requests carry the
 /// attempt's value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
 pub enum Msg {
     /// Opens a session (the handshake's answer is left out: the client
     /// learns its session works from the answers to its requests).
     Connect {
+        #[rewrite(value)]
         session: u32,
     },
     /// `create /lock/<guid>-<mode>- EPHEMERAL_SEQUENTIAL`.
     Create {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(value)]
         value: u32,
         mode: Mode,
     },
@@ -175,73 +180,99 @@ pub enum Msg {
     /// client's watches (`node`, its `exists` watch, 0 for none;
     /// `children`, its `getChildren /lock` watch).
     Reconnect {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(token)]
         zxid: u32,
+        #[rewrite(token)]
         node: u32,
         children: bool,
     },
     /// `getChildren /lock`, with a watch in the herd variant.
     GetChildren {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(value)]
         value: u32,
         watch: bool,
     },
     /// `exists <node> watch`.
     Exists {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(value)]
         value: u32,
+        #[rewrite(token)]
         node: u32,
     },
     /// `delete <node>`.
     Delete {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(value)]
         value: u32,
+        #[rewrite(token)]
         node: u32,
     },
     Ping {
+        #[rewrite(value)]
         session: u32,
     },
     CloseSession {
+        #[rewrite(value)]
         session: u32,
     },
     /// The created node's czxid.
     Created {
+        #[rewrite(value)]
         value: u32,
+        #[rewrite(token)]
         node: u32,
     },
     /// `ghost`: the ghost number of the node with the attempt's guid (0
     /// for none), for `no_stale_write` only.
     Children {
+        #[rewrite(value)]
         value: u32,
+        #[rewrite]
         children: Vec<Child>,
+        #[rewrite(ghost)]
         ghost: u32,
         /// The zxid of the answer's header (0 where connections cannot break).
+        #[rewrite(token)]
         zxid: u32,
     },
     /// `exists`'s answer: a stat, or null.
     Stat {
+        #[rewrite(value)]
         value: u32,
         exists: bool,
     },
     Deleted {
+        #[rewrite(value)]
         value: u32,
     },
     Pong {
+        #[rewrite(value)]
         session: u32,
     },
     /// The answer to any request on an expired (or closed) session.
     SessionExpired {
+        #[rewrite(value)]
         session: u32,
     },
     /// Watch events, sent to the watching session.
     NodeDeleted {
+        #[rewrite(value)]
         session: u32,
+        #[rewrite(token)]
         node: u32,
     },
     NodeChildrenChanged {
+        #[rewrite(value)]
         session: u32,
     },
-    Resource(ResourceMsg),
+    Resource(#[rewrite] ResourceMsg),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -382,88 +413,24 @@ impl Actor for Node {
     }
 }
 
+/// Zxids are fencing tokens here, from a counter that never goes back, so
+/// the resource's highest token and a write's token are renumbered as
+/// `Seq::Token` too; the shared resource's `Rewrite` leaves them to the
+/// family (see [`Resource`]).
 impl Renumber for Node {
     fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match state {
-            State::Ensemble(e) => {
-                visit(Seq::Token, &mut e.zxid);
-                e.sessions.iter_mut().for_each(|s| visit(Seq::Value, s));
-                for z in e.children.iter_mut() {
-                    child_numbers(&mut z.child, visit);
-                    visit(Seq::Value, &mut z.session);
-                    visit(Seq::Ghost, &mut z.ghost);
-                }
-                for (node, session) in e.data_watches.iter_mut() {
-                    visit(Seq::Token, node);
-                    visit(Seq::Value, session);
-                }
-                e.child_watches.iter_mut().for_each(|s| visit(Seq::Value, s));
-                visit(Seq::Token, &mut e.pzxid);
-            }
-            State::Client(c) => {
-                visit(Seq::Value, &mut c.session);
-                visit(Seq::Value, &mut c.value);
-                visit(Seq::Token, &mut c.node);
-                visit(Seq::Token, &mut c.target);
-                visit(Seq::Ghost, &mut c.ghost);
-                visit(Seq::Token, &mut c.zxid);
-            }
-            State::Resource(r) => r.numbers(true, visit),
+        state.numbers(visit);
+        if let State::Resource(r) = state {
+            visit(Seq::Token, &mut r.max_token);
         }
     }
 
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
-        match msg {
-            Msg::Connect { session }
-            | Msg::Ping { session }
-            | Msg::CloseSession { session }
-            | Msg::Pong { session }
-            | Msg::SessionExpired { session }
-            | Msg::NodeChildrenChanged { session } => visit(Seq::Value, session),
-            Msg::Create { session, value, .. } | Msg::GetChildren { session, value, .. } => {
-                visit(Seq::Value, session);
-                visit(Seq::Value, value);
-            }
-            Msg::Exists { session, value, node } | Msg::Delete { session, value, node } => {
-                visit(Seq::Value, session);
-                visit(Seq::Value, value);
-                visit(Seq::Token, node);
-            }
-            Msg::Created { value, node } => {
-                visit(Seq::Value, value);
-                visit(Seq::Token, node);
-            }
-            Msg::Children {
-                value,
-                children,
-                ghost,
-                zxid,
-            } => {
-                visit(Seq::Value, value);
-                children.iter_mut().for_each(|ch| child_numbers(ch, visit));
-                visit(Seq::Ghost, ghost);
-                visit(Seq::Token, zxid);
-            }
-            Msg::Reconnect {
-                session, zxid, node, ..
-            } => {
-                visit(Seq::Value, session);
-                visit(Seq::Token, zxid);
-                visit(Seq::Token, node);
-            }
-            Msg::Stat { value, .. } | Msg::Deleted { value } => visit(Seq::Value, value),
-            Msg::NodeDeleted { session, node } => {
-                visit(Seq::Value, session);
-                visit(Seq::Token, node);
-            }
-            Msg::Resource(m) => m.numbers(true, visit),
+        msg.numbers(visit);
+        if let Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
+            visit(Seq::Token, token);
         }
     }
-}
-
-fn child_numbers(ch: &mut Child, visit: &mut dyn FnMut(Seq, &mut u32)) {
-    visit(Seq::Token, &mut ch.czxid);
-    visit(Seq::Value, &mut ch.guid);
 }
 
 impl Lock for Node {

@@ -4,9 +4,10 @@
 use super::*;
 
 /// Which recipe the clients follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Recipe {
-    /// Locks: every node excludes every other.
+    /// Locks: every node excludes every other. The default.
+    #[default]
     Lock,
     /// Shared Locks: `read-` and `write-` nodes.
     RwLock,
@@ -20,9 +21,10 @@ impl Words for Recipe {
 }
 
 /// What a waiting client watches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Watch {
-    /// `exists` with a watch on the next lower blocking node.
+    /// `exists` with a watch on the next lower blocking node. The default.
+    #[default]
     Predecessor,
     /// `getChildren` with a watch: every change wakes every waiter.
     All,
@@ -36,9 +38,10 @@ impl Words for Watch {
 }
 
 /// How a client learns that it lost its session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ClientKind {
-    /// Only from the ensemble's answers.
+    /// Only from the ensemble's answers. The default.
+    #[default]
     Naive,
     /// Also from its own clock: SUSPENDED after `suspend_after` ticks
     /// without an answer, as Apache Curator does.
@@ -89,23 +92,47 @@ pub struct Params {
     pub connections: bool,
 }
 
+/// The `[system]` keys as a scenario writes them: each field's type says
+/// what it allows and what an absent key is (src/scenario/typed.rs). An
+/// `Option` is a key allowed only with some other key's value, or whose
+/// default depends on other keys (the type's default is then unused).
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Keys {
+    clients: Within<1, 4, 2>,
+    recipe: Word<Recipe>,
+    /// Absent: `clients - 1` with the read-write recipe.
+    readers: Option<Within<0, 4, 0>>,
+    watch: Word<Watch>,
+    session_timeout: Within<2, 30, 6>,
+    /// Absent: a third of `session_timeout`.
+    ping: Option<Within<1, 29, 1>>,
+    client: Word<ClientKind>,
+    /// Absent: two thirds of `session_timeout`.
+    suspend_after: Option<Within<1, 30, 1>>,
+    fencing: Flag<false>,
+    protection: Flag<true>,
+    timeout: Within<1, 30, 3>,
+    retry: Within<1, 10, 1>,
+    work: Within<0, 10, 0>,
+}
+
 impl Params {
     pub fn read(sc: &Scenario) -> Result<Params, ScenarioError> {
-        let mut k = sc.system_keys();
-        let clients = k.uint("clients", 1, 4, 2)?;
-        let recipe = k.word("recipe", Recipe::Lock)?;
-        let readers = k.optional_uint("readers", 0, 4)?;
-        let watch = k.word("watch", Watch::Predecessor)?;
-        let session_timeout = k.uint("session_timeout", 2, 30, 6)?;
-        let ping = k.optional_uint("ping", 1, 29)?;
-        let client = k.word("client", ClientKind::Naive)?;
-        let suspend_after = k.optional_uint("suspend_after", 1, 30)?;
-        let fencing = k.flag("fencing", false)?;
-        let protection = k.flag("protection", true)?;
-        let timeout = k.uint("timeout", 1, 30, 3)?;
-        let retry = k.uint("retry", 1, 10, 1)?;
-        let work = k.uint("work", 0, 10, 0)?;
-        k.finish()?;
+        let k: Keys = sc.system()?;
+        let clients = k.clients.get();
+        let recipe = k.recipe.get();
+        let readers = k.readers.map(Within::get);
+        let watch = k.watch.get();
+        let session_timeout = k.session_timeout.get();
+        let ping = k.ping.map(Within::get);
+        let client = k.client.get();
+        let suspend_after = k.suspend_after.map(Within::get);
+        let fencing = k.fencing.get();
+        let protection = k.protection.get();
+        let timeout = k.timeout.get();
+        let retry = k.retry.get();
+        let work = k.work.get();
         let file = sc.path.display();
         let f = &sc.faults;
         if (f.crashes > 0 || f.pauses > 0 || f.clock_jumps > 0 || f.max_drift > 0) && f.targets.hits(Role::Server) {
