@@ -58,6 +58,35 @@ impl<A: Program> World<A> {
         }
     }
 
+    /// `node` has restarted and its client library opens its connections
+    /// afresh: one to a peer that is down, or across a cut link, is
+    /// refused, and the library keeps trying until it opens (a Redis
+    /// replica retries its primary every second, `replicationCron`; the
+    /// ZooKeeper and etcd clients retry their servers): a broken connection
+    /// it has noticed, on which it reconnects once the peer runs and the
+    /// link is whole. Without it, what the restart sent such a peer was lost
+    /// and never sent again.
+    pub(super) fn connect_on_restart(&self, s: &mut WorldState<A>, node: Id) {
+        let mut refused = false;
+        for peer in 0..s.nodes.len() {
+            if peer != node
+                && self.actors[node].holds_connection(&s.nodes[node].state, peer)
+                && (s.nodes[peer].status == Status::Down || s.is_cut(node, peer))
+                && !s.broken_between(node, peer)
+            {
+                s.broken.push(Broken {
+                    node,
+                    peer,
+                    noticed: true,
+                });
+                refused = true;
+            }
+        }
+        if refused {
+            s.broken.sort();
+        }
+    }
+
     /// A loss or a cut on the link between `a` and `b` breaks the
     /// connection there, if there is one: a client's, or one a node holds
     /// in its present state ([`Actor::holds_connection`], a replica's to
@@ -272,6 +301,35 @@ mod tests {
         assert_eq!(s.nodes[1].state, (0, 1, 1));
         // No one holds a connection to c: its crash breaks nothing.
         let s = step(&w, &w.init(), Action::Crash { node: 1 });
+        assert!(s.broken.is_empty());
+    }
+
+    #[test]
+    fn a_node_restarted_while_its_peer_is_down_connects_once_the_peer_runs() {
+        let w = world(Faults {
+            crashes: 2,
+            ..Faults::default()
+        });
+        // c crashes, then s; c restarts while s is down: its Ping is lost
+        // and its connection refused, and its library keeps trying.
+        let s = step(&w, &w.init(), Action::Crash { node: 1 });
+        let s = step(&w, &s, Action::Crash { node: 0 });
+        let s = step(&w, &s, Action::Restart { node: 1 });
+        assert!(s.broken_between(1, 0));
+        assert!(s.net.iter().all(|e| e.src != 1), "{:?}", s.net);
+        let now = enabled(&w, &s);
+        assert!(
+            !now.contains(&Action::Disconnected { node: 1, peer: 0 }),
+            "it never had the connection"
+        );
+        assert!(!now.contains(&Action::Reconnect { node: 1, peer: 0 }), "s is down");
+        let s = step(&w, &s, Action::Restart { node: 0 });
+        let s = step(&w, &s, Action::Reconnect { node: 1, peer: 0 });
+        assert_eq!(s.nodes[1].state, (0, 0, 1));
+        assert!(s.broken.is_empty());
+        // A restart while the peer runs connects at once.
+        let s = step(&w, &w.init(), Action::Crash { node: 1 });
+        let s = step(&w, &s, Action::Restart { node: 1 });
         assert!(s.broken.is_empty());
     }
 

@@ -461,6 +461,7 @@ impl<A: Program> World<A> {
                 t.value = out.value;
                 t.history |= out.raised;
                 self.apply(t, id, out.cmds);
+                self.connect_on_restart(t, id);
             }
             Action::Heal => {
                 t.cut.clear();

@@ -125,15 +125,17 @@
 //!   too: the resynchronised replica acknowledges a new `SET` there, and a
 //!   client whose `SET` the crash lost sends its `WAIT` on a new connection,
 //!   whose write offset is 0, so it returns at once (`specs/README.md`,
-//!   finding 15; `specs/replica-wait-crash-ci.toml`: two holders). Not
-//!   modelled: a replica that restarts while its primary is still down
-//!   asks it once (its `Sync` is lost), where Redis retries every second;
-//!   that takes two crashes. A `WAIT` on a new connection counts every
+//!   finding 15; `specs/replica-wait-crash-ci.toml`: two holders). A replica
+//!   that restarts while its primary is still down retries until the
+//!   primary is back, as Redis's replication cron does every second (the
+//!   world's connections: a restarted node's refused connection is opened
+//!   again once its peer runs). Not modelled: a `WAIT` on a new connection counts every
 //!   attached replica, also one still loading its full resynchronisation,
 //!   which Redis counts only once it is online. With `auto_restart = false` it is restarted only as
 //!   the same docs tell operators to: it does not serve, and waits for the
 //!   Sentinel to name the primary to follow. Either way it reports to the
-//!   Sentinel (`Restarted`; Sentinel's periodic `INFO` finds it back),
+//!   Sentinel (`Restarted`; Sentinel's periodic `INFO` finds it back, and
+//!   finds it again after the Sentinel was down or cut off from it),
 //!   which answers with `ReplicaOf` the configured primary if that is
 //!   another node, or, while it is the node itself or a failover runs,
 //!   notes it and reconfigures it at the switch. A node that is not the primary answers no
@@ -414,12 +416,19 @@ impl Actor for Node {
     /// once, and when a partition cuts it the connection breaks; it
     /// connects again when the primary is back and reachable (Redis's
     /// replication cron, every second).
+    ///
+    /// A former primary that waits for the Sentinel to name its primary
+    /// (`auto_restart = false`) is found by the Sentinels' periodic `INFO`
+    /// over the link each keeps to every instance: the model's `Restarted`
+    /// report. That link too breaks when a Sentinel dies or is cut off, and
+    /// the report is made again when it is back, as the next `INFO` would.
     fn holds_connection(&self, state: &State, peer: Id) -> bool {
         match state {
-            State::Redis(r) => matches!(
-                r.standing,
-                Standing::Streaming { primary } | Standing::Syncing { primary } if primary == peer
-            ),
+            State::Redis(r) => match r.standing {
+                Standing::Streaming { primary } | Standing::Syncing { primary } => primary == peer,
+                Standing::Detached => self.params().sentinels().contains(&peer),
+                Standing::Primary => false,
+            },
             _ => false,
         }
     }
@@ -435,11 +444,14 @@ impl Actor for Node {
     }
 
     /// `PSYNC` on the new connection; a primary that restarted empty has a
-    /// new replication id, so it is a full resynchronisation.
+    /// new replication id, so it is a full resynchronisation. A former
+    /// primary still waiting for the Sentinel reports to it again.
     fn on_reconnect(&self, _: &Ctx<'_, Self>, state: &mut State, peer: Id, out: &mut Out<Self>) {
         if let State::Redis(r) = state {
             if r.standing == (Standing::Syncing { primary: peer }) {
                 out.send(peer, Msg::Sync);
+            } else if r.standing == Standing::Detached {
+                out.send(peer, Msg::Restarted);
             }
         }
     }

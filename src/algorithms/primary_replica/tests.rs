@@ -512,3 +512,34 @@ fn a_replica_cut_from_its_primary_resynchronises_when_the_link_heals() {
         "the replica asks its primary for a resynchronisation"
     );
 }
+
+/// A former primary restarted to wait for the Sentinel
+/// (`auto_restart = false`) reports to it; a Sentinel that dies with the
+/// report in flight finds it again once it runs (its periodic `INFO`
+/// reaches every instance it knows), so the node is not left waiting for
+/// ever. Two crashes gave a deadlock that one did not
+/// (tests/primary_replica/wait-two-crashes-restarted-by-sentinel.toml).
+#[test]
+fn a_former_primary_reports_again_to_a_sentinel_that_missed_its_report() {
+    let sc = scenario(
+        "summary = \"x\"\nalgorithm = \"primary-replica\"\n[system]\nclients = 1\nsentinels = 1\nlag = false\nauto_restart = false\n[faults]\ncrashes = 2\nmax_delay = 0\n[bounds]\nacquisitions = 1\n",
+    );
+    let w = world(&sc).expect("builds");
+    let s = step(&w, &w.init(), Action::Crash { node: PRIMARY });
+    let s = step(&w, &s, Action::Restart { node: PRIMARY });
+    let State::Redis(r) = &s.nodes[PRIMARY].state else { panic!() };
+    assert_eq!(r.standing, Standing::Detached);
+    let reports = |s: &WorldState<Node>| {
+        s.net
+            .iter()
+            .any(|e| (e.src, e.dst, &e.msg) == (PRIMARY, SENTINEL, &Msg::Restarted))
+    };
+    assert!(reports(&s));
+    let s = step(&w, &s, Action::Crash { node: SENTINEL });
+    assert!(!reports(&s), "the report died with the Sentinel");
+    assert!(s.broken_between(PRIMARY, SENTINEL));
+    let s = step(&w, &s, Action::Disconnected { node: PRIMARY, peer: SENTINEL });
+    let s = step(&w, &s, Action::Restart { node: SENTINEL });
+    let s = step(&w, &s, Action::Reconnect { node: PRIMARY, peer: SENTINEL });
+    assert!(reports(&s), "reported again");
+}
