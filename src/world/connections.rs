@@ -67,23 +67,13 @@ impl<A: Program> World<A> {
     /// link is whole. Without it, what the restart sent such a peer was lost
     /// and never sent again.
     pub(super) fn connect_on_restart(&self, s: &mut WorldState<A>, node: Id) {
-        let mut refused = false;
         for peer in 0..s.nodes.len() {
             if peer != node
                 && self.actors[node].holds_connection(&s.nodes[node].state, peer)
                 && (s.nodes[peer].status == Status::Down || s.is_cut(node, peer))
-                && !s.broken_between(node, peer)
             {
-                s.broken.push(Broken {
-                    node,
-                    peer,
-                    noticed: true,
-                });
-                refused = true;
+                record_broken(s, node, peer, true);
             }
-        }
-        if refused {
-            s.broken.sort();
         }
     }
 
@@ -109,12 +99,17 @@ impl<A: Program> World<A> {
 fn break_link<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id) {
     s.net
         .retain(|e| !((e.src, e.dst) == (node, peer) || (e.src, e.dst) == (peer, node)));
-    if s.nodes[node].status != Status::Down && !s.broken_between(node, peer) {
-        s.broken.push(Broken {
-            node,
-            peer,
-            noticed: false,
-        });
+    if s.nodes[node].status != Status::Down {
+        record_broken(s, node, peer, false);
+    }
+}
+
+/// Records that `node`'s connection to `peer` is broken (`noticed`: its
+/// library already knows), unless one between them is recorded already;
+/// the list stays sorted.
+fn record_broken<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id, noticed: bool) {
+    if !s.broken_between(node, peer) {
+        s.broken.push(Broken { node, peer, noticed });
         s.broken.sort();
     }
 }
