@@ -3,6 +3,10 @@
 //! whatever shows a value (traces, the TLA+ constants, the matrix), so that
 //! each word is spelled once.
 
+/// The derive: the table from the enum's variants, in kebab case or as
+/// `#[word("...")]` spells one (derive/src/words.rs).
+pub use locksmith_derive::Words;
+
 /// An enum whose values have the words of `WORDS`, in the order the
 /// "allowed:" sentence lists them.
 pub trait Words: Copy + PartialEq + 'static {
@@ -43,4 +47,31 @@ pub mod field {
     pub const WRITTEN: &str = "latest acquisition written";
     /// The resource's highest fencing token accepted.
     pub const HIGHEST_TOKEN: &str = "highest token";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Words;
+
+    /// Variants in their order, each in kebab case, one spelled by hand.
+    #[derive(Clone, Copy, Debug, PartialEq, Words)]
+    enum Command {
+        SetNxPx,
+        Setnx,
+        #[word("cad")]
+        CompareAndDelete,
+    }
+
+    #[test]
+    fn the_derived_table_lists_the_variants_in_order_in_kebab_case() {
+        assert_eq!(
+            Command::WORDS,
+            &[
+                ("set-nx-px", Command::SetNxPx),
+                ("setnx", Command::Setnx),
+                ("cad", Command::CompareAndDelete)
+            ]
+        );
+        assert_eq!(Command::CompareAndDelete.word(), "cad");
+    }
 }

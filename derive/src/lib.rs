@@ -1,4 +1,5 @@
-//! `#[derive(Rewrite)]` for locksmith's node states and messages: the walk
+//! `#[derive(Words)]` for the enums a scenario names by word (words.rs),
+//! and `#[derive(Rewrite)]` for locksmith's node states and messages: the walk
 //! over a type's fields that visits its growing values and renames its
 //! node ids, written from attributes on the fields instead of by hand.
 //! The trait, the kinds and the containers they reach through are
@@ -33,6 +34,15 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{parse_macro_input, parse_quote, Attribute, Data, DeriveInput, Error, Fields, Ident, Meta, Result, Token};
+
+mod words;
+
+/// `#[derive(Words)]`: an enum's word table from its variants (words.rs).
+#[proc_macro_derive(Words, attributes(word))]
+pub fn derive_words(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    words::expand(input).unwrap_or_else(Error::into_compile_error).into()
+}
 
 #[proc_macro_derive(Rewrite, attributes(rewrite))]
 pub fn derive_rewrite(input: TokenStream) -> TokenStream {

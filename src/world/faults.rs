@@ -44,7 +44,7 @@ impl Targets {
 }
 
 /// Whether crashed nodes come back and cut links heal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Words)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
     /// Restart and Heal are weakly fair: every outage ends. The default.
@@ -54,10 +54,6 @@ pub enum Recovery {
     /// partitions that never heal. They are then the adversary's choices,
     /// like faults, and never part of a liveness counterexample's loop.
     None,
-}
-
-impl Words for Recovery {
-    const WORDS: &'static [(&'static str, Self)] = &[("eventual", Recovery::Eventual), ("none", Recovery::None)];
 }
 
 /// The fault budget of one scenario. Every field defaults to "none".

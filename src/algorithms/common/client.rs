@@ -84,15 +84,11 @@ impl Script {
 /// When the adversary may pause a client (`[system] pause_window`): at
 /// any time, or only while it is acquiring (antirez's case: a pause the
 /// elapsed-time check can see).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum PauseWindow {
     #[default]
     Any,
     Acquiring,
-}
-
-impl Words for PauseWindow {
-    const WORDS: &'static [(&'static str, Self)] = &[("any", PauseWindow::Any), ("acquiring", PauseWindow::Acquiring)];
 }
 
 impl PauseWindow {

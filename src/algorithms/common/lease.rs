@@ -11,7 +11,7 @@ use crate::words::Words;
 use crate::world::{Actor, Ctx, Out};
 
 /// How a client decides that it still holds the lock.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum ClientKind {
     /// From the grant until its write is answered: it trusts the grant
     /// for as long as it takes. The default.
@@ -21,10 +21,6 @@ pub enum ClientKind {
     /// `margin` of its validity (`ttl − elapsed − drift`, Redlock's step 3)
     /// is left; its belief ends when its validity timer reaches zero.
     Validity,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[("naive", ClientKind::Naive), ("validity", ClientKind::Validity)];
 }
 
 /// A lease client's steps (its spec's Acquire, Check and Write): the

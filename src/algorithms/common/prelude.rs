@@ -8,8 +8,8 @@
 pub use super::client::{leases_view, scripts_view, show, tla, validity_left, ClientLease, PauseWindow, Phase, Script};
 pub use super::lease::{arm_validity, validity_holds, work_within, ClientKind, Elapsed};
 pub use super::one_server::{OneServer, OneServerState};
-pub(crate) use super::parts;
 pub use super::resource::{send_write, tla_tokenless, Resource, ResourceMsg};
+pub(crate) use super::{client_timing, parts};
 pub(crate) use crate::algorithms::family::names;
 pub use crate::algorithms::family::{boolean, join, on, quoted, Extra, Family, Row, Set, WORLD_FAULTS};
 pub use crate::algorithms::Layout;

@@ -118,7 +118,7 @@ use server::{server_receive, server_timer};
 pub use server::{Mode, Server};
 
 /// Whether a standby exists, and what it knows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Standby {
     #[default]
     None,
@@ -126,16 +126,8 @@ pub enum Standby {
     Replicated,
 }
 
-impl Words for Standby {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("none", Standby::None),
-        ("no-state", Standby::NoState),
-        ("replicated", Standby::Replicated),
-    ];
-}
-
 /// How the standby learns that the coordinator failed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Detector {
     /// Heartbeats and timeouts both ways, and the restart notice. The
     /// default.
@@ -146,28 +138,14 @@ pub enum Detector {
     Restart,
 }
 
-impl Words for Detector {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("heartbeat", Detector::Heartbeat),
-        ("restart", Detector::Restart),
-    ];
-}
-
 /// What the coordinator learns when a client restarts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum ClientRestart {
     /// Nothing (the textbook). The default.
     #[default]
     None,
     /// The restarted client says so, and its hold is dropped.
     Notice,
-}
-
-impl Words for ClientRestart {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("none", ClientRestart::None),
-        ("notice", ClientRestart::Notice),
-    ];
 }
 
 /// The `[system]` parameters.
@@ -411,16 +389,7 @@ impl Actor for Node {
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock at any moment (docs/design.md §2).
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write, want: Step::Acquire);
 
     fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {

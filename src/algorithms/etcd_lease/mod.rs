@@ -116,7 +116,6 @@ pub use crate::algorithms::lease::ClientKind;
 use server::{server_receive, server_timer};
 pub use server::{Key, Lease, Server, Watch};
 
-
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -147,7 +146,7 @@ pub struct Params {
 }
 
 /// How the unlock deletes the client's key.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Unlock {
     /// `Txn(If(CreateRevision(/lock/ID) = rev), Then(Delete(/lock/ID)))`:
     /// only the key this acquisition created. The default.
@@ -155,13 +154,6 @@ pub enum Unlock {
     CompareAndDelete,
     /// `Delete(/lock/ID)`: clientv3's `Mutex.Unlock`, by name only.
     Delete,
-}
-
-impl Words for Unlock {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("compare-and-delete", Unlock::CompareAndDelete),
-        ("delete", Unlock::Delete),
-    ];
 }
 
 /// The `[system]` keys as a scenario writes them: each field's type says
@@ -447,17 +439,7 @@ impl Actor for Node {
         true
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (docs/design.md §2).
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write, want: Step::Acquire);
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {

@@ -39,7 +39,6 @@ pub use database::{Database, Row};
 use client::{client_receive, client_step, give_up, refused};
 use database::database_receive;
 
-
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
@@ -180,7 +179,6 @@ pub enum Timer {
     Retry,
 }
 
-
 pub use crate::algorithms::lease::Step;
 
 impl Node {
@@ -219,17 +217,7 @@ impl Actor for Node {
         steps.extend(next_step(&c.script, ctx.timer(Timer::Retry), p.validity(), c.checked));
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (docs/design.md §2).
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write, want: Step::Acquire);
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {

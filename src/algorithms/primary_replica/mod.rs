@@ -362,11 +362,7 @@ impl Actor for Node {
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write);
 
     /// A client comes to want the lock, and retries after its back-off,
     /// at any moment (docs/design.md §2). With `lag`, the primary's stream

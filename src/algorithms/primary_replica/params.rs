@@ -5,7 +5,7 @@ use super::PRIMARY;
 use crate::algorithms::prelude::*;
 
 /// When the primary answers a granted `SET`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Replication {
     /// At once; the write reaches the replicas later. The default.
     #[default]
@@ -14,14 +14,6 @@ pub enum Replication {
     /// write.
     Wait,
 }
-
-impl Words for Replication {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("async", Replication::Async),
-        ("wait", Replication::Wait),
-    ];
-}
-
 
 /// The most replicas a scenario may have.
 pub const MAX_REPLICAS: u8 = 3;

@@ -34,6 +34,7 @@
 //! counter service, asked in the same step that decides the lock is held.
 
 use crate::algorithms::prelude::*;
+use crate::algorithms::common::redis_key;
 use crate::scenario::typed::within;
 
 mod client;
@@ -50,7 +51,7 @@ use client::{acquire, client_receive, client_step, give_up, timed_out};
 use server::master_receive;
 
 /// What survives a master's restart.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Restart {
     /// Nothing: Redis without persistence. The default.
     #[default]
@@ -61,16 +62,8 @@ pub enum Restart {
     Delayed,
 }
 
-impl Words for Restart {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("empty", Restart::Empty),
-        ("fsync", Restart::Fsync),
-        ("delayed", Restart::Delayed),
-    ];
-}
-
 /// Where a fencing token comes from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Fencing {
     #[default]
     None,
@@ -85,14 +78,6 @@ pub enum Fencing {
     Counter,
 }
 
-impl Words for Fencing {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("none", Fencing::None),
-        ("lock-value", Fencing::LockValue),
-        ("counter", Fencing::Counter),
-    ];
-}
-
 /// How a client sends its `SET`s. antirez's step 2 asks the masters
 /// "sequentially", and the paragraph after the steps recommends sending to
 /// all of them "at the same time using multiplexing", so as to spend as
@@ -101,7 +86,7 @@ impl Words for Fencing {
 /// sequence spends up to one round trip per master of its validity, which
 /// can leave too little for the check for ever (a livelock with no fault:
 /// `scenarios/redlock-sequential-requests.toml`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Requests {
     /// Every `SET` at once, and one timeout for all the answers. The default.
     #[default]
@@ -109,11 +94,6 @@ pub enum Requests {
     /// One master after another, each with its own timeout: a master that
     /// does not answer in time counts as a no, and the next is asked.
     Sequential,
-}
-
-impl Words for Requests {
-    const WORDS: &'static [(&'static str, Self)] =
-        &[("parallel", Requests::Parallel), ("sequential", Requests::Sequential)];
 }
 
 /// The `[system]` parameters.
@@ -290,7 +270,6 @@ pub enum Timer {
     Retry,
 }
 
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
     /// The first attempt of an acquisition (a retry is the back-off
@@ -349,17 +328,7 @@ impl Actor for Node {
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock at any moment (docs/design.md §2); it
-    /// draws its back-off at once, and retries when that timer fires.
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write, want: Step::Acquire);
 
     /// Each back-off delay is one outcome of a random draw, when there is
     /// more than one to draw.
@@ -416,15 +385,7 @@ impl Actor for Node {
 
     fn crash(&self, state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         match (self, state) {
-            // fsync: the key survives, and its expiry is an absolute time on
-            // disk that keeps running while the master is down.
-            (Node::Master(p), State::Master(_)) if p.restart == Restart::Fsync => {
-                timers.retain(|(t, _)| *t == Timer::KeyExpiry)
-            }
-            (Node::Master(_), s) => {
-                *s = State::Master(Master::default());
-                timers.clear();
-            }
+            (Node::Master(p), State::Master(m)) => redis_key::crash(p.restart == Restart::Fsync, m, timers, Timer::KeyExpiry),
             _ => timers.clear(),
         }
     }
@@ -432,11 +393,7 @@ impl Actor for Node {
     fn restart(&self, ctx: &Ctx<'_, Self>, durable: &State, out: &mut Out<Self>) -> State {
         match (self, durable) {
             (Node::Master(p), State::Master(m)) if p.restart == Restart::Fsync => {
-                let mut m = *m;
-                if ctx.resume(Timer::KeyExpiry, out) {
-                    m.key = None;
-                }
-                State::Master(m)
+                State::Master(redis_key::reload(*m, ctx, Timer::KeyExpiry, out, |m| m.key = None))
             }
             (Node::Master(p), _) if p.restart == Restart::Delayed => {
                 out.set_timer(Timer::Recovered, p.ttl);

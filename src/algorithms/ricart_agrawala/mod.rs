@@ -115,20 +115,13 @@ mod itf;
 pub use family::RicartAgrawala;
 
 /// How a node counts the replies to its request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Replies {
     /// The paper's `Outstanding_Reply_Count`. The default.
     #[default]
     Counter,
     /// A per-peer reply set; each REPLY names the request it answers.
     Tagged,
-}
-
-impl Words for Replies {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("counter", Replies::Counter),
-        ("tagged", Replies::Tagged),
-    ];
 }
 
 /// The `[system]` parameters.
@@ -308,16 +301,7 @@ impl Actor for Node {
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Peer(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A node comes to want the critical section at any moment.
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Request
-    }
+    client_timing!(Node::Peer(p) => p.work, write: Step::Write, want: Step::Request);
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (Node::Peer(p), State::Peer(s)) = (self, state) else {

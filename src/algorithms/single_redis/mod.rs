@@ -29,6 +29,7 @@
 
 use crate::algorithms::lease::validity_keys;
 use crate::algorithms::prelude::*;
+use crate::algorithms::common::redis_key;
 use super::one_server_world;
 
 mod client;
@@ -46,7 +47,7 @@ use client::{client_receive, client_step, give_up, timed_out};
 use server::server_receive;
 
 /// How a client takes the lock.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Command {
     /// `SETNX lock value`: no expiry at all.
     Setnx,
@@ -58,16 +59,8 @@ pub enum Command {
     SetNxPx,
 }
 
-impl Words for Command {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("setnx", Command::Setnx),
-        ("setnx-expire", Command::SetnxExpire),
-        ("set-nx-px", Command::SetNxPx),
-    ];
-}
-
 /// How a client gives the lock back.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Release {
     /// `DEL lock`, whoever holds it now. The default.
     #[default]
@@ -76,28 +69,13 @@ pub enum Release {
     CompareAndDelete,
 }
 
-impl Words for Release {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("del", Release::Del),
-        ("compare-and-delete", Release::CompareAndDelete),
-    ];
-}
-
 /// What survives a server restart.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Restart {
     #[default]
     Empty,
     Fsync,
 }
-
-impl Words for Restart {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("empty", Restart::Empty),
-        ("fsync", Restart::Fsync),
-    ];
-}
-
 
 /// The `[system]` parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -293,7 +271,6 @@ pub enum Timer {
     Validity,
 }
 
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Step {
     Acquire,
@@ -343,17 +320,7 @@ impl Actor for Node {
         }
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (docs/design.md §2).
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p) => p.work, write: Step::Write, want: Step::Acquire);
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p)) = (state, self) else {
@@ -390,15 +357,7 @@ impl Actor for Node {
 
     fn crash(&self, state: &mut State, timers: &mut crate::world::Clocks<Timer>) {
         match (self, state) {
-            // An fsynced server keeps its keys, and the key's expiry is an
-            // absolute time on disk: it keeps running while the server is down.
-            (Node::Server(p), State::Server(_)) if p.restart == Restart::Fsync => {
-                timers.retain(|(t, _)| *t == Timer::KeyExpiry)
-            }
-            (Node::Server(_), s) => {
-                *s = State::Server(Server::default());
-                timers.clear();
-            }
+            (Node::Server(p), State::Server(s)) => redis_key::crash(p.restart == Restart::Fsync, s, timers, Timer::KeyExpiry),
             _ => timers.clear(),
         }
     }
@@ -406,11 +365,7 @@ impl Actor for Node {
     fn restart(&self, ctx: &Ctx<'_, Self>, durable: &State, out: &mut Out<Self>) -> State {
         match (self, durable) {
             (Node::Server(p), State::Server(s)) if p.restart == Restart::Fsync => {
-                let mut s = *s;
-                if ctx.resume(Timer::KeyExpiry, out) {
-                    s.key = None;
-                }
-                State::Server(s)
+                State::Server(redis_key::reload(*s, ctx, Timer::KeyExpiry, out, |s| s.key = None))
             }
             _ => self.init(ctx, out),
         }

@@ -54,20 +54,13 @@ mod itf;
 pub use family::TokenRing;
 
 /// What a node does when it thinks the token is lost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Regenerate {
     /// Nothing: a lost token stays lost. The default.
     #[default]
     None,
     /// Makes a new token after `timeout` ticks without seeing one.
     Naive,
-}
-
-impl Words for Regenerate {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("none", Regenerate::None),
-        ("naive", Regenerate::Naive),
-    ];
 }
 
 /// The `[system]` parameters.
@@ -260,11 +253,8 @@ impl Actor for Node {
             }
         }
     }
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Ring(p) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
+
+    client_timing!(Node::Ring(p) => p.work, write: Step::Write);
 
     fn on_step(&self, ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Node(n), Node::Ring(p)) = (state, self) else {

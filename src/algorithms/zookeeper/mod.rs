@@ -97,7 +97,6 @@ pub use params::{ClientKind, Params, Recipe, Watch};
 pub use client::{Client, Wait};
 pub use ensemble::{Ensemble, Znode};
 
-
 /// Node ids: the ensemble is 0, clients 1..=n, the resource last.
 const ENSEMBLE: Id = 0;
 
@@ -340,17 +339,7 @@ impl Actor for Node {
         client::steps(p, *mode, ctx, c, steps);
     }
 
-    /// A holder works from 0 to `[system] work` ticks before it writes.
-    fn within(&self, step: Step) -> Option<u8> {
-        let Node::Client(p, _) = self else { return None };
-        work_within(p.work, step == Step::Write)
-    }
-
-    /// A client comes to want the lock, and retries after its back-off,
-    /// at any moment (docs/design.md §2).
-    fn urgent(&self, step: Step) -> bool {
-        step != Step::Acquire
-    }
+    client_timing!(Node::Client(p, _) => p.work, write: Step::Write, want: Step::Acquire);
 
     fn on_step(&self, _ctx: &Ctx<'_, Self>, state: &mut State, step: Step, out: &mut Out<Self>) {
         let (State::Client(c), Node::Client(p, mode)) = (state, self) else {

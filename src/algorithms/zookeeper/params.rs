@@ -4,24 +4,18 @@
 use super::*;
 
 /// Which recipe the clients follow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Recipe {
     /// Locks: every node excludes every other. The default.
     #[default]
     Lock,
     /// Shared Locks: `read-` and `write-` nodes.
+    #[word("rwlock")]
     RwLock,
 }
 
-impl Words for Recipe {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("lock", Recipe::Lock),
-        ("rwlock", Recipe::RwLock),
-    ];
-}
-
 /// What a waiting client watches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum Watch {
     /// `exists` with a watch on the next lower blocking node. The default.
     #[default]
@@ -30,15 +24,8 @@ pub enum Watch {
     All,
 }
 
-impl Words for Watch {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("predecessor", Watch::Predecessor),
-        ("all", Watch::All),
-    ];
-}
-
 /// How a client learns that it lost its session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Words)]
 pub enum ClientKind {
     /// Only from the ensemble's answers. The default.
     #[default]
@@ -46,13 +33,6 @@ pub enum ClientKind {
     /// Also from its own clock: SUSPENDED after `suspend_after` ticks
     /// without an answer, as Apache Curator does.
     Curator,
-}
-
-impl Words for ClientKind {
-    const WORDS: &'static [(&'static str, Self)] = &[
-        ("naive", ClientKind::Naive),
-        ("curator", ClientKind::Curator),
-    ];
 }
 
 /// The `[system]` parameters.
