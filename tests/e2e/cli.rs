@@ -9,15 +9,15 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{bundled, locksmith, Run, TempDir};
+use crate::common::{locksmith, Run, TempDir};
+
+mod output;
+mod replay;
+mod reports;
 
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
-}
-
-fn write_json(path: &Path, v: &Value) {
-    fs::write(path, serde_json::to_string_pretty(v).expect("serialize")).expect("write a trace");
 }
 
 fn run_dir_args<'a>(args: &[&'a str], reports: &'a Path) -> Vec<&'a OsStr> {
@@ -25,39 +25,6 @@ fn run_dir_args<'a>(args: &[&'a str], reports: &'a Path) -> Vec<&'a OsStr> {
     all.push(OsStr::new("--reports"));
     all.push(reports.as_os_str());
     all
-}
-
-/// Checks `scenario` into `tmp` and returns the path of the trace file the
-/// text output points at for `property` (it shows the `.md`; the `.json`
-/// sits beside it).
-fn checked_trace(tmp: &TempDir, scenario: &str, property: &str) -> PathBuf {
-    let run = locksmith(run_dir_args(&["check", scenario], tmp.path()));
-    assert_eq!(run.code, 0, "check {scenario}: {}{}", run.stdout, run.stderr);
-    let line = run
-        .stdout
-        .lines()
-        .find(|l| l.trim_start().starts_with(property) && l.contains("violated"))
-        .unwrap_or_else(|| panic!("no violated {property} line in:\n{}", run.stdout));
-    let md = line
-        .split_whitespace()
-        .last()
-        .filter(|w| w.ends_with(".md"))
-        .unwrap_or_else(|| panic!("no trace path on the line {line:?}"));
-    let json = PathBuf::from(md.strip_suffix(".md").expect("ends with .md").to_string() + ".json");
-    assert!(
-        json.starts_with(tmp.path()),
-        "{} is not under --reports",
-        json.display()
-    );
-    assert!(json.is_file(), "{} was not written", json.display());
-    let trace = read_json(&json);
-    assert_eq!(
-        trace["property"],
-        property,
-        "{} records another property",
-        json.display()
-    );
-    json
 }
 
 /// A few small scenarios of three families, for the tests that need not
@@ -357,95 +324,10 @@ fn reports_and_no_reports_together_exit_2() {
     );
 }
 
-/// A report names the folder it was written to, and holds no wall time:
-/// checking again leaves every byte as it was.
-#[test]
-fn a_report_names_its_own_folder_and_a_rerun_changes_no_byte() {
-    let tmp = TempDir::new("report_paths");
-    let reports = tmp.join("elsewhere");
-    let run = locksmith(run_dir_args(&["check", "redis-fencing"], &reports));
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let dir = reports.join("redis-fencing");
-    let md = fs::read_to_string(dir.join("trace.md")).expect("trace.md written");
-    let replay = format!("replay {}", dir.join("trace.json").display());
-    assert!(md.contains(&replay), "trace.md does not say `{replay}`:\n{md}");
-    let before: Vec<(PathBuf, Vec<u8>)> = report_files(&dir);
-    let again = locksmith(run_dir_args(&["check", "redis-fencing"], &reports));
-    assert_eq!(again.code, 0);
-    assert_eq!(report_files(&dir), before, "a rerun changed the report");
-    let leftovers: Vec<_> = fs::read_dir(&reports)
-        .expect("the reports folder")
-        .map(|e| e.expect("an entry").file_name())
-        .filter(|n| n != "redis-fencing")
-        .collect();
-    assert!(leftovers.is_empty(), "temporary folders left behind: {leftovers:?}");
-}
-
-fn report_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(dir)
-        .expect("the report folder")
-        .map(|e| e.expect("an entry").path())
-        .map(|p| {
-            let bytes = fs::read(&p).expect("a report file");
-            (p, bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// Without reports, `--format json` names no trace file (none was written).
-#[test]
-fn json_without_reports_names_no_trace() {
-    let run = locksmith(["check", "redis-fencing", "--no-reports", "--format", "json"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let v: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON line");
-    for p in v["properties"].as_array().expect("properties") {
-        assert!(p["trace"].is_null(), "a trace is named: {p}");
-    }
-    assert!(
-        v["properties"]
-            .as_array()
-            .expect("properties")
-            .iter()
-            .any(|p| p["trace_steps"].is_u64()),
-        "the violation's length is still given"
-    );
-}
-
 #[test]
 fn check_with_a_zero_state_bound_exits_2() {
     let run = assert_usage_error(&["check", "redis-fencing", "--max-states", "0"]);
     assert!(run.stderr.contains("--max-states 0"), "{}", run.stderr);
-}
-
-/// Every command's help shows examples and its exit codes.
-#[test]
-fn help_shows_examples_and_exit_codes() {
-    for args in [
-        vec!["--help"],
-        vec!["check", "--help"],
-        vec!["replay", "--help"],
-        vec!["list", "--help"],
-    ] {
-        let run = locksmith(&args);
-        assert_eq!(run.code, 0, "{args:?}");
-        assert!(run.stdout.contains("Exit codes:"), "{args:?}:\n{}", run.stdout);
-    }
-    let run = locksmith(["check", "--help"]);
-    assert!(run.stdout.contains("--timeout <SECONDS>") && run.stdout.contains("--max-states <N>"));
-    assert!(run.stdout.contains("Examples:"));
-}
-
-/// Text output has no trailing spaces, and says what was expected in plain
-/// lower-case words.
-#[test]
-fn text_output_is_tidy() {
-    let run = locksmith(["check", "redis-fencing", "--no-reports"]);
-    for line in run.stdout.lines() {
-        assert_eq!(line, line.trim_end(), "trailing spaces in {line:?}");
-        assert!(!line.contains("EXPECTED"), "{line}");
-    }
 }
 
 #[test]
@@ -501,16 +383,6 @@ fn an_unknown_subcommand_exits_2() {
     assert!(run.stderr.contains("frobnicate"), "{}", run.stderr);
 }
 
-#[test]
-fn list_prints_every_bundled_scenario() {
-    let run = locksmith(["list"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let listed: Vec<&str> = run.stdout.lines().filter_map(|l| l.split_whitespace().next()).collect();
-    for name in bundled() {
-        assert!(listed.contains(&name.as_str()), "{name} is not listed:\n{}", run.stdout);
-    }
-}
-
 /// The report folder of own scenario `stem` under `reports` (`own/STEM-HASH`).
 fn own_report(reports: &Path, stem: &str) -> PathBuf {
     let own = reports.join("own");
@@ -538,86 +410,6 @@ fn locksmith_in(dir: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// The bundled scenarios live in the binary: it checks them from any
-/// folder, and a `scenarios/` folder there adds the user's own. An own
-/// file named like a bundled scenario replaces it by name (with a note),
-/// and writes its reports elsewhere.
-#[test]
-fn bundled_scenarios_work_from_any_folder_beside_the_users_own() {
-    let tmp = TempDir::new("anywhere");
-    let run = locksmith_in(tmp.path(), &["check", "redis-fencing"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(tmp.join("reports/redis-fencing/summary.json").is_file());
-
-    let own = tmp.join("scenarios");
-    fs::create_dir_all(&own).expect("scenarios/");
-    let bundled_text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/redis-fencing.toml"))
-        .expect("the bundled file");
-    fs::write(
-        own.join("redis-fencing.toml"),
-        bundled_text.replace("ttl = 4", "ttl = 5"),
-    )
-    .expect("an own copy");
-    fs::write(own.join("my-lock.toml"), &bundled_text).expect("an own scenario");
-    let list = locksmith_in(tmp.path(), &["list", "--format", "json"]);
-    assert_eq!(list.code, 0, "{}", list.stderr);
-    let entries: Vec<Value> = list
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
-    assert_eq!(
-        entries.iter().filter(|e| e["origin"] == "bundled").count(),
-        bundled().len() - 1,
-        "every bundled scenario is listed but the one the local file replaces"
-    );
-    let local: Vec<&str> = entries
-        .iter()
-        .filter(|e| e["origin"] == "local")
-        .map(|e| e["name"].as_str().expect("a name"))
-        .collect();
-    assert_eq!(local, ["my-lock", "redis-fencing"]);
-
-    let before = fs::read(tmp.join("reports/redis-fencing/summary.json")).expect("the bundled report");
-    let run = locksmith_in(tmp.path(), &["check", "scenarios/redis-fencing.toml", "my-lock"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(
-        fs::read(tmp.join("reports/redis-fencing/summary.json")).expect("still there"),
-        before,
-        "an own scenario overwrote the bundled one's report"
-    );
-    let own_reports: Vec<String> = fs::read_dir(tmp.join("reports/own"))
-        .expect("reports/own")
-        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(own_reports.len(), 2, "{own_reports:?}");
-    // By name, the local file wins over the bundled scenario, and says so.
-    let by_name = locksmith_in(
-        tmp.path(),
-        &["check", "redis-fencing", "--no-reports", "--format", "json"],
-    );
-    assert!(
-        by_name
-            .stderr
-            .contains("note: scenarios/redis-fencing.toml is used, not the bundled scenario \"redis-fencing\""),
-        "{}",
-        by_name.stderr
-    );
-    let by_path = locksmith_in(
-        tmp.path(),
-        &[
-            "check",
-            "scenarios/redis-fencing.toml",
-            "--no-reports",
-            "--format",
-            "json",
-        ],
-    );
-    let v: Value = serde_json::from_str(by_name.stdout.trim()).expect("one JSON line");
-    let own: Value = serde_json::from_str(by_path.stdout.trim()).expect("one JSON line");
-    assert_eq!(v["unique_states"], own["unique_states"]);
 }
 
 #[test]
@@ -653,249 +445,9 @@ fn a_closed_stdout_is_not_a_panic() {
 }
 
 #[test]
-fn replay_round_trip_reproduces_the_violation() {
-    let tmp = TempDir::new("roundtrip");
-    let trace = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
-    let run = locksmith([OsStr::new("replay"), trace.as_os_str()]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("violated again"), "{}", run.stdout);
-}
-
-#[test]
-fn replay_of_a_truncated_safety_trace_exits_1() {
-    let tmp = TempDir::new("truncated");
-    let path = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
-    let mut trace = read_json(&path);
-    assert!(trace["loop_start"].is_null(), "a safety trace has no loop");
-    let steps = trace["steps"].as_array_mut().expect("steps is a list");
-    assert!(steps.pop().is_some(), "the trace has no steps");
-    let cut = tmp.join("truncated.json");
-    write_json(&cut, &trace);
-    let run = locksmith([OsStr::new("replay"), cut.as_os_str()]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-}
-
-#[test]
-fn replay_of_a_step_that_is_not_enabled_exits_2_naming_the_step() {
-    let tmp = TempDir::new("not_enabled");
-    let path = checked_trace(&tmp, "redis-ttl-gc-pause", "mutual_exclusion");
-    let original = read_json(&path);
-
-    // Step 1 delivers a message that nobody sent.
-    let mut ghost = original.clone();
-    ghost["steps"][0]["action"] = serde_json::json!({"deliver": {"src": 0, "dst": 2, "msg": "Refused"}});
-    let file = tmp.join("ghost.json");
-    write_json(&file, &ghost);
-    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("step 1 "), "{}", run.stderr);
-
-    // The first reply delivered before the request that causes it.
-    let steps = original["steps"].as_array().expect("steps is a list");
-    let request = steps
-        .iter()
-        .position(|s| s["action"]["deliver"]["dst"] == 0)
-        .expect("a delivery to the server");
-    let reply = steps
-        .iter()
-        .position(|s| s["action"]["deliver"]["src"] == 0)
-        .expect("a delivery from the server");
-    assert!(request < reply);
-    let mut swapped = original.clone();
-    swapped["steps"]
-        .as_array_mut()
-        .expect("steps is a list")
-        .swap(request, reply);
-    let file = tmp.join("swapped.json");
-    write_json(&file, &swapped);
-    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    let step = format!("step {} ", request + 1);
-    assert!(run.stderr.contains(&step), "expected {step:?} in: {}", run.stderr);
-}
-
-#[test]
-fn replay_of_a_file_that_is_not_json_exits_2() {
-    let tmp = TempDir::new("not_json");
-    let file = tmp.join("hello.json");
-    fs::write(&file, "hello, world\n").expect("write");
-    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains(file.to_str().expect("a UTF-8 path")),
-        "{}",
-        run.stderr
-    );
-}
-
-#[test]
-fn replay_of_json_that_is_not_a_trace_exits_2() {
-    let tmp = TempDir::new("not_trace");
-    let file = tmp.join("summary.json");
-    fs::write(&file, r#"{"scenario": "redis-fencing", "steps": [1, 2, 3]}"#).expect("write");
-    let run = locksmith([OsStr::new("replay"), file.as_os_str()]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    let missing = tmp.join("missing.json");
-    let run = locksmith([OsStr::new("replay"), missing.as_os_str()]);
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-}
-
-#[test]
-fn replay_of_a_liveness_trace_needs_its_whole_loop() {
-    let tmp = TempDir::new("liveness");
-    let path = checked_trace(&tmp, "redis-setnx-crash", "deadlock_freedom");
-    assert_eq!(path.file_name(), Some(OsStr::new("trace.json")));
-    let run = locksmith([OsStr::new("replay"), path.as_os_str()]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("violated again"), "{}", run.stdout);
-
-    let mut trace = read_json(&path);
-    let start = trace["loop_start"].as_u64().expect("a liveness trace has loop_start") as usize;
-    let steps = trace["steps"].as_array_mut().expect("steps is a list");
-    assert!(steps.len() > start, "the loop has no steps to cut");
-    steps.pop();
-    let cut = tmp.join("loop-cut.json");
-    write_json(&cut, &trace);
-    let run = locksmith([OsStr::new("replay"), cut.as_os_str()]);
-    assert_ne!(run.code, 0, "a broken loop replayed: {}", run.stdout);
-}
-
-#[test]
-fn every_committed_trace_replays() {
-    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
-    let mut traces = Vec::new();
-    for dir in fs::read_dir(&reports).expect("read reports/") {
-        let dir = dir.expect("a directory entry").path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for file in fs::read_dir(&dir).expect("read a report") {
-            let file = file.expect("a directory entry").path();
-            let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if name == "trace.json" || name.ends_with(".trace.json") {
-                traces.push(file);
-            }
-        }
-    }
-    assert!(!traces.is_empty(), "no traces under {}", reports.display());
-    traces.sort();
-    for trace in traces {
-        let run = locksmith([OsStr::new("replay"), trace.as_os_str()]);
-        assert_eq!(run.code, 0, "{}: {}{}", trace.display(), run.stdout, run.stderr);
-    }
-}
-
-/// Scenarios checked on several threads print the same lines in the same
-/// order and write the same bytes as one at a time (wall time aside).
-#[test]
-fn jobs_change_no_output_and_no_report() {
-    let names = [
-        "redis-ttl-gc-pause",
-        "lock-table-crash",
-        "redis-ttl-no-faults",
-        "redis-fencing",
-    ];
-    let run_with = |jobs: &str, tmp: &TempDir| {
-        let reports = tmp.join("reports");
-        let mut args = vec!["check"];
-        args.extend(names);
-        args.extend(["--jobs", jobs]);
-        let run = locksmith(run_dir_args(&args, &reports));
-        assert_eq!(run.code, 0, "--jobs {jobs}: {}{}", run.stdout, run.stderr);
-        let text: Vec<String> = run
-            .stdout
-            .replace(tmp.path().to_str().expect("a UTF-8 temp path"), "TMP")
-            .lines()
-            .map(|l| l.split(", depth").next().unwrap_or(l).to_string())
-            .collect();
-        let files: Vec<(String, Vec<u8>)> = names
-            .iter()
-            .flat_map(|n| report_files(&reports.join(n)))
-            .map(|(p, b)| {
-                (
-                    p.strip_prefix(&reports).expect("under reports").display().to_string(),
-                    b,
-                )
-            })
-            .collect();
-        (text, files)
-    };
-    let (one, two) = (TempDir::new("jobs_1"), TempDir::new("jobs_2"));
-    let (text1, files1) = run_with("1", &one);
-    let (text2, files2) = run_with("2", &two);
-    assert_eq!(text1, text2);
-    assert_eq!(files1.len(), files2.len());
-    for ((p1, b1), (p2, b2)) in files1.iter().zip(&files2) {
-        assert_eq!(p1, p2);
-        let (s1, s2) = (String::from_utf8_lossy(b1), String::from_utf8_lossy(b2));
-        let strip = |s: &str, t: &TempDir| s.replace(t.path().to_str().expect("UTF-8"), "TMP");
-        assert_eq!(
-            strip(&s1, &one),
-            strip(&s2, &two),
-            "{p1} differs between --jobs 1 and 2"
-        );
-    }
-}
-
-#[test]
 fn check_with_zero_jobs_exits_2() {
     let run = assert_usage_error(&["check", "redis-fencing", "--jobs", "0"]);
     assert!(run.stderr.contains("--jobs 0"), "{}", run.stderr);
-}
-
-/// `show` prints a bundled scenario's file and its family's spec from the
-/// binary alone (in a folder without the checkout), byte for byte; an
-/// unknown name is one sentence and exit 2.
-#[test]
-fn show_prints_a_scenario_and_its_spec_from_any_folder() {
-    let tmp = TempDir::new("show");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let run = locksmith_in(tmp.path(), &["show", "redis-fencing"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        fs::read_to_string(root.join("scenarios/redis-fencing.toml")).expect("the file")
-    );
-    let run = locksmith_in(tmp.path(), &["show", "redlock-no-fsync", "--spec"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        fs::read_to_string(root.join("specs/Redlock.tla")).expect("the spec")
-    );
-    let run = locksmith_in(tmp.path(), &["show", "no-such-lock"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.starts_with("locksmith: no scenario named \"no-such-lock\""),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-}
-
-/// Completions and the man page come from the command line's own
-/// definitions: every command is in them.
-#[test]
-fn completions_and_the_man_page_name_every_command() {
-    let bash = locksmith(["completions", "bash"]);
-    assert_eq!(bash.code, 0, "{}", bash.stderr);
-    let man = locksmith(["man"]);
-    assert_eq!(man.code, 0, "{}", man.stderr);
-    assert!(
-        man.stdout.starts_with(".ie"),
-        "roff: {}",
-        &man.stdout[..80.min(man.stdout.len())]
-    );
-    for cmd in [
-        "list", "show", "check", "sweep", "matrix", "simulate", "replay", "reenact", "explore", "bench",
-    ] {
-        assert!(bash.stdout.contains(cmd), "bash completion lacks {cmd}");
-        assert!(
-            man.stdout.contains(&format!("locksmith\\-{cmd}")),
-            "man page lacks {cmd}"
-        );
-    }
-    let bad = locksmith(["completions", "tcsh"]);
-    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
 
 /// `--max-depth N` explores every state within N steps: a bound below the
