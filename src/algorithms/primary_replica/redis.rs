@@ -204,8 +204,23 @@ fn dataset(ctx: &Ctx<'_, Node>, r: &Redis) -> (Option<Key>, u8) {
 }
 
 /// A Redis node executes one command atomically. Only a primary serves
-/// clients; only a replica applies a replication stream.
+/// clients; only a replica applies a replication stream. Three kinds of
+/// message, each handled apart: the clients' commands, the replication
+/// link's traffic (at either end) and the Sentinel's commands.
 pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match msg {
+        Msg::SetNxPx { .. } | Msg::Wait { .. } | Msg::CompareAndDelete { .. } => client_command(p, ctx, r, src, msg, out),
+        Msg::Sync | Msg::Ack | Msg::Heartbeat | Msg::Replicate { .. } | Msg::GetAck | Msg::FullSync { .. } => {
+            replication(p, ctx, r, src, msg, out)
+        }
+        Msg::Promote { .. } | Msg::ReplicaOf { .. } => sentinel_command(p, r, src, msg, out),
+        _ => {}
+    }
+}
+
+/// `SET lock value NX PX ttl`, `WAIT` and the compare-and-delete script,
+/// which only a primary serves.
+fn client_command(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
     let wait = p.replication == Replication::Wait;
     match (r.standing, msg) {
         (Standing::Primary, Msg::SetNxPx { value }) => {
@@ -270,6 +285,16 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
             }
             out.send(src, Msg::Released { value });
         }
+        _ => {}
+    }
+}
+
+/// The replication link: a replica attaching (`SYNC`) and acknowledging,
+/// at the primary; the stream and the full resynchronisation, at the
+/// replica.
+fn replication(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
+    let wait = p.replication == Replication::Wait;
+    match (r.standing, msg) {
         // A replica attaches (or attaches again): the dataset replaces its
         // backlog, and its acknowledgement covers every write so far.
         (Standing::Primary, Msg::Sync) => {
@@ -339,6 +364,13 @@ pub(super) fn redis_receive(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src:
                 out.send(src, Msg::Ack);
             }
         }
+        _ => {}
+    }
+}
+
+/// The Sentinel's `REPLICAOF NO ONE` (the promotion) and `REPLICAOF`.
+fn sentinel_command(p: &Params, r: &mut Redis, src: Id, msg: Msg, out: &mut Out<Node>) {
+    match (r.standing, msg) {
         // REPLICAOF NO ONE: take over as primary in the failover's epoch,
         // with no replica of its own until one attaches, and report to the
         // Sentinel from now on.

@@ -97,7 +97,7 @@ fn view(cfg: &Path) -> Option<String> {
 }
 
 /// Runs TLC on `specs/mirror/<cfg>` (its module is the `.cfg`'s stem)
-/// with the options tests/e2e/specs.rs uses, in a temporary directory of
+/// with the options tests/e2e/specs/tlc.rs uses, in a temporary directory of
 /// its own, and returns the distinct states of the complete search and
 /// the wall seconds.
 fn run(jar: &Path, cfg: &str) -> Result<(u64, f64), String> {
