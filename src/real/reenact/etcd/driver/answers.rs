@@ -53,6 +53,13 @@ impl Driver<'_> {
         if !used {
             return format!("{name} receives {real:?}: an answer to an earlier request, which its logic ignores (as the model's does)");
         }
+        self.compare(c, node, msg, real, after)
+    }
+
+    /// Compares etcd's answer `real` with the model's `msg`, in what the
+    /// client's logic decides on, and acts on the real one.
+    fn compare(&mut self, c: usize, node: Id, msg: &Msg, real: Real, after: &WorldState<Node>) -> String {
+        let name = format!("c{}", c + 1);
         let now = Instant::now();
         match (msg, real) {
             (_, Real::Failed(e)) => {
@@ -84,44 +91,8 @@ impl Driver<'_> {
                     format!("{name} receives {said}; {d}")
                 }
             }
-            (
-                Msg::Locked { id, pred, .. },
-                Real::Locked {
-                    rev: real_rev,
-                    pred: real_pred,
-                },
-            ) => {
-                let key = self.leases.get(id).map(|&r| key_of(r)).unwrap_or_default();
-                let cl = &mut self.clients[c];
-                cl.key = key;
-                cl.rev = real_rev;
-                cl.pred = real_pred.clone();
-                let said = match &real_pred {
-                    None => format!("created at revision {real_rev}, no key before it"),
-                    Some((p, _)) => format!("created at revision {real_rev}, predecessor {p}"),
-                };
-                let mut out = format!("{name} receives {said}");
-                if (*pred == 0) == real_pred.is_none() {
-                    out.push_str(if *pred == 0 {
-                        " (first, as the trace says)"
-                    } else {
-                        " (not first, as the trace says)"
-                    });
-                    out
-                } else {
-                    let d = self.differs(
-                        c,
-                        format!(
-                            "the trace says {}",
-                            if *pred == 0 {
-                                "no key before it"
-                            } else {
-                                "a predecessor"
-                            }
-                        ),
-                    );
-                    format!("{out}; {d}")
-                }
+            (Msg::Locked { id, pred, .. }, Real::Locked { rev, pred: real_pred }) => {
+                self.locked(c, *id, *pred, rev, real_pred)
             }
             (Msg::LeaseNotFound { .. }, Real::LeaseNotFound) => {
                 format!("{name} receives requested lease not found (as the trace says)")
@@ -132,37 +103,7 @@ impl Driver<'_> {
                     pred: real_pred,
                     mine: real_mine,
                 },
-            ) => {
-                self.clients[c].pred = real_pred.clone();
-                let said = format!(
-                    "predecessor {}, own key {}",
-                    real_pred.as_ref().map_or("none", |p| p.0.as_str()),
-                    if real_mine { "exists" } else { "gone" }
-                );
-                if (*pred == 0) != real_pred.is_none() || *mine != real_mine {
-                    let d = self.differs(
-                        c,
-                        format!(
-                            "the trace says predecessor {}, own key {}",
-                            if *pred == 0 { "none" } else { "some" },
-                            if *mine { "exists" } else { "gone" }
-                        ),
-                    );
-                    return format!("{name} receives {said}; {d}");
-                }
-                // The real configuration's logic on the same answer.
-                let real_holds = real_pred.is_none() && (real_mine || !self.cfg.p.key_check);
-                let model_holds = plan::client(after, node).is_some_and(|m| m.script.phase == Phase::Holding);
-                if real_pred.is_none() && real_holds != model_holds {
-                    self.clients[c].gave_up = !real_holds;
-                    return format!(
-                        "{name} receives {said} (as the trace says); the real configuration's client {} (key_check = {})",
-                        if real_holds { "would hold" } else { "starts over: its session expired" },
-                        self.cfg.p.key_check
-                    );
-                }
-                format!("{name} receives {said} (as the trace says)")
-            }
+            ) => self.range(c, node, (*pred, *mine), (real_pred, real_mine), after),
             (Msg::Unlocked { .. }, Real::Unlocked { deleted }) => {
                 format!(
                     "{name} receives the unlock's answer (etcd {})",
@@ -171,6 +112,86 @@ impl Driver<'_> {
             }
             (_, real) => self.differs(c, format!("etcd answered {real:?}, the trace delivers {msg:?}")),
         }
+    }
+
+    /// The lock transaction's answer: etcd's revision and predecessor,
+    /// kept for the client's later requests; the same "first or not" as
+    /// the model's.
+    fn locked(&mut self, c: usize, id: u32, pred: u32, real_rev: i64, real_pred: Option<(String, i64)>) -> String {
+        let name = format!("c{}", c + 1);
+        let key = self.leases.get(&id).map(|&r| key_of(r)).unwrap_or_default();
+        let cl = &mut self.clients[c];
+        cl.key = key;
+        cl.rev = real_rev;
+        cl.pred = real_pred.clone();
+        let said = match &real_pred {
+            None => format!("created at revision {real_rev}, no key before it"),
+            Some((p, _)) => format!("created at revision {real_rev}, predecessor {p}"),
+        };
+        let mut out = format!("{name} receives {said}");
+        if (pred == 0) == real_pred.is_none() {
+            out.push_str(if pred == 0 {
+                " (first, as the trace says)"
+            } else {
+                " (not first, as the trace says)"
+            });
+            out
+        } else {
+            let d = self.differs(
+                c,
+                format!(
+                    "the trace says {}",
+                    if pred == 0 { "no key before it" } else { "a predecessor" }
+                ),
+            );
+            format!("{out}; {d}")
+        }
+    }
+
+    /// `waitDeletes`'s query again: the same predecessor (or none) and own
+    /// key as the model's; then the real configuration's logic on it.
+    fn range(
+        &mut self,
+        c: usize,
+        node: Id,
+        (pred, mine): (u32, bool),
+        (real_pred, real_mine): (Option<(String, i64)>, bool),
+        after: &WorldState<Node>,
+    ) -> String {
+        let name = format!("c{}", c + 1);
+        self.clients[c].pred = real_pred.clone();
+        let said = format!(
+            "predecessor {}, own key {}",
+            real_pred.as_ref().map_or("none", |p| p.0.as_str()),
+            if real_mine { "exists" } else { "gone" }
+        );
+        if (pred == 0) != real_pred.is_none() || mine != real_mine {
+            let d = self.differs(
+                c,
+                format!(
+                    "the trace says predecessor {}, own key {}",
+                    if pred == 0 { "none" } else { "some" },
+                    if mine { "exists" } else { "gone" }
+                ),
+            );
+            return format!("{name} receives {said}; {d}");
+        }
+        // The real configuration's logic on the same answer.
+        let real_holds = real_pred.is_none() && (real_mine || !self.cfg.p.key_check);
+        let model_holds = plan::client(after, node).is_some_and(|m| m.script.phase == Phase::Holding);
+        if real_pred.is_none() && real_holds != model_holds {
+            self.clients[c].gave_up = !real_holds;
+            return format!(
+                "{name} receives {said} (as the trace says); the real configuration's client {} (key_check = {})",
+                if real_holds {
+                    "would hold"
+                } else {
+                    "starts over: its session expired"
+                },
+                self.cfg.p.key_check
+            );
+        }
+        format!("{name} receives {said} (as the trace says)")
     }
 
     /// The model delivers a watch's DELETE event: the real watch must have
