@@ -98,52 +98,7 @@ impl Driver<'_> {
         let px = self.ttl().as_millis() as u64;
         let q = |e: redis::RedisError| io(&format!("the server on port {port} failed"), e);
         let reply = match req {
-            Request::SetNxPx(_) if self.setup.fence == Fence::ServerCounter => {
-                let token: i64 = redis::cmd("EVAL")
-                    .arg(SET_AND_FENCE)
-                    .arg(2)
-                    .arg(KEY)
-                    .arg(FENCE)
-                    .arg(value)
-                    .arg(px)
-                    .query(con)
-                    .map_err(q)?;
-                let ok = token > 0;
-                (
-                    Reply::Lock {
-                        ok,
-                        token,
-                        text: if ok { format!("token {token}") } else { "nil".into() },
-                    },
-                    format!("EVAL <SET {KEY} {value} NX PX {px}, INCR {FENCE}>"),
-                )
-            }
-            Request::SetNxPx(_) => {
-                let r: Option<String> = redis::cmd("SET")
-                    .arg(KEY)
-                    .arg(value)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(px)
-                    .query(con)
-                    .map_err(q)?;
-                let mut ok = r.is_some();
-                let mut text = r.unwrap_or_else(|| "nil".into());
-                let mut cmd = format!("SET {KEY} {value} NX PX {px}");
-                if let (true, Some((n, timeout))) = (ok, self.setup.wait) {
-                    let ms = if timeout == 0 {
-                        notes.push("WAIT's timeout 0 (for ever) is capped at 10 s here".into());
-                        10_000
-                    } else {
-                        u64::from(timeout) * self.tick.as_millis() as u64
-                    };
-                    let acked: i64 = redis::cmd("WAIT").arg(n).arg(ms).query(con).map_err(q)?;
-                    cmd.push_str(&format!("; WAIT {n} {ms}"));
-                    text.push_str(&format!(", WAIT → {acked}"));
-                    ok = acked >= i64::from(n);
-                }
-                (Reply::Lock { ok, token: 0, text }, cmd)
-            }
+            Request::SetNxPx(_) => self.set_nx_px(con, port, value, notes)?,
             Request::SetNx(_) => {
                 let set: i64 = redis::cmd("SETNX").arg(KEY).arg(value).query(con).map_err(q)?;
                 (
@@ -218,6 +173,64 @@ impl Driver<'_> {
             }
         };
         Ok(reply)
+    }
+
+    /// `SET lock value NX PX ttl`: with the server's fencing counter, the
+    /// script that sets and increments at once; with `wait`, the `WAIT`
+    /// that follows on the same connection.
+    fn set_nx_px(
+        &self,
+        con: &mut redis::Connection,
+        port: u16,
+        value: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<(Reply, String), String> {
+        let px = self.ttl().as_millis() as u64;
+        let q = |e: redis::RedisError| io(&format!("the server on port {port} failed"), e);
+        if self.setup.fence == Fence::ServerCounter {
+            let token: i64 = redis::cmd("EVAL")
+                .arg(SET_AND_FENCE)
+                .arg(2)
+                .arg(KEY)
+                .arg(FENCE)
+                .arg(value)
+                .arg(px)
+                .query(con)
+                .map_err(q)?;
+            let ok = token > 0;
+            return Ok((
+                Reply::Lock {
+                    ok,
+                    token,
+                    text: if ok { format!("token {token}") } else { "nil".into() },
+                },
+                format!("EVAL <SET {KEY} {value} NX PX {px}, INCR {FENCE}>"),
+            ));
+        }
+        let r: Option<String> = redis::cmd("SET")
+            .arg(KEY)
+            .arg(value)
+            .arg("NX")
+            .arg("PX")
+            .arg(px)
+            .query(con)
+            .map_err(q)?;
+        let mut ok = r.is_some();
+        let mut text = r.unwrap_or_else(|| "nil".into());
+        let mut cmd = format!("SET {KEY} {value} NX PX {px}");
+        if let (true, Some((n, timeout))) = (ok, self.setup.wait) {
+            let ms = if timeout == 0 {
+                notes.push("WAIT's timeout 0 (for ever) is capped at 10 s here".into());
+                10_000
+            } else {
+                u64::from(timeout) * self.tick.as_millis() as u64
+            };
+            let acked: i64 = redis::cmd("WAIT").arg(n).arg(ms).query(con).map_err(q)?;
+            cmd.push_str(&format!("; WAIT {n} {ms}"));
+            text.push_str(&format!(", WAIT → {acked}"));
+            ok = acked >= i64::from(n);
+        }
+        Ok((Reply::Lock { ok, token: 0, text }, cmd))
     }
 
     /// Holds the primary's replication stream back: `SIGSTOP` to every
