@@ -256,7 +256,12 @@ fn client_command(p: &Params, ctx: &Ctx<'_, Node>, r: &mut Redis, src: Id, msg: 
         // SET was sent on) comes on a new connection, as a client library
         // that retries a command after reconnecting sends it (redis-py's
         // default): that connection's write offset is 0, which every
-        // attached replica has reached.
+        // attached replica has reached, one still loading the dataset
+        // included: Redis puts a replica online when the dataset's transfer
+        // ends, before the replica has loaded it (`replicaPutOnline` in
+        // replication.c), and `WAIT` counts the online replicas whose
+        // acknowledged offset has reached the connection's
+        // (`replicationCountAcksByOffset`; 7.0, the version tested here).
         (Standing::Primary, Msg::Wait { value }) => {
             let at = match r.waiting.iter().position(|w| w.client == src && w.value == value) {
                 Some(at) => at,
