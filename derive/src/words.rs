@@ -10,7 +10,10 @@ use syn::{Data, DeriveInput, Error, Fields, LitStr, Result};
 
 pub fn expand(input: DeriveInput) -> Result<Tokens> {
     let Data::Enum(data) = &input.data else {
-        return Err(Error::new_spanned(&input.ident, "Words is derived for an enum of unit variants"));
+        return Err(Error::new_spanned(
+            &input.ident,
+            "Words is derived for an enum of unit variants",
+        ));
     };
     let name = &input.ident;
     let mut entries = Vec::new();
@@ -44,4 +47,3 @@ fn kebab(name: &str) -> String {
     }
     out
 }
-
