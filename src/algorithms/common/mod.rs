@@ -1,9 +1,10 @@
 //! What several families share, written once: the client script every
-//! family's clients follow ([`client`]), the parts of the lease clients
-//! ([`lease`]), the protected resource ([`resource`]), a Redis server's persistence
-//! ([`redis_key`]) and the imports every
-//! family file starts with ([`prelude`]). Families reach them as
-//! `algorithms::client`, `algorithms::lease` ... too.
+//! family's clients follow ([`client`]) and their timing
+//! (`client_timing!`), the parts of the lease clients ([`lease`]), the
+//! protected resource ([`resource`]), a Redis server's persistence
+//! ([`redis_key`]) and the imports every family file starts with
+//! ([`prelude`]). Families reach them as `algorithms::client`,
+//! `algorithms::lease` ... too.
 
 pub mod client;
 pub mod lease;

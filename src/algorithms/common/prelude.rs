@@ -6,7 +6,7 @@
 //! each of the nine folders; its own items shadow these names.
 
 pub use super::client::{leases_view, scripts_view, show, tla, validity_left, ClientLease, PauseWindow, Phase, Script};
-pub use super::lease::{arm_validity, validity_holds, work_within, ClientKind, Elapsed};
+pub use super::lease::{arm_validity, validity_holds, ClientKind, Elapsed};
 pub use super::one_server::{OneServer, OneServerState};
 pub use super::resource::{send_write, tla_tokenless, Resource, ResourceMsg};
 pub(crate) use super::{client_timing, parts};
