@@ -20,11 +20,28 @@ impl<A: Program> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
     /// its sequence present in `s` (zero, "none", stays zero).
     pub(super) fn renumber(&self, s: &mut WorldState<A>) {
-        // Called for every successor: the value lists are kept per thread
-        // and reused, so renumbering allocates nothing, and one visit
-        // reads both the ranked values and the least clock.
+        // Called for every successor, so it allocates nothing (the value
+        // lists below are kept per thread and reused). First, without
+        // collecting: the values of each sequence as a bit
+        // set (below 64), and the least clock. A state whose values are
+        // already 0, 1, 2... in each sequence (the usual case: a new value
+        // is the next rank) needs no sorting and no rewriting.
+        let mut least = u32::MAX;
+        let mut seen = [1u64 | 1 << s.ghost.min(63), 1, 1 | 1 << s.value.min(63)];
+        let mut wide = s.ghost > 63 || s.value > 63;
+        self.visit_numbers(s, &mut |seq, v| {
+            if seq == Seq::Clock {
+                least = least.min(*v)
+            } else {
+                wide |= *v > 63;
+                seen[seq as usize] |= 1 << (*v).min(63);
+            }
+        });
+        self.shift_clocks(s, least);
+        if !wide && seen.iter().all(|m| m & (m + 1) == 0) {
+            return;
+        }
         PRESENT.with_borrow_mut(|present| {
-            let mut least = u32::MAX;
             present[0].clear();
             present[0].extend([0, s.ghost]);
             present[1].clear();
@@ -32,22 +49,13 @@ impl<A: Program> World<A> {
             present[2].clear();
             present[2].extend([0, s.value]);
             self.visit_numbers(s, &mut |seq, v| {
-                if seq == Seq::Clock {
-                    least = least.min(*v)
-                } else {
+                if seq != Seq::Clock {
                     present[seq as usize].push(*v)
                 }
             });
-            self.shift_clocks(s, least);
-            let mut dense = true;
             for values in present.iter_mut() {
                 values.sort_unstable();
                 values.dedup();
-                dense &= *values.last().unwrap_or(&0) as usize == values.len() - 1;
-            }
-            // Usually the new value is the next rank already: nothing to do.
-            if dense {
-                return;
             }
             // Every value visited is in `present`, so the search finds it.
             let rank = |seq: Seq, v: &mut u32| *v = present[seq as usize].binary_search(v).unwrap_or(0) as u32;
