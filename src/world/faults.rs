@@ -15,6 +15,8 @@ pub enum Targets {
     All,
 }
 
+/// By hand, not derived (`#[derive(Words)]` follows the variants' order):
+/// the "allowed:" sentence names `all`, the default, first.
 impl Words for Targets {
     const WORDS: &'static [(&'static str, Self)] = &[
         ("all", Targets::All),
