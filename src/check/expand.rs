@@ -41,6 +41,14 @@ pub(super) struct Succ {
     pub(super) fresh: Option<(Vec<u8>, Facts, u64)>,
 }
 
+/// The fingerprints of the states a worker kept (encoded, with their facts)
+/// in its part of the batch. A state reached again later in the same part
+/// is not kept twice: the merge numbers the parts' successors in order, so
+/// by the time it meets the repeat the first one is in the seen set. In a
+/// breadth-first batch, many states' successors meet (two actions taken in
+/// either order), so this spares an encoding for most of them.
+type Made = std::collections::HashSet<u64, foldhash::fast::FixedState>;
+
 /// States popped and expanded together. Expansion (successors, renumbering,
 /// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
 /// over the threads; the merge then numbers states in exactly the order a
@@ -68,6 +76,7 @@ impl<A: Lock> Expand<'_, A> {
         s: &WorldState<A>,
         actions: &mut Vec<Action<A>>,
         scratch: &mut Vec<(WorldState<A>, Option<u64>)>,
+        made: &mut Made,
         out: &mut Vec<Succ>,
     ) {
         let world = self.world;
@@ -104,10 +113,10 @@ impl<A: Lock> Expand<'_, A> {
                 };
                 let c = c.as_ref().unwrap_or(t);
                 let to = self.seen.get(&fp);
-                (fp, None, to, to.is_none().then(|| self.fresh(c)))
+                (fp, None, to, (to.is_none() && made.insert(fp)).then(|| self.fresh(c)))
             } else {
                 let to = self.seen.get(&raw);
-                (raw, to, None, to.is_none().then(|| self.fresh(t)))
+                (raw, to, None, (to.is_none() && made.insert(raw)).then(|| self.fresh(t)))
             };
             out.push(Succ {
                 ordinal: k as u16,
@@ -142,11 +151,12 @@ impl<A: Lock> Expand<'_, A> {
         let part = |chunk: &[(Queued<A>, u32)]| -> Vec<Vec<Succ>> {
             let mut actions = Vec::new();
             let mut scratch = Vec::new();
+            let mut made = Made::default();
             chunk
                 .iter()
                 .map(|(item, _)| {
                     let mut out = Vec::new();
-                    self.state(&batch.state(item), &mut actions, &mut scratch, &mut out);
+                    self.state(&batch.state(item), &mut actions, &mut scratch, &mut made, &mut out);
                     out
                 })
                 .collect()

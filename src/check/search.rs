@@ -390,8 +390,9 @@ impl<A: Lock> Found<A> {
                             continue;
                         }
                         None => {
-                            // Not known before the batch either, so the
-                            // worker kept the state.
+                            // Not known before the batch, nor met earlier
+                            // in the worker's part of it (expand.rs, `Made`),
+                            // so the worker kept the state.
                             let Some((t, mut facts, bad)) = succ.fresh else {
                                 unreachable!("a state unknown to the merge was unknown to its worker")
                             };
