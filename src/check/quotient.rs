@@ -64,7 +64,7 @@ pub fn lifts<A: Lock>(
     let inside = |s: u32, e: &Edge| e.class != FAULT && waits(s) && waits(e.to);
     let mut out = Vec::new();
     let mut total = 0usize;
-    for looping in liveness::looping(g, n, &inside) {
+    for looping in liveness::looping(g, n, &waits, &inside) {
         let lift = lift(
             world,
             g,

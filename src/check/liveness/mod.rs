@@ -113,8 +113,9 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
     let n = g.facts.len() as u32;
     // An edge stays inside the subgraph when it is no fault, both ends
     // wait, and nobody (the client, for starvation) is granted the lock.
+    let member = |s: u32| waits(g, who, s);
     let inside = |s: u32, e: &Edge| {
-        if e.class == FAULT || !waits(g, who, s) || !waits(g, who, e.to) {
+        if e.class == FAULT || !member(s) || !member(e.to) {
             return false;
         }
         let granted = acquired(g.facts.wanting(s), g.facts.wanting(e.to));
@@ -125,7 +126,7 @@ pub fn find_loop(g: &Graph, who: Waiting) -> Option<Lasso> {
     };
     let mut best: Option<Lasso> = None;
     let better = |best: &Option<Lasso>, s: u32| best.as_ref().is_none_or(|b| g.facts.depth(s) < g.facts.depth(b.entry));
-    for candidate in looping(g, n, &inside) {
+    for candidate in looping(g, n, &member, &inside) {
         if !better(&best, candidate.entry) {
             continue;
         }
@@ -172,7 +173,7 @@ fn fair_parts(g: &Graph, component: Looping, inside: &impl Fn(u32, &Edge) -> boo
         let kept: BTreeSet<u32> = keep.iter().copied().collect();
         let sub = |s: u32, e: &Edge| internal(s, e) && kept.contains(&{ e.to });
         // Pushed in reverse so that parts are decided in discovery order.
-        let mut parts: Vec<Looping> = components_in(g, Nodes::Listed(&keep), &sub)
+        let mut parts: Vec<Looping> = components_in(g, Nodes::Listed(&keep), &|_| true, &sub)
             .into_iter()
             .map(|scc| with_loop(g, scc))
             .collect();
@@ -192,13 +193,15 @@ pub(super) struct Looping {
 
 /// The components of the subgraph `inside` that hold a loop. Most
 /// components are single states without a self-loop, which
-/// [`components_in`] leaves out as it finds them.
+/// [`components_in`] leaves out as it finds them. `waits` holds at both
+/// ends of every edge `inside`: the search starts from no other state.
 pub(super) fn looping<'g>(
     g: &'g Graph,
     n: u32,
+    waits: &'g impl Fn(u32) -> bool,
     inside: &'g impl Fn(u32, &Edge) -> bool,
 ) -> impl Iterator<Item = Looping> + 'g {
-    components_in(g, Nodes::All(n), inside)
+    components_in(g, Nodes::All(n), waits, inside)
         .into_iter()
         .map(move |scc| with_loop(g, scc))
 }
@@ -374,8 +377,17 @@ fn detour(
 /// A single state without an edge to itself holds no
 /// loop and is left out as soon as it is found: nearly every state of a
 /// graph is one, and a list for each made this pass the peak of a
-/// check's memory.
-fn components_in(g: &Graph, nodes: Nodes<'_>, inside: &impl Fn(u32, &Edge) -> bool) -> Vec<Vec<u32>> {
+/// check's memory. A state where `member` fails is not looked at: every
+/// edge `inside` must have `member` at both ends, so such a state is a
+/// component of its own without a loop, and the states the search starts
+/// from elsewhere never reach it. In a liveness pass most states do not
+/// wait, and reading their edges was most of the pass.
+fn components_in(
+    g: &Graph,
+    nodes: Nodes<'_>,
+    member: &impl Fn(u32) -> bool,
+    inside: &impl Fn(u32, &Edge) -> bool,
+) -> Vec<Vec<u32>> {
     // Discovery numbers start at 1: a zeroed array means none, so that a
     // mapped one needs no filling.
     const NONE: u32 = 0;
@@ -394,7 +406,7 @@ fn components_in(g: &Graph, nodes: Nodes<'_>, inside: &impl Fn(u32, &Edge) -> bo
     let mut out = Vec::new();
     let mut next = 1u32;
     for (r, root) in nodes.iter().enumerate() {
-        if index[r] != NONE {
+        if index[r] != NONE || !member(root) {
             continue;
         }
         // Frames: (state, its slot, how far into its edges).
