@@ -223,10 +223,7 @@ fn symmetric_lasso<A: Lock>(
     let whom: Vec<Waiting> = if anyone {
         vec![Waiting::Anyone]
     } else {
-        (0..world.roles.len())
-            .filter(|&i| world.roles[i] == Role::Client)
-            .map(|c| Waiting::Client(c as u32))
-            .collect()
+        clients(world).collect()
     };
     let looped = whom
         .into_iter()
@@ -296,11 +293,19 @@ fn random<A: Program>(world: &World<A>, a: &Action<A>) -> bool {
     matches!(a, Action::Step { node, step } if world.actors[*node].random(*step))
 }
 
-/// The earliest starvation lasso over all clients.
-fn starvation<A: Lock>(world: &World<A>, g: &Graph) -> Option<Counterexample<A>> {
-    let clients = (0..world.roles.len()).filter(|&i| world.roles[i] == Role::Client);
-    clients
-        .filter_map(|c| liveness::find(g, Waiting::Client(c as u32)))
+/// The clients whose starvation the liveness pass looks for, in order.
+fn clients<A: Program>(world: &World<A>) -> impl Iterator<Item = Waiting> + '_ {
+    (0..world.roles.len())
+        .filter(|&i| world.roles[i] == Role::Client)
+        .map(|c| Waiting::Client(c as u32))
+}
+
+/// The earliest of the clients' starvation lassos (the first client's
+/// where two are as early).
+fn starvation<A: Lock>(world: &World<A>, g: &Graph, lassos: Vec<Option<liveness::Lasso>>) -> Option<Counterexample<A>> {
+    lassos
+        .into_iter()
+        .flatten()
         .min_by_key(|l| g.facts.depth(l.entry))
         .map(|l| lasso(world, g, &l))
 }

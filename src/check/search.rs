@@ -14,8 +14,8 @@ use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
 use super::{
-    collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso, Counterexample,
-    Options, Outcome, PropOutcome, LIFT_BUDGET, MEMORY_EVERY, PROGRESS_EVERY,
+    clients, collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso,
+    Counterexample, Options, Outcome, PropOutcome, LIFT_BUDGET, MEMORY_EVERY, PROGRESS_EVERY,
 };
 use crate::memory;
 use crate::properties::{safe, Lock, Prop};
@@ -455,6 +455,18 @@ fn verdicts<A: Lock>(
         Some(Err(why)) => Some(why.clone()),
         _ => None,
     };
+    // Without symmetry, the passes for deadlock (anyone waiting) and for
+    // each client's starvation, side by side on the search's threads.
+    let passes = complete && lifted.is_none();
+    let deadlock = passes && checked.contains(&Prop::DeadlockFreedom);
+    let whom: Vec<Waiting> = deadlock
+        .then_some(Waiting::Anyone)
+        .into_iter()
+        .chain(clients(world).filter(|_| passes && checked.contains(&Prop::StarvationFreedom)))
+        .collect();
+    let mut lassos = liveness::find_each(g, &whom, opts.threads).into_iter();
+    let anyone = if deadlock { lassos.next().flatten() } else { None };
+    let mut starving = Some(lassos.collect::<Vec<_>>());
     let mut props = Vec::new();
     for &prop in checked {
         let found = match prop {
@@ -466,8 +478,8 @@ fn verdicts<A: Lock>(
             _ if !complete || liveness_skipped.is_some() => None,
             _ => match &lifted {
                 Some(Ok(lifts)) => symmetric_lasso(world, g, lifts, prop == Prop::DeadlockFreedom),
-                _ if prop == Prop::DeadlockFreedom => liveness::find(g, Waiting::Anyone).map(|l| lasso(world, g, &l)),
-                _ => starvation(world, g),
+                _ if prop == Prop::DeadlockFreedom => anyone.as_ref().map(|l| lasso(world, g, l)),
+                _ => starvation(world, g, starving.take().unwrap_or_default()),
             },
         };
         let skipped = !prop.is_safety() && liveness_skipped.is_some();

@@ -57,7 +57,9 @@ fn summary_without_seconds(bytes: &[u8], what: &Path) -> Value {
     v
 }
 
-fn assert_same_reports(a: &Path, b: &Path) {
+/// Asserts that `a` and `b` hold the same files, byte for byte, with one
+/// summary for each of `scenarios`.
+fn assert_same_reports(a: &Path, b: &Path, scenarios: usize) {
     let (fa, fb) = (files(a), files(b));
     assert_eq!(
         fa.keys().collect::<Vec<_>>(),
@@ -65,7 +67,7 @@ fn assert_same_reports(a: &Path, b: &Path) {
         "the two runs wrote different files"
     );
     let summaries = fa.keys().filter(|p| p.ends_with("summary.json")).count();
-    assert_eq!(summaries, SOME.len(), "one summary.json per scenario");
+    assert_eq!(summaries, scenarios, "one summary.json per scenario");
     assert!(fa.keys().any(|p| p.ends_with("trace.json")), "no traces to compare");
     // Every file, summary.json included (it holds no wall time), is the
     // same bytes.
@@ -125,7 +127,7 @@ fn two_runs_write_the_same_reports_in_any_environment() {
             ("COLUMNS", OsStr::new("20")),
         ],
     );
-    assert_same_reports(&a, &b);
+    assert_same_reports(&a, &b, SOME.len());
 }
 
 /// Depth-first search is deterministic as well, and `--format json` prints
@@ -162,5 +164,33 @@ fn depth_first_json_output_is_the_same_twice() {
         la.iter().all(|s| s.get("search").is_none_or(|v| v == "dfs")),
         "not a depth-first search"
     );
-    assert_same_reports(&a, &b);
+    assert_same_reports(&a, &b, SOME.len());
+}
+
+/// Without symmetry, the liveness passes (deadlock, each client's
+/// starvation) run side by side on the search's threads: the lassos, and
+/// so the reports, are those of one thread (lock-table-crash starves a
+/// client).
+#[test]
+fn liveness_passes_on_two_threads_write_what_one_thread_writes() {
+    let tmp = TempDir::new("liveness_threads");
+    let (a, b) = (tmp.join("a"), tmp.join("b"));
+    for (reports, threads) in [(&a, "1"), (&b, "2")] {
+        let args = [
+            "check",
+            "lock-table-crash",
+            "--no-symmetry",
+            "--threads",
+            threads,
+            "--reports",
+        ];
+        let mut args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        args.push(reports.as_os_str());
+        locksmith(&args, &[]);
+    }
+    assert!(
+        a.join("lock-table-crash/starvation_freedom.trace.md").is_file(),
+        "the starvation lasso is written"
+    );
+    assert_same_reports(&a, &b, 1);
 }

@@ -87,6 +87,35 @@ pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
     }
 }
 
+/// [`find`] for each of `whom`, in order. The passes only read the sealed
+/// graph, so with `threads` above one they run side by side, each thread
+/// taking the next pass as it finishes one; the answers are the same.
+/// A graph moved to disk runs them one at a time: each pass maps its own
+/// arrays, and memory is what is short then.
+pub fn find_each(g: &Graph, whom: &[Waiting], threads: usize) -> Vec<Option<Lasso>> {
+    if threads <= 1 || whom.len() < 2 || g.on_disk() {
+        return whom.iter().map(|&who| find(g, who)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&who) = whom.get(k) else { return done };
+            done.push((k, find(g, who)));
+        }
+    };
+    let mut found: Vec<(usize, Option<Lasso>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.min(whom.len())).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    found.sort_by_key(|(k, _)| *k);
+    found.into_iter().map(|(_, l)| l).collect()
+}
+
 /// Whether state `s` waits for the lock, as `who` means it.
 fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
     let wanting = g.facts.wanting(s);

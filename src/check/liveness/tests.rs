@@ -214,3 +214,39 @@ fn a_fair_loop_takes_every_outcome_of_every_state_it_visits() {
     let taken: BTreeSet<Class> = l.cycle.iter().map(|(_, e)| e.class).collect();
     assert!([5, 6, 7, 8].iter().all(|c| taken.contains(c)), "{:?}", l.cycle);
 }
+
+#[test]
+fn the_passes_side_by_side_find_what_they_find_one_at_a_time() {
+    // Client 0 waits in 1 and 2 and loops there; client 1 waits in 3 and
+    // 4 and loops there too, but only client 1 is starved for ever: from
+    // 2 an acquisition by client 0 (state 5) is enabled throughout.
+    let mut g = Graph::default();
+    for (s, wanting) in [0b00, 0b01, 0b01, 0b10, 0b10, 0b00].into_iter().enumerate() {
+        g.facts.push(Facts {
+            wanting,
+            depth: s as u32,
+        });
+        g.parent.push(Parent(0, 0));
+    }
+    let edges = [
+        (0, 1, 0),
+        (1, 2, 1),
+        (2, 1, 2),
+        (1, 5, 9),
+        (2, 5, 9),
+        (0, 3, 3),
+        (3, 4, 4),
+        (4, 3, 5),
+    ];
+    for (i, (from, to, class)) in edges.into_iter().enumerate() {
+        g.raw.push((from, Edge::new(to, class, i as u16, false, false)));
+    }
+    g.seal();
+    let whom = [Waiting::Anyone, Waiting::Client(0), Waiting::Client(1)];
+    let one_at_a_time: Vec<Option<Lasso>> = whom.iter().map(|&w| find(&g, w)).collect();
+    assert_eq!(one_at_a_time[1], None);
+    assert_eq!(one_at_a_time[2].as_ref().map(|l| l.entry), Some(3));
+    for threads in [1, 2, 3, 8] {
+        assert_eq!(find_each(&g, &whom, threads), one_at_a_time, "{threads} threads");
+    }
+}
