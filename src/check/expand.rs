@@ -152,11 +152,13 @@ impl<A: Lock> Expand<'_, A> {
             let mut actions = Vec::new();
             let mut scratch = Vec::new();
             let mut made = Made::default();
+            let mut decoded = None;
             chunk
                 .iter()
                 .map(|(item, _)| {
                     let mut out = Vec::new();
-                    self.state(&batch.state(item), &mut actions, &mut scratch, &mut made, &mut out);
+                    let s = batch.state_in(item, &mut decoded);
+                    self.state(s, &mut actions, &mut scratch, &mut made, &mut out);
                     out
                 })
                 .collect()

@@ -9,7 +9,6 @@
 //! the price is the time to rebuild them, one `after` per state on the
 //! paths to a batch (siblings share theirs).
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io;
 use std::ops::Range;
@@ -54,6 +53,15 @@ pub(super) fn encode<T: Serialize>(state: &T) -> Vec<u8> {
 
 fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
     postcard::from_bytes(bytes).expect("a queued state decodes")
+}
+
+/// [`decode`] into `place`, reusing the lists it holds (serde's
+/// `deserialize_in_place`: a vector is overwritten element by element and
+/// grown or cut to length), so that a worker decoding one state after
+/// another allocates nothing once its buffer has grown.
+fn decode_into<T: DeserializeOwned>(bytes: &[u8], place: &mut T) {
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    T::deserialize_in_place(&mut de, place).expect("a queued state decodes");
 }
 
 impl<T> Default for Packed<T> {
@@ -159,11 +167,20 @@ impl<A: Program> Batch<A> {
         self.bytes.clear();
     }
 
-    /// An item's state, decoded if it is encoded.
-    pub(super) fn state<'a>(&self, item: &'a Queued<A>) -> Cow<'a, WorldState<A>> {
+    /// The state of `item`: an encoded state is decoded into `buf` (a
+    /// worker's, kept from one state to the next) rather than into new
+    /// lists.
+    pub(super) fn state_in<'a>(&self, item: &'a Queued<A>, buf: &'a mut Option<WorldState<A>>) -> &'a WorldState<A> {
         match item {
-            Queued::Whole(s) => Cow::Borrowed(s),
-            Queued::Encoded(at) => Cow::Owned(decode(&self.bytes[at.clone()])),
+            Queued::Whole(s) => s,
+            Queued::Encoded(at) => {
+                let bytes = &self.bytes[at.clone()];
+                match buf {
+                    Some(place) => decode_into(bytes, place),
+                    None => *buf = Some(decode(bytes)),
+                }
+                buf.as_ref().expect("just decoded")
+            }
         }
     }
 }
