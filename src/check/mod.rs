@@ -302,12 +302,12 @@ fn clients<A: Program>(world: &World<A>) -> impl Iterator<Item = Waiting> + '_ {
 
 /// The earliest of the clients' starvation lassos (the first client's
 /// where two are as early).
-fn starvation<A: Lock>(world: &World<A>, g: &Graph, lassos: Vec<Option<liveness::Lasso>>) -> Option<Counterexample<A>> {
+fn starvation<A: Lock>(world: &World<A>, g: &Graph, lassos: &[Option<liveness::Lasso>]) -> Option<Counterexample<A>> {
     lassos
-        .into_iter()
+        .iter()
         .flatten()
         .min_by_key(|l| g.facts.depth(l.entry))
-        .map(|l| lasso(world, g, &l))
+        .map(|l| lasso(world, g, l))
 }
 
 fn lasso<A: Lock>(world: &World<A>, g: &Graph, l: &liveness::Lasso) -> Counterexample<A> {

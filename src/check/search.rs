@@ -456,7 +456,8 @@ fn verdicts<A: Lock>(
         _ => None,
     };
     // Without symmetry, the passes for deadlock (anyone waiting) and for
-    // each client's starvation, side by side on the search's threads.
+    // each client's starvation, side by side on the search's threads; the
+    // deadlock pass's answer first, if it ran.
     let passes = complete && lifted.is_none();
     let deadlock = passes && checked.contains(&Prop::DeadlockFreedom);
     let whom: Vec<Waiting> = deadlock
@@ -464,9 +465,8 @@ fn verdicts<A: Lock>(
         .into_iter()
         .chain(clients(world).filter(|_| passes && checked.contains(&Prop::StarvationFreedom)))
         .collect();
-    let mut lassos = liveness::find_each(g, &whom, opts.threads).into_iter();
-    let anyone = if deadlock { lassos.next().flatten() } else { None };
-    let mut starving = Some(lassos.collect::<Vec<_>>());
+    let lassos = liveness::find_each(g, &whom, opts.threads);
+    let (anyone, starving) = lassos.split_at(usize::from(deadlock));
     let mut props = Vec::new();
     for &prop in checked {
         let found = match prop {
@@ -478,8 +478,10 @@ fn verdicts<A: Lock>(
             _ if !complete || liveness_skipped.is_some() => None,
             _ => match &lifted {
                 Some(Ok(lifts)) => symmetric_lasso(world, g, lifts, prop == Prop::DeadlockFreedom),
-                _ if prop == Prop::DeadlockFreedom => anyone.as_ref().map(|l| lasso(world, g, l)),
-                _ => starvation(world, g, starving.take().unwrap_or_default()),
+                _ if prop == Prop::DeadlockFreedom => {
+                    anyone.first().and_then(Option::as_ref).map(|l| lasso(world, g, l))
+                }
+                _ => starvation(world, g, starving),
             },
         };
         let skipped = !prop.is_safety() && liveness_skipped.is_some();
