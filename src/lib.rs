@@ -24,6 +24,7 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod sweep;
+pub mod threads;
 pub mod trace;
 pub mod words;
 pub mod world;

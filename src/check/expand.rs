@@ -167,13 +167,10 @@ impl<A: Lock> Expand<'_, A> {
         if threads <= 1 || items.len() < 2 {
             return part(items);
         }
-        let size = items.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = items.chunks(size).map(|c| scope.spawn(move || part(c))).collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
+        let parts: Vec<_> = items.chunks(items.len().div_ceil(threads)).collect();
+        crate::threads::each(parts.len(), |k| part(parts[k]))
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }

@@ -146,14 +146,10 @@ pub fn simulate_with<A: Lock>(
     if threads == 1 {
         total = part(0);
     } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || part(t))).collect();
-            for h in handles {
-                // A walk panics only on a bug in the model; pass it on.
-                let out = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                total.merge(&out);
-            }
-        });
+        // A walk panics only on a bug in the model; `each` passes it on.
+        for out in crate::threads::each(threads as usize, |t| part(t as u64)) {
+            total.merge(&out);
+        }
     }
     total.seconds = start.elapsed().as_secs_f64();
     total

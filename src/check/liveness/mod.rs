@@ -105,13 +105,10 @@ pub fn find_each(g: &Graph, whom: &[Waiting], threads: usize) -> Vec<Option<Lass
             done.push((k, find(g, who)));
         }
     };
-    let mut found: Vec<(usize, Option<Lasso>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.min(whom.len())).map(|_| scope.spawn(work)).collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let mut found: Vec<(usize, Option<Lasso>)> = crate::threads::each(threads.min(whom.len()), |_| work())
+        .into_iter()
+        .flatten()
+        .collect();
     found.sort_by_key(|(k, _)| *k);
     found.into_iter().map(|(_, l)| l).collect()
 }
