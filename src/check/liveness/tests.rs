@@ -19,12 +19,18 @@ fn graph_sf(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Clas
 /// As [`graph_sf`], with the edges of the classes in `random` outcomes
 /// of a random choice (fair per state).
 fn graph_fair(n: u32, edges: &[(u32, u32, Class)], holding: &[u32], strong: &[Class], random: &[Class]) -> Graph {
+    let wanting: Vec<u64> = (0..n).map(|s| if holding.contains(&s) { 0 } else { WANTS }).collect();
+    graph_wanting(&wanting, edges, strong, random)
+}
+
+/// As [`graph_fair`], with state `s` wanted by the clients whose bits are
+/// set in `wanting[s]`.
+fn graph_wanting(wanting: &[u64], edges: &[(u32, u32, Class)], strong: &[Class], random: &[Class]) -> Graph {
     let mut g = Graph::default();
-    for s in 0..n {
-        let holds = holding.contains(&s);
+    for (s, &wanting) in wanting.iter().enumerate() {
         g.facts.push(Facts {
-            wanting: if holds { 0 } else { WANTS },
-            depth: s,
+            wanting,
+            depth: s as u32,
         });
         g.parent.push(Parent(0, 0));
     }
@@ -220,14 +226,6 @@ fn the_passes_side_by_side_find_what_they_find_one_at_a_time() {
     // Client 0 waits in 1 and 2 and loops there; client 1 waits in 3 and
     // 4 and loops there too, but only client 1 is starved for ever: from
     // 2 an acquisition by client 0 (state 5) is enabled throughout.
-    let mut g = Graph::default();
-    for (s, wanting) in [0b00, 0b01, 0b01, 0b10, 0b10, 0b00].into_iter().enumerate() {
-        g.facts.push(Facts {
-            wanting,
-            depth: s as u32,
-        });
-        g.parent.push(Parent(0, 0));
-    }
     let edges = [
         (0, 1, 0),
         (1, 2, 1),
@@ -238,10 +236,7 @@ fn the_passes_side_by_side_find_what_they_find_one_at_a_time() {
         (3, 4, 4),
         (4, 3, 5),
     ];
-    for (i, (from, to, class)) in edges.into_iter().enumerate() {
-        g.raw.push((from, Edge::new(to, class, i as u16, false, false)));
-    }
-    g.seal();
+    let g = graph_wanting(&[0b00, 0b01, 0b01, 0b10, 0b10, 0b00], &edges, &[], &[]);
     let whom = [Waiting::Anyone, Waiting::Client(0), Waiting::Client(1)];
     let one_at_a_time: Vec<Option<Lasso>> = whom.iter().map(|&w| find(&g, w)).collect();
     assert_eq!(one_at_a_time[1], None);
