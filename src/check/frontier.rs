@@ -176,10 +176,12 @@ impl<A: Program> Batch<A> {
             Queued::Encoded(at) => {
                 let bytes = &self.bytes[at.clone()];
                 match buf {
-                    Some(place) => decode_into(bytes, place),
-                    None => *buf = Some(decode(bytes)),
+                    Some(place) => {
+                        decode_into(bytes, place);
+                        place
+                    }
+                    None => buf.insert(decode(bytes)),
                 }
-                buf.as_ref().expect("just decoded")
             }
         }
     }
