@@ -334,11 +334,15 @@ pub(crate) fn walk_trace(
     ))
 }
 
-/// The families without a liveness counterexample to cross over, and why:
-/// no bundled or spec scenario of theirs violates a liveness property in
-/// the Rust model (leases and sessions expire, Sentinel fails over), but
-/// ZooKeeper's `zk-no-protection` (a client without Curator's protection
-/// prefix), a mode the clean-room spec does not model.
+/// The families without a liveness counterexample to cross over, and why.
+/// ZooKeeper: its one liveness violation in the Rust model is
+/// `zk-no-protection` (a client without Curator's protection prefix), a
+/// mode the clean-room spec does not model. etcd and primary-replica: their
+/// liveness violations (a request timeout as long as the round trip,
+/// `tests/etcd_lease/etcd-timeout-round-trip.toml`; a `WAIT` timeout shorter
+/// than the `GETACK` round trip, `specs/replica-wait-after-reply.toml`) have
+/// no CI row yet: the smallest primary-replica one takes TLC minutes with
+/// its temporal properties (issue 23 is open for both).
 const NO_CI_LIVENESS: [&str; 3] = ["MCEtcdLease.tla", "MCPrimaryReplica.tla", "MCZooKeeperLock.tla"];
 
 /// Every spec module has a pick (for liveness, but those of [`NO_CI_LIVENESS`]).
