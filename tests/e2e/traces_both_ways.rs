@@ -334,19 +334,12 @@ pub(crate) fn walk_trace(
     ))
 }
 
-/// The families without a liveness counterexample to cross over, and why.
-/// ZooKeeper: its one liveness violation in the Rust model is
-/// `zk-no-protection` (a client without Curator's protection prefix), a
-/// mode the clean-room spec does not model.
-const NO_CI_LIVENESS: [&str; 1] = ["MCZooKeeperLock.tla"];
-
-/// Every spec module has a pick (for liveness, but those of [`NO_CI_LIVENESS`]).
+/// Every spec module has a pick.
 fn assert_covered(picks: &[Pick], what: &str) {
     let covered: Vec<&str> = picks.iter().map(|p| p.row.spec.as_str()).collect();
     let missing: Vec<String> = families()
         .into_iter()
         .filter(|f| !covered.contains(&f.as_str()))
-        .filter(|f| what != "liveness" || !NO_CI_LIVENESS.contains(&f.as_str()))
         .collect();
     assert!(
         missing.is_empty(),
