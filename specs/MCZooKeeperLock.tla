@@ -28,8 +28,7 @@ EXTENDS ZooKeeperLock
 (* The world's ghost and drawn are not used by this spec and stay as they  *)
 (* are.                                                                    *)
 (***************************************************************************)
-Msgs(l) == IF l \in DOMAIN net THEN {net[l][i].msg : i \in 1..Len(net[l])} ELSE {}
-AllMsgs == UNION {Msgs(l) : l \in DOMAIN net}
+Msgs(l) == {net[l][i].msg : i \in 1..Len(net[l])}
 ToResource(l) == Resource \in {l[1], l[2]}
 ClientOf(l) == IF l[1] \in ClientSet THEN l[1] ELSE l[2]
 \* The messages between c and the ensemble, whose e is one of c's sessions.
@@ -39,15 +38,15 @@ SeqsPresent ==
     {zxid, resTok, resAcq} \cup {k.seq : k \in znodes} \cup {w[2] : w \in dataW}
     \cup {mine[c] : c \in ClientSet} \cup {watchOn[c] : c \in ClientSet}
     \cup {acq[c] : c \in ClientSet}
-    \cup {m.n : m \in AllMsgs} \cup UNION {m.ds : m \in AllMsgs}
-    \cup {k.seq : k \in UNION {m.kids : m \in AllMsgs}}
+    \cup {m.n : m \in InFlight} \cup UNION {m.ds : m \in InFlight}
+    \cup {k.seq : k \in UNION {m.kids : m \in InFlight}}
     \cup {m.e : m \in UNION {Msgs(l) : l \in {l2 \in DOMAIN net : ToResource(l2)}}}
 
 \* Every session <<c, e>> the state names (the server's timers are all
 \* session timers: Touch).
 SessionsPresent ==
     live \cup childW \cup {w[1] : w \in dataW} \cup DOMAIN timers[Server]
-    \cup {k.owner : k \in znodes \cup UNION {m.kids : m \in AllMsgs}}
+    \cup {k.owner : k \in znodes \cup UNION {m.kids : m \in InFlight}}
     \cup {<<c, lastSess[c]>> : c \in ClientSet} \cup {<<c, sess[c]>> : c \in ClientSet}
     \cup UNION {{<<c, m.e>> : m \in SessMsgs(c)} : c \in ClientSet}
 
@@ -74,15 +73,12 @@ RankedVars ==
                                 !.kids = {RK(k) : k \in @},
                                 !.ev = IF l[1] = Server THEN RE(c, @) ELSE @]
              T == timers[Server]
-         IN <<status, pause, skew,
-              [n \in DOMAIN timers |->
-                  IF n = Server
-                  THEN [s \in {RP(x) : x \in DOMAIN T} |-> T[CHOOSE x \in DOMAIN T : RP(x) = s]]
-                  ELSE timers[n]],
-              watches,
-              [l \in DOMAIN net |-> [i \in 1..Len(net[l]) |->
-                  [net[l][i] EXCEPT !.msg = F(l, @)]]],
-              cut, spent, ghost, drawn, history,
+             Id(x) == x
+         IN <<RankedWorldOn([n \in DOMAIN timers |->
+                                IF n = Server
+                                THEN [s \in {RP(x) : x \in DOMAIN T} |-> T[CHOOSE x \in DOMAIN T : RP(x) = s]]
+                                ELSE timers[n]],
+                            Id, Id, F),
               {RP(s) : s \in live}, [c \in ClientSet |-> RS(c, lastSess[c])],
               {RK(k) : k \in znodes}, RQ(zxid), {<<RP(w[1]), RQ(w[2])>> : w \in dataW},
               {RP(s) : s \in childW}, [c \in ClientSet |-> RE(c, evCount[c])],

@@ -403,15 +403,23 @@ Rank(v, S) == IF v = 0 THEN 0 ELSE Cardinality({x \in S : x # 0 /\ x <= v})
 \* a trace.
 Concrete(x) == x = x
 
+\* net with every message m on link l replaced by F(l, m).
+RenumberedNetOn(F(_, _)) ==
+    [l \in DOMAIN net |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = F(l, @)]]]
+
 \* net with every message m replaced by F(m).
-RenumberedNet(F(_)) ==
-    [l \in DOMAIN net |-> [i \in 1..Len(net[l]) |-> [net[l][i] EXCEPT !.msg = F(@)]]]
+RenumberedNet(F(_)) == RenumberedNetOn(LAMBDA l, m : F(m))
+
+\* The world's part of a renumbered state, with timers T (a spec whose
+\* timer names hold growing numbers renames them), messages renumbered by
+\* F(link, message), and ghost and drawn by the spec's own RG and RV.
+RankedWorldOn(T, RG(_), RV(_), F(_, _)) ==
+    <<status, pause, skew, T, watches, RenumberedNetOn(F), cut, spent,
+      RG(ghost), RV(drawn), history>>
 
 \* The world's part of a renumbered state; ghost and drawn are renumbered
 \* by the spec's own rank functions RG and RV.
-RankedWorld(RG(_), RV(_), F(_)) ==
-    <<status, pause, skew, timers, watches, RenumberedNet(F), cut, spent,
-      RG(ghost), RV(drawn), history>>
+RankedWorld(RG(_), RV(_), F(_)) == RankedWorldOn(timers, RG, RV, LAMBDA l, m : F(m))
 
 \* The world's part of TypeOK.
 WorldTypeOK ==
