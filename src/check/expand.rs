@@ -3,6 +3,10 @@
 //! properties of a state that may be new), computed in batches spread over
 //! the threads. Expansion is pure; only the merge (search.rs) numbers states.
 
+use std::collections::hash_map::{Entry, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
 use super::frontier::{encode, Batch, Queued};
 use super::graph::{fingerprint, Facts};
 use super::seen::Seen;
@@ -41,14 +45,6 @@ pub(super) struct Succ {
     pub(super) fresh: Option<(Vec<u8>, Facts, u64)>,
 }
 
-/// The fingerprints of the states a worker kept (encoded, with their facts)
-/// in its part of the batch. A state reached again later in the same part
-/// is not kept twice: the merge numbers the parts' successors in order, so
-/// by the time it meets the repeat the first one is in the seen set. In a
-/// breadth-first batch, many states' successors meet (two actions taken in
-/// either order), so this spares an encoding for most of them.
-type Made = std::collections::HashSet<u64, foldhash::fast::FixedState>;
-
 /// States popped and expanded together. Expansion (successors, renumbering,
 /// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
 /// over the threads; the merge then numbers states in exactly the order a
@@ -62,6 +58,12 @@ pub(super) struct Expand<'a, A: Lock> {
     pub(super) raw_seen: &'a Seen,
     pub(super) symmetric: bool,
     pub(super) safety: &'a [Prop],
+    /// The states the merge is numbering while the workers expand the
+    /// next batch (search.rs): those the last batch's workers kept. The
+    /// merge will have numbered them (or left them beyond the depth bound,
+    /// where this batch's, no shallower, are too) when it meets them
+    /// again, so they are not kept twice.
+    pub(super) coming: Option<&'a Kept>,
 }
 
 impl<A: Lock> Expand<'_, A> {
@@ -76,7 +78,7 @@ impl<A: Lock> Expand<'_, A> {
         s: &WorldState<A>,
         actions: &mut Vec<Action<A>>,
         scratch: &mut Vec<(WorldState<A>, Option<u64>)>,
-        made: &mut Made,
+        keeps: &mut impl FnMut(u64) -> bool,
         out: &mut Vec<Succ>,
     ) {
         let world = self.world;
@@ -113,10 +115,10 @@ impl<A: Lock> Expand<'_, A> {
                 };
                 let c = c.as_ref().unwrap_or(t);
                 let to = self.seen.get(&fp);
-                (fp, None, to, (to.is_none() && made.insert(fp)).then(|| self.fresh(c)))
+                (fp, None, to, (to.is_none() && keeps(fp)).then(|| self.fresh(c)))
             } else {
                 let to = self.seen.get(&raw);
-                (raw, to, None, (to.is_none() && made.insert(raw)).then(|| self.fresh(t)))
+                (raw, to, None, (to.is_none() && keeps(raw)).then(|| self.fresh(t)))
             };
             out.push(Succ {
                 ordinal: k as u16,
@@ -133,6 +135,12 @@ impl<A: Lock> Expand<'_, A> {
         }
     }
 
+    /// Whether chunk `chunk` keeps a state not in the seen set: one the
+    /// merge is numbering is not kept, nor one kept earlier in the batch.
+    fn keeps(&self, fp: u64, kept: &Kept, chunk: u32) -> bool {
+        !self.coming.is_some_and(|c| c.contains(fp)) && kept.keeps(fp, chunk)
+    }
+
     /// A state that may be new: encoded for the queue, with its lock view
     /// and its failed safety properties.
     fn fresh(&self, t: &WorldState<A>) -> (Vec<u8>, Facts, u64) {
@@ -146,31 +154,173 @@ impl<A: Lock> Expand<'_, A> {
         (encode(t), facts, bad)
     }
 
-    /// Every state's successors, in order, on up to `threads` threads.
-    pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> Vec<Vec<Succ>> {
-        let part = |chunk: &[(Queued<A>, u32)]| -> Vec<Vec<Succ>> {
-            let mut actions = Vec::new();
-            let mut scratch = Vec::new();
+    /// Every state's successors, in order, on up to `threads` threads, and
+    /// the states kept among them (none are listed with one thread: only
+    /// the search ahead of the merge reads them).
+    pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> (Vec<Vec<Succ>>, Kept) {
+        if threads <= 1 {
+            // One thread keeps its own list, without the locks.
             let mut made = Made::default();
-            let mut decoded = None;
-            chunk
-                .iter()
-                .map(|(item, _)| {
-                    let mut out = Vec::new();
-                    let s = batch.state_in(item, &mut decoded);
-                    self.state(s, &mut actions, &mut scratch, &mut made, &mut out);
-                    out
-                })
-                .collect()
-        };
-        let items = &batch.items;
-        if threads <= 1 || items.len() < 2 {
-            return part(items);
+            let successors = self.states(batch, &batch.items, &mut Buffers::default(), &mut |fp| made.insert(fp));
+            return (successors, Kept::new());
         }
-        let parts: Vec<_> = items.chunks(items.len().div_ceil(threads)).collect();
-        crate::threads::each(parts.len(), |k| part(parts[k]))
-            .into_iter()
-            .flatten()
+        let shared = Shared::new(batch);
+        crate::threads::each(threads, |_| self.work(&shared));
+        shared.into_successors()
+    }
+
+    /// Expands chunks of `shared`'s batch until none is left unclaimed.
+    pub(super) fn work(&self, shared: &Shared<'_, A>) {
+        let mut buffers = Buffers::default();
+        let items = &shared.batch.items;
+        loop {
+            let c = shared.next.fetch_add(1, Ordering::Relaxed);
+            let Some(done) = shared.done.get(c) else { return };
+            let chunk = &items[c * CHUNK..((c + 1) * CHUNK).min(items.len())];
+            let mut keeps = |fp| self.keeps(fp, &shared.kept, c as u32);
+            if done
+                .set(self.states(shared.batch, chunk, &mut buffers, &mut keeps))
+                .is_err()
+            {
+                unreachable!("a chunk is claimed once");
+            }
+        }
+    }
+
+    /// The successors of each of `items`, states of `batch`.
+    fn states(
+        &self,
+        batch: &Batch<A>,
+        items: &[(Queued<A>, u32)],
+        buffers: &mut Buffers<A>,
+        keeps: &mut impl FnMut(u64) -> bool,
+    ) -> Vec<Vec<Succ>> {
+        let Buffers {
+            actions,
+            scratch,
+            decoded,
+        } = buffers;
+        items
+            .iter()
+            .map(|(item, _)| {
+                let mut out = Vec::new();
+                let s = batch.state_in(item, decoded);
+                self.state(s, actions, scratch, keeps, &mut out);
+                out
+            })
             .collect()
+    }
+}
+
+/// What a thread keeps from one state's expansion to the next, so that it
+/// allocates nothing once they have grown: the enabled actions, the
+/// successor buffer (`World::after_into`) and the decoded state.
+struct Buffers<A: Lock> {
+    actions: Vec<Action<A>>,
+    scratch: Vec<(WorldState<A>, Option<u64>)>,
+    decoded: Option<WorldState<A>>,
+}
+
+impl<A: Lock> Default for Buffers<A> {
+    fn default() -> Self {
+        Buffers {
+            actions: Vec::new(),
+            scratch: Vec::new(),
+            decoded: None,
+        }
+    }
+}
+
+/// A set of fingerprints: the states one thread kept in a batch.
+type Made = std::collections::HashSet<u64, foldhash::fast::FixedState>;
+
+/// States a worker claims at a time: small enough that two threads finish
+/// a batch together (a batch's states differ in their successors' cost),
+/// large enough that claiming costs nothing beside them.
+const CHUNK: usize = 64;
+
+/// A batch whose expansion is shared out in chunks: any number of threads
+/// call [`Expand::work`] on it, each claiming the next chunk until none is
+/// left, so that none waits on another's share. The merge can thus expand
+/// the next batch with the workers once it has merged the last
+/// (search.rs).
+pub(super) struct Shared<'b, A: Lock> {
+    batch: &'b Batch<A>,
+    next: AtomicUsize,
+    done: Vec<OnceLock<Vec<Vec<Succ>>>>,
+    kept: Kept,
+}
+
+/// The states kept (encoded, with their facts) in a batch so far, each
+/// with the first chunk that kept it. A chunk does not keep a state an
+/// earlier chunk kept, or an earlier state of its own: the merge numbers
+/// the successors in the batch's order, so by the time it meets the repeat
+/// the first one is in the seen set. In a breadth-first batch many states'
+/// successors meet (two actions taken in either order), so this spares an
+/// encoding for most of them. A later chunk's keeping does not stop an
+/// earlier one, which a thread may expand after it: the merge then reads
+/// the earlier one's copy and drops the later one's.
+pub(super) struct Kept {
+    shards: Box<[Mutex<HashMap<u64, u32, foldhash::fast::FixedState>>]>,
+}
+
+/// Locks that the threads rarely contend for.
+const KEPT_SHARDS: usize = 64;
+
+impl Kept {
+    fn new() -> Self {
+        Kept {
+            shards: (0..KEPT_SHARDS).map(|_| Mutex::default()).collect(),
+        }
+    }
+
+    /// Whether some chunk kept the state `fp`.
+    fn contains(&self, fp: u64) -> bool {
+        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
+        shard
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .contains_key(&fp)
+    }
+
+    /// Whether `chunk` keeps the state `fp`, recording it if it does.
+    fn keeps(&self, fp: u64, chunk: u32) -> bool {
+        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
+        let mut shard = shard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match shard.entry(fp) {
+            Entry::Vacant(v) => {
+                v.insert(chunk);
+                true
+            }
+            Entry::Occupied(mut o) if *o.get() > chunk => {
+                o.insert(chunk);
+                true
+            }
+            Entry::Occupied(_) => false,
+        }
+    }
+}
+
+impl<'b, A: Lock> Shared<'b, A> {
+    pub(super) fn new(batch: &'b Batch<A>) -> Self {
+        Shared {
+            batch,
+            next: AtomicUsize::new(0),
+            done: (0..batch.items.len().div_ceil(CHUNK))
+                .map(|_| OnceLock::new())
+                .collect(),
+            kept: Kept::new(),
+        }
+    }
+
+    /// Every state's successors, in the batch's order, once every chunk
+    /// has been expanded, and the states kept among them.
+    pub(super) fn into_successors(self) -> (Vec<Vec<Succ>>, Kept) {
+        let successors = self
+            .done
+            .into_iter()
+            .flat_map(|c| c.into_inner().expect("every chunk was expanded"))
+            .collect();
+        (successors, self.kept)
     }
 }

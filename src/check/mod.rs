@@ -11,6 +11,7 @@ mod facts;
 mod fingerprints;
 mod frontier;
 pub mod graph;
+mod known;
 pub mod liveness;
 mod numbers;
 mod pages;

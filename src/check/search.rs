@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::checkpoint::{self, Record, Resumed, Saved};
-use super::expand::{Expand, Succ, BATCH};
-use super::frontier::{encode, Batch, Frontier, Packed, Queued};
+use super::expand::{Expand, Kept, Shared, Succ, BATCH};
+use super::frontier::{encode, Batch, Frontier, Packed};
 use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
+use super::known::{Ahead, Known, Numbering};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
 use super::{
@@ -25,10 +26,6 @@ use crate::world::{Program, World, WorldState, EVENT_KINDS};
 /// Everything the search has found so far.
 struct Found<A: Program> {
     g: Graph,
-    /// Canonical fingerprint to state index, in memory or on disk.
-    seen: Seen,
-    /// Raw fingerprint to state index, for symmetry reduction only.
-    raw_seen: Seen,
     /// Action fingerprint to fairness class.
     classes: FingerprintMap,
     events: BTreeMap<&'static str, u64>,
@@ -54,33 +51,87 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
 
     let checked = Prop::checked(world);
     let safety: Vec<Prop> = checked.iter().copied().filter(|p| p.is_safety()).collect();
-    let (mut f, mut expanded) = match resumed {
+    let (mut f, mut known, mut expanded) = match resumed {
         Some((saved, frontier)) => Found::resumed(saved, frontier),
-        None => (Found::start(world, &safety), 0),
+        None => {
+            let (f, known) = Found::start(world, &safety);
+            (f, known, 0)
+        }
     };
     let mut saved_at = expanded;
     let mut queue_dropped_at = None;
     let mut spilled_at = Vec::new();
-    let mut batch = Batch::with_capacity(batch_size);
-    'search: while !f.frontier.is_empty() {
-        batch.clear();
-        if let Err(e) = f.frontier.take(&mut batch, batch_size, opts.dfs, world, &f.g) {
-            stopped = Some(e);
-            break;
-        }
-        let expand = Expand {
-            world,
-            seen: &f.seen,
-            raw_seen: &f.raw_seen,
-            symmetric,
-            safety: &safety,
+    // With more than one thread, breadth-first, the next batch is taken
+    // before a batch is merged and expanded while it is (`Ahead`): the
+    // merge, which numbers states in one thread's order, would otherwise
+    // leave the other threads idle. `ready` is a batch expanded so.
+    let ahead = threads > 1 && !opts.dfs;
+    let mut ready: Option<(Batch<A>, Vec<Vec<Succ>>, Kept)> = None;
+    let mut spare = Batch::with_capacity(batch_size);
+    'search: loop {
+        let (batch, successors, coming) = match ready.take() {
+            Some(expanded) => expanded,
+            None if f.frontier.is_empty() => break,
+            None => {
+                let mut batch = std::mem::replace(&mut spare, Batch::with_capacity(0));
+                if let Err(e) = f.frontier.take(&mut batch, batch_size, opts.dfs, world, &f.g) {
+                    stopped = Some(e);
+                    break;
+                }
+                let (successors, kept) = expander(world, &known, symmetric, &safety).batch(&batch, threads);
+                (batch, successors, kept)
+            }
         };
-        let successors = expand.batch(&batch, threads);
-        for (j, (&(_, i), succs)) in batch.items.iter().zip(successors).enumerate() {
-            if let Some(n) = f.drop_queue_if_short(opts, expanded) {
+        let mut from = 0;
+        let mut successors = successors.into_iter();
+        if ahead && !f.frontier.is_empty() {
+            let mut next = Batch::with_capacity(batch_size);
+            if let Err(e) = f.frontier.take(&mut next, batch_size, opts.dfs, world, &f.g) {
+                stopped = Some(e);
+                break;
+            }
+            let expand = Expand {
+                // The states this merge can number.
+                coming: Some(&coming),
+                ..expander(world, &known, symmetric, &safety)
+            };
+            let shared = Shared::new(&next);
+            let mut numbers = Ahead::new(&known, 2 * batch.items.len());
+            let mut at = Place {
+                start,
+                expanded: &mut expanded,
+                saved_at,
+            };
+            let merged = std::thread::scope(|scope| {
+                let workers: Vec<_> = (1..threads).map(|_| scope.spawn(|| expand.work(&shared))).collect();
+                let merged = f.merge_ahead(&batch, &mut successors, &mut numbers, &mut at, opts, symmetric, &safety);
+                // The merge done, this thread expands beside the workers.
+                expand.work(&shared);
+                for w in workers {
+                    w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                }
+                merged
+            });
+            let found = numbers.found();
+            let (next_successors, next_kept) = shared.into_successors();
+            found.settle(&mut known);
+            ready = Some((next, next_successors, next_kept));
+            match merged {
+                Ok(j) => from = j,
+                Err(why) => {
+                    stopped = Some(why);
+                    break;
+                }
+            }
+        }
+        // One state at a time, with every check between two states: the
+        // whole batch with one thread, the rest of it where a check asked
+        // for the merge to stop ahead of the workers.
+        for (j, (&(_, i), succs)) in batch.items.iter().zip(successors).enumerate().skip(from) {
+            if let Some(n) = f.drop_queue_if_short(&known, opts, expanded) {
                 queue_dropped_at = Some(n);
             }
-            let spill = f.spill_if_short(opts, expanded, spilled_at.last().copied());
+            let spill = f.spill_if_short(&mut known, opts, expanded, spilled_at.last().copied());
             if let Ok(Some(n)) = spill {
                 spilled_at.push(n);
             }
@@ -88,7 +139,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             // saved here, every so often and when a bound stops the search.
             let bound = match spill {
                 Err(why) => Some((why, false)),
-                Ok(_) => bound_reached(opts, start, expanded, f.seen.len(), !spilled_at.is_empty()),
+                Ok(_) => bound_reached(opts, start, expanded, known.seen.len(), !spilled_at.is_empty()),
             };
             let due = opts
                 .checkpoint
@@ -96,7 +147,11 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 .is_some_and(|c| bound.is_some() || expanded - saved_at >= c.every);
             if due {
                 saved_at = expanded;
-                if let Err(e) = f.save(world, opts, expanded, &batch.items[j..]) {
+                // The states not merged yet: the rest of this batch, then
+                // the next one where it was taken already.
+                let next = ready.iter().flat_map(|(b, _, _)| &b.items);
+                let rest = batch.items[j..].iter().chain(next).map(|(_, i)| *i);
+                if let Err(e) = f.save(&known, world, opts, expanded, rest) {
                     stopped = Some(e);
                     break 'search;
                 }
@@ -107,19 +162,21 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 break 'search;
             }
             expanded += 1;
-            f.report(opts, expanded, i);
-            if let Err(why) = f.merge(i, succs, opts, symmetric, &safety) {
+            f.report(opts, expanded, i, known.seen.len());
+            if let Err(why) = f.merge(i, succs, &mut known, opts, symmetric, &safety) {
                 stopped = Some(why);
                 break 'search;
             }
         }
+        spare = batch;
+        spare.clear();
     }
-    let unique_states = f.seen.len();
+    let unique_states = known.seen.len();
     // The liveness pass needs the seen set only to lift components under
     // symmetry. The rest goes before it, and its pages back to the system,
     // so that the pass's own arrays do not add to the search's peak.
-    drop((f.frontier, f.raw_seen, f.classes));
-    let seen = symmetric.then_some(f.seen);
+    drop((f.frontier, known.raw_seen, f.classes));
+    let seen = symmetric.then_some(known.seen);
     memory::release_free();
     let mut g = f.g;
     g.seal();
@@ -144,6 +201,27 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         queue_dropped_at,
         spilled_at,
     }
+}
+
+/// The workers' view of the search: the world and the seen sets.
+fn expander<'a, A: Lock>(world: &'a World<A>, known: &'a Known, symmetric: bool, safety: &'a [Prop]) -> Expand<'a, A> {
+    Expand {
+        world,
+        seen: &known.seen,
+        raw_seen: &known.raw_seen,
+        symmetric,
+        safety,
+        coming: None,
+    }
+}
+
+/// Where a merge ahead of the workers is: what the checks between two
+/// states read.
+struct Place<'a> {
+    start: Instant,
+    expanded: &'a mut usize,
+    /// States expanded when the last checkpoint was saved.
+    saved_at: usize,
 }
 
 /// Whether the process is above `--max-memory` (read every
@@ -196,12 +274,11 @@ fn memory_bound(m: u64, spilled: bool) -> String {
 
 impl<A: Lock> Found<A> {
     /// The initial state, canonical, numbered 0 and queued.
-    fn start(world: &World<A>, safety: &[Prop]) -> Found<A> {
+    fn start(world: &World<A>, safety: &[Prop]) -> (Found<A>, Known) {
         let init = world.canonical(world.init()).0;
+        let mut known = Known::default();
         let mut f = Found {
             g: Graph::default(),
-            seen: Seen::default(),
-            raw_seen: Seen::default(),
             classes: FingerprintMap::default(),
             events: EVENT_KINDS.iter().map(|k| (*k, 0)).collect(),
             first_bad: BTreeMap::new(),
@@ -215,20 +292,22 @@ impl<A: Lock> Found<A> {
                 f.first_bad.insert(p, 0);
             }
         }
-        f.seen.insert(fingerprint(&init), 0);
+        known.seen.insert(fingerprint(&init), 0);
         f.g.parent.push(Parent(0, 0));
         f.frontier
             .push(&encode(&init), 0)
             .expect("a queue in memory takes any state");
-        f
+        (f, known)
     }
 
     /// The search as a checkpoint left it, and the states it had expanded.
-    fn resumed(saved: Saved, frontier: Packed<WorldState<A>>) -> (Found<A>, usize) {
-        let f = Found {
-            g: saved.g,
+    fn resumed(saved: Saved, frontier: Packed<WorldState<A>>) -> (Found<A>, Known, usize) {
+        let known = Known {
             seen: Seen::from(saved.seen),
             raw_seen: Seen::from(saved.raw_seen),
+        };
+        let f = Found {
+            g: saved.g,
             classes: saved.classes,
             events: saved.events,
             first_bad: saved.first_bad,
@@ -236,20 +315,27 @@ impl<A: Lock> Found<A> {
             beyond_depth: saved.beyond_depth,
             frontier: Frontier::States(frontier),
         };
-        (f, saved.expanded)
+        (f, known, saved.expanded)
     }
 
-    /// Saves the search to its checkpoint, `rest` being the states of the
-    /// batch not yet merged: they go back where they came from in the
-    /// frontier (its front breadth-first, its back depth-first).
-    fn save(&self, world: &World<A>, opts: &Options, expanded: usize, rest: &[(Queued<A>, u32)]) -> Result<(), String> {
+    /// Saves the search to its checkpoint, `rest` being the states taken
+    /// from the queue and not merged yet: they go back where they came
+    /// from in the frontier (its front breadth-first, its back
+    /// depth-first).
+    fn save(
+        &self,
+        known: &Known,
+        world: &World<A>,
+        opts: &Options,
+        expanded: usize,
+        rest: impl Iterator<Item = u32>,
+    ) -> Result<(), String> {
         let Some(c) = &opts.checkpoint else { return Ok(()) };
         let queued = self
             .frontier
             .numbers()
             .map_err(|e| format!("cannot read the queue back from disk: {e}"))?
             .into_iter();
-        let rest = rest.iter().map(|(_, i)| *i);
         let frontier = if opts.dfs {
             queued.chain(rest).collect()
         } else {
@@ -257,8 +343,8 @@ impl<A: Lock> Found<A> {
         };
         let record = Record {
             g: &self.g,
-            seen: &self.seen,
-            raw_seen: &self.raw_seen,
+            seen: &known.seen,
+            raw_seen: &known.raw_seen,
             classes: &self.classes,
             events: &self.events,
             first_bad: &self.first_bad,
@@ -275,8 +361,8 @@ impl<A: Lock> Found<A> {
     /// are rebuilt when expanded); it stops the search only if memory is
     /// still short without them. Returns the states found when it dropped
     /// them.
-    fn drop_queue_if_short(&mut self, opts: &Options, expanded: usize) -> Option<usize> {
-        let asked = opts.drop_queue_at.is_some_and(|n| self.seen.len() >= n);
+    fn drop_queue_if_short(&mut self, known: &Known, opts: &Options, expanded: usize) -> Option<usize> {
+        let asked = opts.drop_queue_at.is_some_and(|n| known.seen.len() >= n);
         if opts.dfs || !self.frontier.whole() || !(asked || over_memory(opts, expanded, 0)) {
             return None;
         }
@@ -285,7 +371,7 @@ impl<A: Lock> Found<A> {
         if let Some(p) = &opts.progress {
             p.note("memory bound reached: the queue keeps state numbers from here");
         }
-        Some(self.seen.len())
+        Some(known.seen.len())
     }
 
     /// Once the queue keeps numbers only, the memory bound moves the seen
@@ -298,30 +384,32 @@ impl<A: Lock> Found<A> {
     /// fewer new ones than a 64th of them.
     fn spill_if_short(
         &mut self,
+        known: &mut Known,
         opts: &Options,
         expanded: usize,
         last: Option<usize>,
     ) -> Result<Option<usize>, String> {
         let asked = opts
             .spill_every
-            .is_some_and(|n| self.seen.len() - self.seen.spilled() >= n);
+            .is_some_and(|n| known.seen.len() - known.seen.spilled() >= n);
         // A spill sorts a copy of the fingerprints in memory (12 bytes
         // each) before it frees them: it starts early enough for the copy
         // to fit under the bound.
-        let copy = 12 * (self.seen.in_memory() + self.raw_seen.in_memory()) as u64;
+        let copy = 12 * (known.seen.in_memory() + known.raw_seen.in_memory()) as u64;
         if opts.dfs || self.frontier.whole() || !(asked || over_memory(opts, expanded, copy)) {
             return Ok(None);
         }
-        let n = self.seen.len();
+        let n = known.seen.len();
         if let (Some(m), Some(last)) = (opts.max_memory.filter(|_| !asked), last) {
             if n - last < n / 64 {
                 return Err(memory_bound(m, true));
             }
         }
         let dir = std::env::temp_dir();
-        self.seen
+        known
+            .seen
             .spill(&dir)
-            .and_then(|()| self.raw_seen.spill(&dir))
+            .and_then(|()| known.raw_seen.spill(&dir))
             .and_then(|()| self.g.spill(&dir))
             .and_then(|()| self.frontier.spill(&dir))
             .map_err(|e| format!("cannot move the search to disk in {}: {e}", dir.display()))?;
@@ -329,19 +417,68 @@ impl<A: Lock> Found<A> {
         if let Some(p) = &opts.progress {
             p.note("memory bound reached: the seen set, the edges and the queue moved to disk");
         }
-        Ok(Some(self.seen.len()))
+        Ok(Some(known.seen.len()))
     }
 
     /// The progress line, every [`PROGRESS_EVERY`] states expanded (`i`
-    /// the last).
-    fn report(&self, opts: &Options, expanded: usize, i: u32) {
+    /// the last, `states` found).
+    fn report(&self, opts: &Options, expanded: usize, i: u32, states: usize) {
         if let Some(p) = opts
             .progress
             .as_ref()
             .filter(|_| expanded.is_multiple_of(PROGRESS_EVERY))
         {
-            p.search_at(self.seen.len(), self.g.facts.depth(i), self.frontier.len());
+            p.search_at(states, self.g.facts.depth(i), self.frontier.len());
         }
+    }
+
+    /// Merges `batch` from its first state while the workers expand the
+    /// next batch, until it is merged or a check between two states would
+    /// act (a checkpoint, a bound, the queue dropped or moved to disk):
+    /// those need the seen sets, which the workers are reading, so the
+    /// search does them itself from there. Returns the position it
+    /// stopped at.
+    #[allow(clippy::too_many_arguments)]
+    fn merge_ahead(
+        &mut self,
+        batch: &Batch<A>,
+        successors: &mut std::vec::IntoIter<Vec<Succ>>,
+        numbers: &mut Ahead<'_>,
+        at: &mut Place<'_>,
+        opts: &Options,
+        symmetric: bool,
+        safety: &[Prop],
+    ) -> Result<usize, String> {
+        for (j, &(_, i)) in batch.items.iter().enumerate() {
+            if self.must_stop_ahead(numbers, at, opts) {
+                return Ok(j);
+            }
+            let succs = successors.next().expect("a state's successors");
+            *at.expanded += 1;
+            self.report(opts, *at.expanded, i, numbers.len());
+            self.merge(i, succs, numbers, opts, symmetric, safety)?;
+        }
+        Ok(batch.items.len())
+    }
+
+    /// Whether a check between two states would act here (see
+    /// [`Found::merge_ahead`]): the same conditions as the checks', the
+    /// memory read with the room a move to disk needs, so that the search
+    /// stops ahead at least wherever one of them acts.
+    fn must_stop_ahead(&self, numbers: &Ahead<'_>, at: &Place<'_>, opts: &Options) -> bool {
+        let expanded = *at.expanded;
+        let found = numbers.len();
+        let (seen, raw_seen) = numbers.known_in_memory();
+        let whole = self.frontier.whole();
+        opts.interrupt.requested()
+            || opts.timeout.is_some_and(|t| at.start.elapsed() >= t)
+            || opts
+                .checkpoint
+                .as_ref()
+                .is_some_and(|c| expanded - at.saved_at >= c.every)
+            || (whole && opts.drop_queue_at.is_some_and(|n| found >= n))
+            || (!whole && opts.spill_every.is_some_and(|n| seen >= n))
+            || over_memory(opts, expanded, 12 * (seen + raw_seen) as u64)
     }
 
     /// Numbers the new states among the successors of state `i`, queues
@@ -351,6 +488,7 @@ impl<A: Lock> Found<A> {
         &mut self,
         i: u32,
         succs: Vec<Succ>,
+        known: &mut impl Numbering,
         opts: &Options,
         symmetric: bool,
         safety: &[Prop],
@@ -370,20 +508,20 @@ impl<A: Lock> Found<A> {
             };
             // Where the worker found the state, its number stands; else an
             // earlier successor in the batch may have numbered it.
-            let known = succ.raw_to.or_else(|| {
+            let found = succ.raw_to.or_else(|| {
                 if symmetric {
-                    self.raw_seen.get(&succ.raw)
+                    known.get_raw(succ.raw)
                 } else {
-                    self.seen.get(&succ.fp)
+                    known.get(succ.fp)
                 }
             });
-            let to = match known {
+            let to = match found {
                 Some(to) => to,
                 None => {
-                    let to = match succ.to.or_else(|| symmetric.then(|| self.seen.get(&succ.fp)).flatten()) {
+                    let to = match succ.to.or_else(|| symmetric.then(|| known.get(succ.fp)).flatten()) {
                         Some(to) => to,
-                        None if opts.max_states.is_some_and(|m| self.seen.len() >= m) => {
-                            return Err(format!("the state bound of {} was reached", self.seen.len()));
+                        None if opts.max_states.is_some_and(|m| known.len() >= m) => {
+                            return Err(format!("the state bound of {} was reached", known.len()));
                         }
                         None if opts.max_depth.is_some_and(|d| depth > d) => {
                             self.beyond_depth = true;
@@ -391,13 +529,14 @@ impl<A: Lock> Found<A> {
                         }
                         None => {
                             // Not known before the batch, nor met earlier
-                            // in the worker's part of it (expand.rs, `Made`),
+                            // in it (expand.rs, `Kept`), nor numbered by
+                            // the merge its workers ran beside (`coming`),
                             // so the worker kept the state.
                             let Some((t, mut facts, bad)) = succ.fresh else {
                                 unreachable!("a state unknown to the merge was unknown to its worker")
                             };
-                            let to = self.seen.len() as u32;
-                            self.seen.insert(succ.fp, to);
+                            let to = known.len() as u32;
+                            known.insert(succ.fp, to);
                             self.g.parent.push(Parent(i, succ.ordinal));
                             facts.depth = depth;
                             self.g.facts.push(facts);
@@ -416,7 +555,7 @@ impl<A: Lock> Found<A> {
                         }
                     };
                     if symmetric {
-                        self.raw_seen.insert(succ.raw, to);
+                        known.insert_raw(succ.raw, to);
                     }
                     to
                 }
