@@ -224,7 +224,7 @@ pub(super) fn load<A: Lock>(world: &World<A>, opts: &Options, c: &Checkpoint) ->
         let states = rebuild(world, &saved.g, chunk, Some(&fps))
             .map_err(|e| format!("{name} does not match this model: {e}"))?;
         for (state, &i) in states.iter().zip(chunk) {
-            frontier.push(&encode(state), i);
+            frontier.push(&encode(state), i, fps[i as usize]);
         }
     }
     Ok((saved, frontier))

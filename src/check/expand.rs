@@ -68,7 +68,7 @@ pub(super) struct Expand<'a, A: Lock> {
 
 impl<A: Lock> Expand<'_, A> {
     /// The successors of `s`, computed in `scratch` (states kept from one
-    /// state's successors to the next's, `World::after_into`) and cloned
+    /// state's successors to the next's, `World::taken_into`) and cloned
     /// out only when they may be new. All of them are computed and their
     /// seen-set slots prefetched before the first is looked up: in a seen
     /// set larger than the caches each lookup is a miss, and this way the
@@ -76,6 +76,7 @@ impl<A: Lock> Expand<'_, A> {
     fn state(
         &self,
         s: &WorldState<A>,
+        s_fp: u64,
         actions: &mut Vec<Action<A>>,
         scratch: &mut Vec<(WorldState<A>, Option<u64>)>,
         keeps: &mut impl FnMut(u64) -> bool,
@@ -90,8 +91,12 @@ impl<A: Lock> Expand<'_, A> {
         }
         let first_seen = if self.symmetric { self.raw_seen } else { self.seen };
         for (a, (t, raw)) in actions.iter().zip(scratch.iter_mut()) {
-            // `None`: the action changes nothing (`t` is then spoilt).
-            *raw = world.after_into(s, a, t).then(|| fingerprint(&*t));
+            // `None`: the action changes nothing, its successor having the
+            // fingerprint of `s` (`t` is then spoilt).
+            *raw = world
+                .taken_into(s, a, t)
+                .then(|| fingerprint(&*t))
+                .filter(|&raw| raw != s_fp);
             if let Some(raw) = *raw {
                 first_seen.prefetch(raw);
             }
@@ -205,7 +210,7 @@ impl<A: Lock> Expand<'_, A> {
             .map(|(item, _)| {
                 let mut out = Vec::new();
                 let s = batch.state_in(item, decoded);
-                self.state(s, actions, scratch, keeps, &mut out);
+                self.state(s, item.fp(), actions, scratch, keeps, &mut out);
                 out
             })
             .collect()
@@ -214,7 +219,7 @@ impl<A: Lock> Expand<'_, A> {
 
 /// What a thread keeps from one state's expansion to the next, so that it
 /// allocates nothing once they have grown: the enabled actions, the
-/// successor buffer (`World::after_into`) and the decoded state.
+/// successor buffer (`World::taken_into`) and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
     scratch: Vec<(WorldState<A>, Option<u64>)>,

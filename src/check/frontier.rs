@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::graph::Graph;
+use super::graph::{fingerprint, Graph};
 use super::numbers::Numbers;
 use super::rebuild::rebuild;
 use crate::world::{Program, World, WorldState};
@@ -35,8 +35,9 @@ pub(super) enum Frontier<A: Program> {
 /// not once per list of every state, and frees its front as it is read.
 pub(super) struct Packed<T> {
     blocks: VecDeque<Vec<u8>>,
-    /// Each queued state's number and encoded length, front to back.
-    items: VecDeque<(u32, u32)>,
+    /// Each queued state's number, encoded length and fingerprint, front
+    /// to back.
+    items: VecDeque<(u32, u32, u64)>,
     /// Where the front state starts in the front block.
     head: usize,
     _states: std::marker::PhantomData<fn() -> T>,
@@ -76,8 +77,9 @@ impl<T> Default for Packed<T> {
 }
 
 impl<T: DeserializeOwned> Packed<T> {
-    /// Queues the encoded state `bytes`, numbered `i`, at the back.
-    pub(super) fn push(&mut self, bytes: &[u8], i: u32) {
+    /// Queues the encoded state `bytes`, numbered `i`, with fingerprint
+    /// `fp`, at the back.
+    pub(super) fn push(&mut self, bytes: &[u8], i: u32, fp: u64) {
         let fits = self
             .blocks
             .back()
@@ -86,17 +88,17 @@ impl<T: DeserializeOwned> Packed<T> {
             self.blocks.push_back(Vec::with_capacity(BLOCK.max(bytes.len())));
         }
         self.blocks.back_mut().expect("a block").extend_from_slice(bytes);
-        self.items.push_back((i, bytes.len() as u32));
+        self.items.push_back((i, bytes.len() as u32, fp));
     }
 
     #[cfg(test)]
-    fn pop_front(&mut self) -> Option<(T, u32)> {
+    fn pop_front(&mut self) -> Option<(T, u32, u64)> {
         self.pop_front_with(decode)
     }
 
     /// The front state's bytes, read by `read`, and its number.
-    fn pop_front_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32)> {
-        let (i, len) = self.items.pop_front()?;
+    fn pop_front_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32, u64)> {
+        let (i, len, fp) = self.items.pop_front()?;
         let front = self.blocks.front().expect("a queued state has its block");
         let (start, end) = if self.head == front.len() {
             // The state lies at the start of the next block.
@@ -111,17 +113,17 @@ impl<T: DeserializeOwned> Packed<T> {
             self.blocks.clear();
             self.head = 0;
         }
-        Some((state, i))
+        Some((state, i, fp))
     }
 
     #[cfg(test)]
-    fn pop_back(&mut self) -> Option<(T, u32)> {
+    fn pop_back(&mut self) -> Option<(T, u32, u64)> {
         self.pop_back_with(decode)
     }
 
     /// The back state's bytes, read by `read`, and its number.
-    fn pop_back_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32)> {
-        let (i, len) = self.items.pop_back()?;
+    fn pop_back_with<R>(&mut self, read: impl FnOnce(&[u8]) -> R) -> Option<(R, u32, u64)> {
+        let (i, len, fp) = self.items.pop_back()?;
         let back = self.blocks.back_mut().expect("a queued state has its block");
         let start = back.len() - len as usize;
         let state = read(&back[start..]);
@@ -133,7 +135,7 @@ impl<T: DeserializeOwned> Packed<T> {
             self.blocks.clear();
             self.head = 0;
         }
-        Some((state, i))
+        Some((state, i, fp))
     }
 }
 
@@ -148,10 +150,20 @@ pub(super) struct Batch<A: Program> {
     bytes: Vec<u8>,
 }
 
+/// A queued state with its fingerprint: expansion compares each
+/// successor's fingerprint with it to find actions that change nothing.
 pub(super) enum Queued<A: Program> {
-    Whole(WorldState<A>),
+    Whole(WorldState<A>, u64),
     /// Where its encoding lies in the batch's bytes.
-    Encoded(Range<usize>),
+    Encoded(Range<usize>, u64),
+}
+
+impl<A: Program> Queued<A> {
+    pub(super) fn fp(&self) -> u64 {
+        match self {
+            Queued::Whole(_, fp) | Queued::Encoded(_, fp) => *fp,
+        }
+    }
 }
 
 impl<A: Program> Batch<A> {
@@ -172,8 +184,8 @@ impl<A: Program> Batch<A> {
     /// lists.
     pub(super) fn state_in<'a>(&self, item: &'a Queued<A>, buf: &'a mut Option<WorldState<A>>) -> &'a WorldState<A> {
         match item {
-            Queued::Whole(s) => s,
-            Queued::Encoded(at) => {
+            Queued::Whole(s, _) => s,
+            Queued::Encoded(at, _) => {
                 let bytes = &self.bytes[at.clone()];
                 match buf {
                     Some(place) => {
@@ -206,10 +218,10 @@ impl<A: Program> Frontier<A> {
 
     /// Queues state `i`, encoded (its number only, once the states are
     /// dropped); `Err` when the numbers are on disk and it fails.
-    pub(super) fn push(&mut self, bytes: &[u8], i: u32) -> io::Result<()> {
+    pub(super) fn push(&mut self, bytes: &[u8], i: u32, fp: u64) -> io::Result<()> {
         match self {
             Frontier::States(q) => {
-                q.push(bytes, i);
+                q.push(bytes, i, fp);
                 Ok(())
             }
             Frontier::Numbers(q) => q.push_back(i),
@@ -219,7 +231,7 @@ impl<A: Program> Frontier<A> {
     /// The queued state numbers, front to back.
     pub(super) fn numbers(&self) -> io::Result<Vec<u32>> {
         match self {
-            Frontier::States(q) => Ok(q.items.iter().map(|(i, _)| *i).collect()),
+            Frontier::States(q) => Ok(q.items.iter().map(|(i, _, _)| *i).collect()),
             Frontier::Numbers(q) => q.all(),
         }
     }
@@ -228,7 +240,7 @@ impl<A: Program> Frontier<A> {
     pub(super) fn drop_states(&mut self) {
         if let Frontier::States(q) = self {
             *self = Frontier::Numbers(Numbers::from(
-                q.items.drain(..).map(|(i, _)| i).collect::<VecDeque<u32>>(),
+                q.items.drain(..).map(|(i, _, _)| i).collect::<VecDeque<u32>>(),
             ));
         }
     }
@@ -259,7 +271,7 @@ impl<A: Program> Frontier<A> {
                 let mut copy = |b: &[u8]| {
                     let start = bytes.len();
                     bytes.extend_from_slice(b);
-                    Queued::Encoded(start..bytes.len())
+                    start..bytes.len()
                 };
                 while batch.items.len() < n {
                     let next = if dfs {
@@ -267,8 +279,8 @@ impl<A: Program> Frontier<A> {
                     } else {
                         q.pop_front_with(&mut copy)
                     };
-                    let Some(item) = next else { break };
-                    batch.items.push(item);
+                    let Some((at, i, fp)) = next else { break };
+                    batch.items.push((Queued::Encoded(at, fp), i));
                 }
             }
             Frontier::Numbers(q) => {
@@ -284,7 +296,11 @@ impl<A: Program> Frontier<A> {
                     numbers.push(i);
                 }
                 let states = rebuild(world, g, &numbers, None)?;
-                batch.items.extend(states.into_iter().map(Queued::Whole).zip(numbers));
+                let whole = states.into_iter().map(|s| {
+                    let fp = fingerprint(&s);
+                    Queued::Whole(s, fp)
+                });
+                batch.items.extend(whole.zip(numbers));
             }
         }
         Ok(())
@@ -307,14 +323,18 @@ mod tests {
         let mut out = Vec::new();
         // Reads interleaved with writes, as a breadth-first search does.
         for (n, item) in all.iter().enumerate() {
-            q.push(&encode(item), n as u32);
+            q.push(&encode(item), n as u32, !(n as u64));
             if n % 3 == 0 {
                 out.extend(q.pop_front());
             }
         }
         assert!(q.blocks.len() > 1, "the items span blocks");
         out.extend(std::iter::from_fn(|| q.pop_front()));
-        let want: Vec<_> = all.into_iter().zip(0u32..).collect();
+        let want: Vec<_> = all
+            .into_iter()
+            .zip(0u32..)
+            .map(|(s, n)| (s, n, !u64::from(n)))
+            .collect();
         assert_eq!(out, want);
         assert!(q.pop_front().is_none() && q.blocks.is_empty());
     }
@@ -326,14 +346,19 @@ mod tests {
         let mut out = Vec::new();
         let mut want = Vec::new();
         for (n, item) in all.iter().enumerate() {
-            q.push(&encode(item), n as u32);
+            q.push(&encode(item), n as u32, !(n as u64));
             if n % 5 == 4 {
                 out.extend(q.pop_back());
-                want.push((item.clone(), n as u32));
+                want.push((item.clone(), n as u32, !(n as u64)));
             }
         }
         out.extend(std::iter::from_fn(|| q.pop_back()));
-        let mut left: Vec<_> = all.into_iter().zip(0u32..).filter(|(_, n)| n % 5 != 4).collect();
+        let mut left: Vec<_> = all
+            .into_iter()
+            .zip(0u32..)
+            .filter(|(_, n)| n % 5 != 4)
+            .map(|(s, n)| (s, n, !u64::from(n)))
+            .collect();
         left.reverse();
         want.extend(left);
         assert_eq!(out, want);

@@ -292,10 +292,11 @@ impl<A: Lock> Found<A> {
                 f.first_bad.insert(p, 0);
             }
         }
-        known.seen.insert(fingerprint(&init), 0);
+        let fp = fingerprint(&init);
+        known.seen.insert(fp, 0);
         f.g.parent.push(Parent(0, 0));
         f.frontier
-            .push(&encode(&init), 0)
+            .push(&encode(&init), 0, fp)
             .expect("a queue in memory takes any state");
         (f, known)
     }
@@ -549,7 +550,7 @@ impl<A: Lock> Found<A> {
                                 return Err(format!("stopped at the first violation of {}", p.name()));
                             }
                             self.frontier
-                                .push(&t, to)
+                                .push(&t, to, succ.fp)
                                 .map_err(|e| format!("cannot write the queue to disk: {e}"))?;
                             to
                         }

@@ -73,7 +73,7 @@ impl<A: Actor> Clone for Node<A> {
         }
     }
 
-    /// In place, for the search's successor buffer (`World::after_into`).
+    /// In place, for the search's successor buffer (`World::taken_into`).
     fn clone_from(&mut self, source: &Self) {
         self.status = source.status;
         self.state.clone_from(&source.state);
@@ -181,7 +181,7 @@ impl<A: Actor> std::hash::Hash for WorldState<A> {
 
 /// Cloned whole where a successor is kept; `clone_from` copies into the
 /// lists a state already has (the search's successor buffer,
-/// `World::after_into`), which allocates nothing once they are grown.
+/// `World::taken_into`), which allocates nothing once they are grown.
 impl<A: Actor> Clone for WorldState<A> {
     fn clone(&self) -> Self {
         WorldState {
