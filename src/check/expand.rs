@@ -5,7 +5,7 @@
 
 use std::collections::hash_map::{Entry, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use super::frontier::{encode, Batch, Queued};
 use super::graph::{fingerprint, Facts};
@@ -279,20 +279,20 @@ impl Kept {
         }
     }
 
+    /// The locked shard that holds `fp`.
+    fn shard(&self, fp: u64) -> MutexGuard<'_, HashMap<u64, u32, foldhash::fast::FixedState>> {
+        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
+        shard.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Whether some chunk kept the state `fp`.
     fn contains(&self, fp: u64) -> bool {
-        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
-        shard
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .contains_key(&fp)
+        self.shard(fp).contains_key(&fp)
     }
 
     /// Whether `chunk` keeps the state `fp`, recording it if it does.
     fn keeps(&self, fp: u64, chunk: u32) -> bool {
-        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
-        let mut shard = shard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        match shard.entry(fp) {
+        match self.shard(fp).entry(fp) {
             Entry::Vacant(v) => {
                 v.insert(chunk);
                 true

@@ -57,7 +57,7 @@ type Map = HashMap<u64, u32, foldhash::fast::FixedState>;
 /// the next against the sets as they were. A worker then misses the states
 /// of the batch being merged, and the merge looks those up again, as it
 /// does for states found earlier in the same batch; so the numbers are the
-/// same as one thread gives. [`Ahead::settle`] moves the new fingerprints
+/// same as one thread gives. [`Pending::settle`] moves the new fingerprints
 /// in once the workers are done.
 pub(super) struct Ahead<'k> {
     known: &'k Known,
@@ -85,21 +85,22 @@ impl<'k> Ahead<'k> {
     }
 
     /// What was found ahead of the sets, to be moved into them.
-    pub(super) fn found(self) -> Found {
-        Found {
+    pub(super) fn pending(self) -> Pending {
+        Pending {
             seen: self.seen,
             raw_seen: self.raw_seen,
         }
     }
 }
 
-/// The fingerprints an [`Ahead`] gathered.
-pub(super) struct Found {
+/// The fingerprints an [`Ahead`] gathered (named apart from search.rs's
+/// `Found`, everything the search has found).
+pub(super) struct Pending {
     seen: Map,
     raw_seen: Map,
 }
 
-impl Found {
+impl Pending {
     /// Moves the fingerprints into the seen sets.
     pub(super) fn settle(self, known: &mut Known) {
         for (map, set) in [(self.seen, &mut known.seen), (self.raw_seen, &mut known.raw_seen)] {
@@ -156,9 +157,9 @@ mod tests {
         ahead.insert(11, 1);
         ahead.insert_raw(111, 1);
         assert_eq!((ahead.get(11), ahead.get_raw(111), ahead.len()), (Some(1), Some(1), 2));
-        let found = ahead.found();
+        let pending = ahead.pending();
         assert_eq!(known.get(11), None, "the sets wait for the settling");
-        found.settle(&mut known);
+        pending.settle(&mut known);
         assert_eq!((known.get(11), known.get_raw(111), known.len()), (Some(1), Some(1), 2));
     }
 }

@@ -112,9 +112,9 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 }
                 merged
             });
-            let found = numbers.found();
+            let pending = numbers.pending();
             let (next_successors, next_kept) = shared.into_successors();
-            found.settle(&mut known);
+            pending.settle(&mut known);
             ready = Some((next, next_successors, next_kept));
             match merged {
                 Ok(j) => from = j,
