@@ -96,10 +96,13 @@ pub(super) struct Saved {
 
 /// What a checkpoint must match to be resumed: this binary's version, the
 /// world (its programs with their parameters, names, roles, fault budget
-/// and symmetry groups) and the options that shape the search.
+/// and symmetry groups), the options that shape the search, and how states
+/// are named ([`crate::world::identity`]: a checkpoint saved by a binary
+/// that named them otherwise holds fingerprints this one never computes).
 fn identity<A: Program>(world: &World<A>, opts: &Options) -> u64 {
     fingerprint(&(
         env!("CARGO_PKG_VERSION"),
+        "states named by per-node hashes",
         &world.actors,
         &world.names,
         &world.roles,

@@ -12,7 +12,7 @@ use super::graph::{fingerprint, Facts};
 use super::seen::Seen;
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{Action, World, WorldState};
+use crate::world::{identity, identity_of, node_hashes, node_hashes_after, Action, NodeHashes, World, WorldState};
 
 /// A successor as a worker computed it: everything the merge needs, and
 /// the state itself only when it may be new.
@@ -77,11 +77,16 @@ impl<A: Lock> Expand<'_, A> {
         &self,
         s: &WorldState<A>,
         s_fp: u64,
-        actions: &mut Vec<Action<A>>,
-        scratch: &mut Vec<(WorldState<A>, Option<u64>)>,
+        buffers: &mut Buffers<A>,
         keeps: &mut impl FnMut(u64) -> bool,
         out: &mut Vec<Succ>,
     ) {
+        let Buffers {
+            actions,
+            scratch,
+            hashes: (s_hashes, t_hashes),
+            ..
+        } = buffers;
         let world = self.world;
         actions.clear();
         world.enabled(s, actions);
@@ -89,13 +94,18 @@ impl<A: Lock> Expand<'_, A> {
         while scratch.len() < actions.len() {
             scratch.push((s.clone(), None));
         }
+        node_hashes(s, s_hashes);
         let first_seen = if self.symmetric { self.raw_seen } else { self.seen };
         for (a, (t, raw)) in actions.iter().zip(scratch.iter_mut()) {
             // `None`: the action changes nothing, its successor having the
-            // fingerprint of `s` (`t` is then spoilt).
+            // fingerprint of `s` (`t` is then spoilt). Only the nodes the
+            // action may have changed are hashed again.
             *raw = world
                 .taken_into(s, a, t)
-                .then(|| fingerprint(&*t))
+                .map(|touched| {
+                    node_hashes_after(s_hashes, t, touched, t_hashes);
+                    identity_of(t, t_hashes)
+                })
                 .filter(|&raw| raw != s_fp);
             if let Some(raw) = *raw {
                 first_seen.prefetch(raw);
@@ -115,7 +125,7 @@ impl<A: Lock> Expand<'_, A> {
                 // fingerprint and is encoded from the buffer: it is
                 // neither copied nor hashed twice.
                 let (fp, c) = match world.representative(t) {
-                    (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (fingerprint(&c), Some(c)),
+                    (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (identity(&c), Some(c)),
                     (c, _) => (raw, c),
                 };
                 let c = c.as_ref().unwrap_or(t);
@@ -200,29 +210,29 @@ impl<A: Lock> Expand<'_, A> {
         buffers: &mut Buffers<A>,
         keeps: &mut impl FnMut(u64) -> bool,
     ) -> Vec<Vec<Succ>> {
-        let Buffers {
-            actions,
-            scratch,
-            decoded,
-        } = buffers;
-        items
+        let mut decoded = buffers.decoded.take();
+        let successors = items
             .iter()
             .map(|(item, _)| {
                 let mut out = Vec::new();
-                let s = batch.state_in(item, decoded);
-                self.state(s, item.fp(), actions, scratch, keeps, &mut out);
+                let s = batch.state_in(item, &mut decoded);
+                self.state(s, item.fp(), buffers, keeps, &mut out);
                 out
             })
-            .collect()
+            .collect();
+        buffers.decoded = decoded;
+        successors
     }
 }
 
 /// What a thread keeps from one state's expansion to the next, so that it
 /// allocates nothing once they have grown: the enabled actions, the
-/// successor buffer (`World::taken_into`) and the decoded state.
+/// successor buffer (`World::taken_into`), the node hashes of the state
+/// expanded and of a successor, and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
     scratch: Vec<(WorldState<A>, Option<u64>)>,
+    hashes: (NodeHashes, NodeHashes),
     decoded: Option<WorldState<A>>,
 }
 
@@ -231,6 +241,7 @@ impl<A: Lock> Default for Buffers<A> {
         Buffers {
             actions: Vec::new(),
             scratch: Vec::new(),
+            hashes: Default::default(),
             decoded: None,
         }
     }

@@ -17,10 +17,10 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::graph::{fingerprint, Graph};
+use super::graph::Graph;
 use super::numbers::Numbers;
 use super::rebuild::rebuild;
-use crate::world::{Program, World, WorldState};
+use crate::world::{identity, Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
     /// Whole states, encoded, with their numbers, as found.
@@ -297,7 +297,7 @@ impl<A: Program> Frontier<A> {
                 }
                 let states = rebuild(world, g, &numbers, None)?;
                 let whole = states.into_iter().map(|s| {
-                    let fp = fingerprint(&s);
+                    let fp = identity(&s);
                     Queued::Whole(s, fp)
                 });
                 batch.items.extend(whole.zip(numbers));

@@ -34,7 +34,7 @@ use super::liveness::{self, Lasso, Waiting};
 use super::seen::Seen;
 use crate::interrupt::Interrupt;
 use crate::properties::Lock;
-use crate::world::{Action, World, WorldState};
+use crate::world::{identity, Action, World, WorldState};
 
 /// One quotient component lifted into the full graph: `graph` numbers the
 /// full states found (in the names of the component's first state) and
@@ -109,7 +109,7 @@ fn lift<A: Lock>(
     let mut index: FingerprintMap = FingerprintMap::default();
     let mut classes: FingerprintMap = FingerprintMap::default();
     let facts = |s: &WorldState<A>, q: u32| super::facts(world, s, g.facts.depth(q));
-    index.insert(fingerprint(&start), 0);
+    index.insert(identity(&start), 0);
     graph.facts.push(facts(&start, root));
     graph.parent.push(Parent(0, 0));
     states.push(start);
@@ -131,13 +131,13 @@ fn lift<A: Lock>(
                 continue;
             }
             let class = Some((fingerprint(&a), super::strongly_fair(&a), super::random(world, &a)));
-            let raw = fingerprint(&t);
+            let raw = identity(&t);
             let to = match index.get(&raw) {
                 Some(&to) => Some(to),
                 None => {
                     let canon = world.canonical(t.clone()).0;
                     let q = seen
-                        .get(&fingerprint(&canon))
+                        .get(&identity(&canon))
                         .expect("a complete search numbered every state");
                     members
                         .contains(&q)

@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::graph::{fingerprint, Graph};
-use crate::world::{Program, World, WorldState};
+use super::graph::Graph;
+use crate::world::{identity, Program, World, WorldState};
 
 /// The states numbered `wanted`, each rebuilt along its discoverer's path
 /// in `g` from the initial state (each state on the way computed once), in
@@ -49,7 +49,7 @@ pub(super) fn rebuild<A: Program>(
                 .after(&state, action)
                 .ok_or_else(|| format!("action {ordinal} of state {s} changes nothing"))?;
             let next = world.canonical(next).0;
-            if fps.is_some_and(|fps| fingerprint(&next) != fps[child as usize]) {
+            if fps.is_some_and(|fps| identity(&next) != fps[child as usize]) {
                 return Err(format!("state {child} is not the one saved"));
             }
             if children.contains_key(&child) {

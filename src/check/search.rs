@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::checkpoint::{self, Record, Resumed, Saved};
 use super::expand::{Expand, Kept, Shared, Succ, BATCH};
 use super::frontier::{encode, Batch, Frontier, Packed};
-use super::graph::{fingerprint, Edge, FingerprintMap, Graph, Parent, FAULT};
+use super::graph::{Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::known::{Ahead, Known, Numbering};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
@@ -21,7 +21,7 @@ use super::{
 use crate::memory;
 use crate::properties::{safe, Lock, Prop};
 use crate::scenario::Verdict;
-use crate::world::{Program, World, WorldState, EVENT_KINDS};
+use crate::world::{identity, Program, World, WorldState, EVENT_KINDS};
 
 /// Everything the search has found so far.
 struct Found<A: Program> {
@@ -292,7 +292,7 @@ impl<A: Lock> Found<A> {
                 f.first_bad.insert(p, 0);
             }
         }
-        let fp = fingerprint(&init);
+        let fp = identity(&init);
         known.seen.insert(fp, 0);
         f.g.parent.push(Parent(0, 0));
         f.frontier

@@ -11,6 +11,7 @@ mod deadlines;
 mod describe;
 mod enabled;
 mod faults;
+mod identity;
 mod ranks;
 mod renumber;
 mod rewrite;
@@ -23,6 +24,7 @@ use actor::Cmds;
 pub use actor::{Actor, Cmd, Ctx, Id, Out};
 pub use describe::Describe;
 pub use faults::{Faults, Recovery, Role, Targets};
+pub use identity::{identity, identity_of, node_hashes, node_hashes_after, NodeHashes, Touched};
 pub use renumber::{Renumber, Seq};
 pub use rewrite::{kind, Field, Rewrite};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
@@ -395,14 +397,22 @@ impl<A: Program> World<A> {
     /// [`World::after`] into `t`, a state kept from one successor to the
     /// next, so that its lists are reused rather than allocated: the
     /// search computes most successors only to find them known already.
-    /// Whether the action was taken, `t` being then its result renumbered;
-    /// unlike [`World::after`], `t` may be `s` itself (an action that
-    /// changes nothing): the search, which knows `s`'s fingerprint,
-    /// compares fingerprints instead of whole states (that comparison was
-    /// a twentieth of its time). `t` is spoilt where it gives `false`.
-    pub fn taken_into(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> bool {
+    /// The nodes the action may have changed where it was taken (`None`
+    /// where not), `t` being then its result renumbered; unlike
+    /// [`World::after`], `t` may be `s` itself (an action that changes
+    /// nothing): the search, which knows `s`'s fingerprint, compares
+    /// fingerprints instead of whole states (that comparison was a
+    /// twentieth of its time). `t` is spoilt where it gives `None`.
+    pub fn taken_into(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> Option<Touched> {
         t.clone_from(s);
-        self.taken(action, t)
+        if !self.take(t, action) {
+            return None;
+        }
+        Some(if self.renumber(t) {
+            Touched::ALL
+        } else {
+            touches(action)
+        })
     }
 
     /// Takes `action` in `t` and renumbers it: whether the action was
@@ -547,6 +557,33 @@ impl<A: Program> World<A> {
             }
         }
         true
+    }
+}
+
+/// The nodes [`World::take`] may change when it takes `action`: the node
+/// it names (whose handler runs, or whose status or clock changes), every
+/// node for a tick, and none for the network's and the links' faults,
+/// which change messages, cuts and connections only (breaking a
+/// connection changes no node: its end learns of it in a later
+/// `Disconnected`). The search's fingerprints rely on it
+/// ([`identity`]); `identity::tests` checks it on every bundled scenario.
+fn touches<A: Program>(action: &Action<A>) -> Touched {
+    match action {
+        Action::Tick | Action::Drift { .. } => Touched::ALL,
+        Action::Step { node, .. }
+        | Action::Fire { node, .. }
+        | Action::Restart { node }
+        | Action::Disconnected { node, .. }
+        | Action::Reconnect { node, .. }
+        | Action::Crash { node }
+        | Action::Pause { node, .. }
+        | Action::ClockJump { node, .. } => Touched::node(*node),
+        Action::Deliver { dst, .. } => Touched::node(*dst),
+        Action::Heal
+        | Action::Partition { .. }
+        | Action::Cut { .. }
+        | Action::Lose { .. }
+        | Action::Duplicate { .. } => Touched::NONE,
     }
 }
 

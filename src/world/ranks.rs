@@ -18,8 +18,10 @@ thread_local! {
 
 impl<A: Program> World<A> {
     /// Rewrites every growing value in `s` to its rank among the values of
-    /// its sequence present in `s` (zero, "none", stays zero).
-    pub(super) fn renumber(&self, s: &mut WorldState<A>) {
+    /// its sequence present in `s` (zero, "none", stays zero). Whether it
+    /// may have changed any node (it changes none where every sequence is
+    /// already ranked and the least clock is 0).
+    pub(super) fn renumber(&self, s: &mut WorldState<A>) -> bool {
         // Called for every successor, so it allocates nothing (the value
         // lists below are kept per thread and reused). First, without
         // collecting: the values of each sequence as a bit
@@ -37,9 +39,9 @@ impl<A: Program> World<A> {
                 seen[seq as usize] |= 1 << (*v).min(63);
             }
         });
-        self.shift_clocks(s, least);
+        let shifted = self.shift_clocks(s, least);
         if !wide && seen.iter().all(|m| m & (m + 1) == 0) {
-            return;
+            return shifted;
         }
         PRESENT.with_borrow_mut(|present| {
             present[0].clear();
@@ -67,6 +69,7 @@ impl<A: Program> World<A> {
                 }
             });
         });
+        true
     }
 
     /// `s` renumbered as every state the checker stores is.
@@ -80,15 +83,17 @@ impl<A: Program> World<A> {
     /// smallest one present (`u32::MAX` for none), so the smallest becomes 0: every comparison and every
     /// increment keeps its outcome, and clocks that run forever revisit
     /// states.
-    fn shift_clocks(&self, s: &mut WorldState<A>, least: u32) {
+    /// Whether it shifted any.
+    fn shift_clocks(&self, s: &mut WorldState<A>, least: u32) -> bool {
         if least == 0 || least == u32::MAX {
-            return;
+            return false;
         }
         self.visit_numbers(s, &mut |seq, v| {
             if seq == Seq::Clock {
                 *v -= least
             }
         });
+        true
     }
 
     fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut dyn FnMut(Seq, &mut u32)) {

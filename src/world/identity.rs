@@ -1,0 +1,171 @@
+//! The search's name for a state: a 64-bit fingerprint combined from one
+//! hash per node and a hash of the rest (network, cuts, connections,
+//! budget, counters). Most actions change one node, so a successor
+//! re-hashes that node only and takes the others' hashes from its state
+//! (issue 26: hashing whole states was a sixth of the search's time).
+//!
+//! It is not [`fingerprint`]: symmetry reduction breaks ties between
+//! orders by the smallest `fingerprint` (symmetry.rs), and keeping that
+//! order keeps every representative, and so every trace, as it was. The
+//! two only ever need to agree with themselves: the seen sets, the queue,
+//! checkpoints and trace rebuilding use `identity` throughout.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use smallvec::SmallVec;
+
+use super::{fingerprint, Actor, Node, WorldState};
+
+/// One hash per node, in node order.
+pub type NodeHashes = SmallVec<[u64; 8]>;
+
+/// The nodes an action may have changed, a bit each; a node numbered 64
+/// or more counts as changed whenever any node may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Touched(u64);
+
+impl Touched {
+    pub const NONE: Touched = Touched(0);
+    pub const ALL: Touched = Touched(u64::MAX);
+
+    /// Node `id` only.
+    pub fn node(id: usize) -> Touched {
+        if id < 64 {
+            Touched(1 << id)
+        } else {
+            Touched::ALL
+        }
+    }
+
+    /// Whether node `id` may have changed.
+    pub fn has(self, id: usize) -> bool {
+        if id < 64 {
+            self.0 >> id & 1 != 0
+        } else {
+            self.0 != 0
+        }
+    }
+}
+
+/// A node's hash: its [`fingerprint`].
+pub fn node_hash<A: Actor>(node: &Node<A>) -> u64 {
+    fingerprint(node)
+}
+
+/// The hashes of `s`'s nodes, into `out`.
+pub fn node_hashes<A: Actor>(s: &WorldState<A>, out: &mut NodeHashes) {
+    out.clear();
+    out.extend(s.nodes.iter().map(node_hash));
+}
+
+/// The hashes of `t`'s nodes, `t` being a successor of the state whose
+/// node hashes are `from` through an action that changed only the nodes
+/// in `touched`.
+pub fn node_hashes_after<A: Actor>(from: &[u64], t: &WorldState<A>, touched: Touched, out: &mut NodeHashes) {
+    out.clear();
+    out.extend(
+        t.nodes
+            .iter()
+            .zip(from)
+            .enumerate()
+            .map(|(i, (n, &h))| if touched.has(i) { node_hash(n) } else { h }),
+    );
+}
+
+/// `s`'s identity, its nodes' hashes being `nodes`.
+pub fn identity_of<A: Actor>(s: &WorldState<A>, nodes: &[u64]) -> u64 {
+    let mut h = foldhash::quality::FixedState::with_seed(0x6964_656e_7469_7479).build_hasher();
+    for &n in nodes {
+        h.write_u64(n);
+    }
+    s.net.hash(&mut h);
+    s.cut.hash(&mut h);
+    s.one_way.hash(&mut h);
+    s.broken.hash(&mut h);
+    s.spent.hash(&mut h);
+    s.ghost.hash(&mut h);
+    s.value.hash(&mut h);
+    s.history.hash(&mut h);
+    h.finish()
+}
+
+/// `s`'s identity, computed whole.
+pub fn identity<A: Actor>(s: &WorldState<A>) -> u64 {
+    let mut nodes = NodeHashes::new();
+    node_hashes(s, &mut nodes);
+    identity_of(s, &nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashSet, VecDeque};
+
+    use super::*;
+    use crate::algorithms::{dispatch, Job};
+    use crate::properties::Lock;
+    use crate::scenario::{bundled_names, Scenario};
+    use crate::world::World;
+
+    /// Walks a scenario's first states breadth first and checks, for every
+    /// successor, that the nodes its action leaves untouched
+    /// (`World::taken_into`) hash as they did: the incremental identity is
+    /// the whole one.
+    struct Incremental;
+
+    impl Job for Incremental {
+        type Output = usize;
+        fn run<A: Lock>(self, sc: &Scenario, world: World<A>) -> usize {
+            let init = world.init();
+            let mut seen = HashSet::from([identity(&init)]);
+            let mut queue = VecDeque::from([init]);
+            let (mut actions, mut from, mut after, mut whole) =
+                (Vec::new(), NodeHashes::new(), NodeHashes::new(), NodeHashes::new());
+            let mut t = world.init();
+            let mut checked = 0;
+            while let Some(s) = queue.pop_front() {
+                if seen.len() > 3000 {
+                    break;
+                }
+                actions.clear();
+                world.enabled(&s, &mut actions);
+                node_hashes(&s, &mut from);
+                for a in &actions {
+                    let Some(touched) = world.taken_into(&s, a, &mut t) else {
+                        continue;
+                    };
+                    node_hashes_after(&from, &t, touched, &mut after);
+                    node_hashes(&t, &mut whole);
+                    assert_eq!(
+                        after,
+                        whole,
+                        "{}: {a:?} from {s:?} changed a node it was said not to touch",
+                        sc.path.display()
+                    );
+                    checked += 1;
+                    if seen.insert(identity_of(&t, &after)) {
+                        queue.push_back(t.clone());
+                    }
+                }
+            }
+            checked
+        }
+    }
+
+    #[test]
+    fn a_successor_rehashes_only_the_nodes_its_action_touched_yet_hashes_as_a_whole() {
+        for name in bundled_names() {
+            let sc = crate::catalog::open(name).expect("bundled");
+            let checked = dispatch(&sc, Incremental).expect("builds");
+            assert!(checked > 0, "{name}: no successor");
+        }
+    }
+
+    #[test]
+    fn touched_names_its_nodes_and_all_of_them_beyond_64() {
+        let one = Touched::node(3);
+        assert!(one.has(3) && !one.has(2) && !one.has(63) && one.has(64));
+        assert!(!Touched::NONE.has(0) && !Touched::NONE.has(70));
+        assert!(Touched::ALL.has(0) && Touched::ALL.has(70));
+        assert_eq!(Touched::node(64), Touched::ALL);
+    }
+}
