@@ -245,3 +245,37 @@ fn the_passes_side_by_side_find_what_they_find_one_at_a_time() {
         assert_eq!(find_each(&g, &whom, threads), one_at_a_time, "{threads} threads");
     }
 }
+
+/// Two loops entered equally soon: a pass over every state finds the one
+/// behind state 0 first (its search starts there), a pass over the
+/// suspects only ([`Suspects`]) the one with the smaller numbers. The
+/// suspects' pass sees the tie and asks the whole pass, so the answer (and
+/// a trace) does not change.
+#[test]
+fn loops_entered_equally_soon_give_the_whole_pass_answer() {
+    let mut g = Graph::default();
+    // 0 -> 3 <-> 4, and 1 <-> 2; 3 and 1 are both at depth 1. States 5 to
+    // 9 wait for nothing, so the loops' four states are the few suspects.
+    let depths = [0, 1, 2, 1, 2, 0, 0, 0, 0, 0];
+    for (s, depth) in depths.into_iter().enumerate() {
+        g.facts.push(Facts {
+            wanting: if s < 5 { WANTS } else { 0 },
+            depth,
+        });
+        g.parent.push(Parent(0, 0));
+    }
+    for (i, (from, to)) in [(0, 3), (1, 2), (2, 1), (3, 4), (4, 3)].into_iter().enumerate() {
+        g.raw.push((from, Edge::new(to, i as Class, i as u16, false, false)));
+    }
+    g.seal();
+    let suspects = Suspects::of(&g);
+    assert_eq!(suspects.looping.as_deref(), Some(&[1, 2, 3, 4][..]));
+    let (first, tied) = loop_among(&g, Waiting::Anyone, suspects.nodes());
+    assert_eq!((first.map(|l| l.entry), tied), (Some(1), true));
+    assert_eq!(find_loop(&g, Waiting::Anyone).map(|l| l.entry), Some(3));
+    assert_eq!(find(&g, Waiting::Anyone).map(|l| l.entry), Some(3));
+    assert_eq!(
+        find_each(&g, &[Waiting::Anyone], 1)[0].as_ref().map(|l| l.entry),
+        Some(3)
+    );
+}
