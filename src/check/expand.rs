@@ -12,7 +12,7 @@ use super::graph::{fingerprint, Facts};
 use super::seen::Seen;
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{identity, identity_of, node_hashes, node_hashes_after, Action, NodeHashes, World, WorldState};
+use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, World, WorldState};
 
 /// A successor as a worker computed it: everything the merge needs, and
 /// the state itself only when it may be new.
@@ -84,7 +84,7 @@ impl<A: Lock> Expand<'_, A> {
         let Buffers {
             actions,
             scratch,
-            hashes: (s_hashes, t_hashes),
+            hashes,
             ..
         } = buffers;
         let world = self.world;
@@ -94,7 +94,7 @@ impl<A: Lock> Expand<'_, A> {
         while scratch.len() < actions.len() {
             scratch.push((s.clone(), None));
         }
-        node_hashes(s, s_hashes);
+        node_hashes(s, hashes);
         let first_seen = if self.symmetric { self.raw_seen } else { self.seen };
         for (a, (t, raw)) in actions.iter().zip(scratch.iter_mut()) {
             // `None`: the action changes nothing, its successor having the
@@ -102,10 +102,7 @@ impl<A: Lock> Expand<'_, A> {
             // action may have changed are hashed again.
             *raw = world
                 .taken_into(s, a, t)
-                .map(|touched| {
-                    node_hashes_after(s_hashes, t, touched, t_hashes);
-                    identity_of(t, t_hashes)
-                })
+                .map(|touched| identity_after(hashes, t, touched))
                 .filter(|&raw| raw != s_fp);
             if let Some(raw) = *raw {
                 first_seen.prefetch(raw);
@@ -228,11 +225,11 @@ impl<A: Lock> Expand<'_, A> {
 /// What a thread keeps from one state's expansion to the next, so that it
 /// allocates nothing once they have grown: the enabled actions, the
 /// successor buffer (`World::taken_into`), the node hashes of the state
-/// expanded and of a successor, and the decoded state.
+/// expanded and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
     scratch: Vec<(WorldState<A>, Option<u64>)>,
-    hashes: (NodeHashes, NodeHashes),
+    hashes: NodeHashes,
     decoded: Option<WorldState<A>>,
 }
 

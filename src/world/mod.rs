@@ -24,7 +24,7 @@ use actor::Cmds;
 pub use actor::{Actor, Cmd, Ctx, Id, Out};
 pub use describe::Describe;
 pub use faults::{Faults, Recovery, Role, Targets};
-pub use identity::{identity, identity_of, node_hashes, node_hashes_after, NodeHashes, Touched};
+pub use identity::{identity, identity_after, node_hashes, NodeHashes, Touched};
 pub use renumber::{Renumber, Seq};
 pub use rewrite::{kind, Field, Rewrite};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
