@@ -86,16 +86,7 @@ pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
 /// [`find`], looking only at `suspects`.
 fn find_among(g: &Graph, who: Waiting, suspects: &Suspects) -> Option<Lasso> {
     let depth = |l: &Lasso| g.facts.depth(l.entry);
-    let stuck = suspects
-        .stuck
-        .iter()
-        .copied()
-        .filter(|&s| waits(g, who, s))
-        .min_by_key(|&s| (g.facts.depth(s), s))
-        .map(|entry| Lasso {
-            entry,
-            cycle: Vec::new(),
-        });
+    let stuck = shallowest_stuck(g, who, suspects.stuck.iter().copied());
     let found = match loop_among(g, who, suspects.nodes()) {
         (found, false) => found,
         (_, true) if suspects.looping.is_some() => find_loop(g, who),
@@ -151,9 +142,10 @@ impl Suspects {
     }
 }
 
-/// [`find`] for each of `whom`, in order. The passes only read the sealed
-/// graph, so with `threads` above one they run side by side, each thread
-/// taking the next pass as it finishes one; the answers are the same.
+/// [`find`] for each of `whom`, in order, the [`Suspects`] found once for
+/// all. The passes only read the sealed graph, so with `threads` above one
+/// they run side by side, each thread taking the next pass as it finishes
+/// one; the answers are the same.
 /// A graph moved to disk runs them one at a time: each pass maps its own
 /// arrays, and memory is what is short then.
 pub fn find_each(g: &Graph, whom: &[Waiting], threads: usize) -> Vec<Option<Lasso>> {
@@ -194,7 +186,12 @@ fn waits(g: &Graph, who: Waiting, s: u32) -> bool {
 /// The shallowest stuck state: waiting, and no fair action can change
 /// anything (an empty loop).
 pub fn stuck(g: &Graph, who: Waiting) -> Option<Lasso> {
-    (0..g.facts.len() as u32)
+    shallowest_stuck(g, who, 0..g.facts.len() as u32)
+}
+
+/// [`stuck`] among `states`.
+fn shallowest_stuck(g: &Graph, who: Waiting, states: impl Iterator<Item = u32>) -> Option<Lasso> {
+    states
         .filter(|&s| waits(g, who, s) && g.out(s).all(|e| e.class == FAULT))
         .min_by_key(|&s| (g.facts.depth(s), s))
         .map(|entry| Lasso {
