@@ -84,6 +84,9 @@ pub(crate) struct Row {
     /// TLC takes minutes on it: `tlc_agrees_with_the_rust_model` skips it
     /// unless `LOCKSMITH_TLC_SLOW` is set.
     pub(crate) slow: bool,
+    /// The seconds the TLC time column gives first (0 where it gives
+    /// none): the test starts the longest rows first.
+    pub(crate) secs: u32,
 }
 
 /// The state-count table in the suite's README: the rows under the header
@@ -131,6 +134,7 @@ pub(crate) fn table(suite: Suite) -> Vec<Row> {
             scenario: c[2].clone(),
             rust,
             slow: c[5].starts_with("slow"),
+            secs: first_seconds(&c[5]),
         });
     }
     assert!(
@@ -145,4 +149,28 @@ pub(crate) fn load(row: &Row) -> Scenario {
     let path = root().join(&row.scenario);
     let found = scenario::find(&path.to_string_lossy()).unwrap_or_else(|e| panic!("{row:?}: {e}"));
     scenario::load(&found).unwrap_or_else(|e| panic!("{row:?}: {e}"))
+}
+
+/// The first number in `cell` followed by " s" ("106 s (the test, ...)",
+/// "slow: 415 s ..."), or 0.
+fn first_seconds(cell: &str) -> u32 {
+    let words: Vec<&str> = cell.split_whitespace().collect();
+    words
+        .windows(2)
+        .find_map(|w| {
+            (w[1].trim_end_matches([',', ';', ':', ')']) == "s")
+                .then(|| w[0].parse().ok())
+                .flatten()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_rows_tlc_time_is_its_first_seconds() {
+    assert_eq!(
+        first_seconds("106 s (the test, beside a run; 31 s in one direct run)"),
+        106
+    );
+    assert_eq!(first_seconds("slow: 415 s (the test)"), 415);
+    assert_eq!(first_seconds("about 2 min"), 0);
 }
