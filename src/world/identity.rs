@@ -71,15 +71,6 @@ pub fn identity_after<A: Actor>(from: &[u64], t: &WorldState<A>, touched: Touche
     rest(t, h)
 }
 
-/// `s`'s identity, its nodes' hashes being `nodes`.
-pub fn identity_of<A: Actor>(s: &WorldState<A>, nodes: &[u64]) -> u64 {
-    let mut h = hasher();
-    for &n in nodes {
-        h.write_u64(n);
-    }
-    rest(s, h)
-}
-
 fn hasher() -> foldhash::quality::FoldHasher<'static> {
     foldhash::quality::FixedState::with_seed(0x6964_656e_7469_7479).build_hasher()
 }
@@ -99,9 +90,11 @@ fn rest<A: Actor>(s: &WorldState<A>, mut h: impl Hasher) -> u64 {
 
 /// `s`'s identity, computed whole.
 pub fn identity<A: Actor>(s: &WorldState<A>) -> u64 {
-    let mut nodes = NodeHashes::new();
-    node_hashes(s, &mut nodes);
-    identity_of(s, &nodes)
+    let mut h = hasher();
+    for n in &s.nodes {
+        h.write_u64(node_hash(n));
+    }
+    rest(s, h)
 }
 
 #[cfg(test)]

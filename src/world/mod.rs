@@ -405,6 +405,12 @@ impl<A: Program> World<A> {
     /// twentieth of its time). `t` is spoilt where it gives `None`.
     pub fn taken_into(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> Option<Touched> {
         t.clone_from(s);
+        self.taken(action, t)
+    }
+
+    /// Takes `action` in `t` and renumbers it: the nodes it may have
+    /// changed where the action was taken (`None` where not).
+    fn taken(&self, action: &Action<A>, t: &mut WorldState<A>) -> Option<Touched> {
         if !self.take(t, action) {
             return None;
         }
@@ -415,20 +421,10 @@ impl<A: Program> World<A> {
         })
     }
 
-    /// Takes `action` in `t` and renumbers it: whether the action was
-    /// taken.
-    fn taken(&self, action: &Action<A>, t: &mut WorldState<A>) -> bool {
-        let taken = self.take(t, action);
-        if taken {
-            self.renumber(t);
-        }
-        taken
-    }
-
     /// Takes `action` in `t`, a copy of `s`, and renumbers it: whether the
     /// state changed.
     fn ranked(&self, s: &WorldState<A>, action: &Action<A>, t: &mut WorldState<A>) -> bool {
-        self.taken(action, t) && t != s
+        self.taken(action, t).is_some() && t != s
     }
 
     /// [`World::after`] before growing values are renumbered: values kept
