@@ -1,4 +1,5 @@
 //! `#[derive(Words)]` for the enums a scenario names by word (words.rs),
+//! `#[derive(Pack)]` for the byte form of queued states (pack.rs),
 //! and `#[derive(Rewrite)]` for locksmith's node states and messages: the walk
 //! over a type's fields that visits its growing values and renames its
 //! node ids, written from attributes on the fields instead of by hand.
@@ -35,6 +36,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{parse_macro_input, parse_quote, Attribute, Data, DeriveInput, Error, Fields, Ident, Meta, Result, Token};
 
+mod pack;
 mod words;
 
 /// `#[derive(Words)]`: an enum's word table from its variants (words.rs).
@@ -42,6 +44,14 @@ mod words;
 pub fn derive_words(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     words::expand(input).unwrap_or_else(Error::into_compile_error).into()
+}
+
+/// `#[derive(Pack)]`: a type's compact byte form for the search's queue
+/// (pack.rs).
+#[proc_macro_derive(Pack)]
+pub fn derive_pack(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    pack::expand(input).unwrap_or_else(Error::into_compile_error).into()
 }
 
 #[proc_macro_derive(Rewrite, attributes(rewrite))]

@@ -1,5 +1,5 @@
-//! The search's queue. It holds states encoded (postcard, serde's compact
-//! binary form: a queued Redlock state takes about a sixth of its size in
+//! The search's queue. It holds states encoded (their compact byte form,
+//! world/pack.rs: a queued Redlock state takes about a sixth of its size in
 //! memory, and encoding it costs less than the clone it replaces) until the
 //! process reaches `--max-memory`; then, breadth-first, it keeps only their numbers and
 //! rebuilds each batch's states along their discoverers' recorded actions
@@ -14,13 +14,10 @@ use std::io;
 use std::ops::Range;
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-
 use super::graph::Graph;
 use super::numbers::Numbers;
 use super::rebuild::rebuild;
-use crate::world::{identity, Program, World, WorldState};
+use crate::world::{identity, Pack, Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
     /// Whole states, encoded, with their numbers, as found.
@@ -46,23 +43,27 @@ pub(super) struct Packed<T> {
 const BLOCK: usize = 1 << 20;
 
 /// A state as the queue holds it.
-pub(super) fn encode<T: Serialize>(state: &T) -> Vec<u8> {
+pub(super) fn encode<T: Pack>(state: &T) -> Vec<u8> {
     // Room for a typical state at once: growing the buffer by doubling
     // cost more than the encoding itself.
-    postcard::to_extend(state, Vec::with_capacity(256)).expect("a state encodes")
+    let mut bytes = Vec::with_capacity(256);
+    state.pack(&mut bytes);
+    bytes
 }
 
-fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
-    postcard::from_bytes(bytes).expect("a queued state decodes")
+fn decode<T: Pack>(mut bytes: &[u8]) -> T {
+    let state = T::unpack(&mut bytes);
+    debug_assert!(bytes.is_empty(), "a queued state is read whole");
+    state
 }
 
-/// [`decode`] into `place`, reusing the lists it holds (serde's
-/// `deserialize_in_place`: a vector is overwritten element by element and
-/// grown or cut to length), so that a worker decoding one state after
-/// another allocates nothing once its buffer has grown.
-fn decode_into<T: DeserializeOwned>(bytes: &[u8], place: &mut T) {
-    let mut de = postcard::Deserializer::from_bytes(bytes);
-    T::deserialize_in_place(&mut de, place).expect("a queued state decodes");
+/// [`decode`] into `place`, reusing the lists it holds (`Pack::unpack_into`:
+/// a list is overwritten element by element and grown or cut to length),
+/// so that a worker decoding one state after another allocates nothing
+/// once its buffer has grown.
+fn decode_into<T: Pack>(mut bytes: &[u8], place: &mut T) {
+    place.unpack_into(&mut bytes);
+    debug_assert!(bytes.is_empty(), "a queued state is read whole");
 }
 
 impl<T> Default for Packed<T> {
@@ -76,7 +77,7 @@ impl<T> Default for Packed<T> {
     }
 }
 
-impl<T: DeserializeOwned> Packed<T> {
+impl<T: Pack> Packed<T> {
     /// Queues the encoded state `bytes`, numbered `i`, with fingerprint
     /// `fp`, at the back.
     pub(super) fn push(&mut self, bytes: &[u8], i: u32, fp: u64) {
@@ -312,13 +313,13 @@ mod tests {
     use super::*;
 
     /// Items of varied sizes, enough to fill several blocks.
-    fn items() -> Vec<(String, u32)> {
-        (0..40_000u32).map(|i| ("x".repeat((i % 97) as usize), i * 7)).collect()
+    fn items() -> Vec<(Vec<u8>, u32)> {
+        (0..40_000u32).map(|i| (vec![b'x'; (i % 97) as usize], i * 7)).collect()
     }
 
     #[test]
     fn a_queue_read_from_the_front_gives_every_item_in_order_across_blocks() {
-        let mut q: Packed<(String, u32)> = Packed::default();
+        let mut q: Packed<(Vec<u8>, u32)> = Packed::default();
         let all = items();
         let mut out = Vec::new();
         // Reads interleaved with writes, as a breadth-first search does.
@@ -341,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_queue_read_from_the_back_gives_the_last_item_first() {
-        let mut q: Packed<(String, u32)> = Packed::default();
+        let mut q: Packed<(Vec<u8>, u32)> = Packed::default();
         let all = items();
         let mut out = Vec::new();
         let mut want = Vec::new();

@@ -20,13 +20,13 @@ pub type Id = usize;
 pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// Everything the node remembers. Serializable so that the search's
     /// queue can hold states encoded (`check::frontier`).
-    type State: Clone + Debug + Hash + Eq + Send + Sync + Serialize + DeserializeOwned + 'static;
+    type State: Clone + Debug + Hash + Eq + Send + Sync + Serialize + DeserializeOwned + crate::world::Pack + 'static;
     /// What nodes send each other.
-    type Msg: Clone + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+    type Msg: Clone + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + crate::world::Pack + 'static;
     /// Names of countdown timers, in the owner's local ticks.
-    type Timer: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+    type Timer: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + crate::world::Pack + 'static;
     /// Names of stopwatches, count-ups in the owner's local ticks.
-    type Watch: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
+    type Watch: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + crate::world::Pack + 'static;
     /// A node's own steps that no message or timer triggers.
     type Step: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
 

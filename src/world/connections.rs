@@ -118,7 +118,9 @@ fn record_broken<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id, noticed:
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, World, WorldState};
+    use crate::world::{
+        Action, Actor, Ctx, Describe, Faults, Id, Out, Pack, Renumber, Rewrite, Role, World, WorldState,
+    };
 
     /// A client (node 1) that pings a server (node 0) over a connection,
     /// counting its disconnects and reconnects; node 2 is a peer with no
@@ -130,13 +132,13 @@ mod tests {
         Peer,
     }
 
-    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
     enum Msg {
         Ping,
         Pong,
     }
 
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
     enum Never {}
 
     /// (pongs received, disconnects noticed, reconnects).

@@ -45,7 +45,9 @@ impl<A: Program> World<A> {
 mod tests {
     use serde::{Deserialize, Serialize};
 
-    use crate::world::{Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, World, WorldState};
+    use crate::world::{
+        Action, Actor, Ctx, Describe, Faults, Id, Out, Pack, Renumber, Rewrite, Role, World, WorldState,
+    };
 
     /// A worker (node 0) that starts working at once and is done after its
     /// `Finish` step, which may wait up to `WORK` ticks; a timer of 2 ticks
@@ -55,12 +57,12 @@ mod tests {
 
     const WORK: u8 = 3;
 
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
     enum Step {
         Finish,
     }
 
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
     enum Never {}
 
     impl Describe for Worker {}

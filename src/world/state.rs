@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::actor::{Actor, Id};
+use super::pack::Pack;
 
 /// A node's timers or stopwatches with their readings, sorted by name.
 /// Inline up to four (no algorithm sets more at once), so that cloning a
@@ -14,7 +15,7 @@ use super::actor::{Actor, Id};
 pub type Clocks<T> = SmallVec<[(T, u8); 4]>;
 
 /// Whether a node runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Status {
     Up,
     /// Stopped by the world for this many more ticks; its clock runs on.
@@ -104,7 +105,7 @@ impl<A: Actor> Node<A> {
 }
 
 /// A message in flight.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub struct Envelope<M> {
     pub src: Id,
     pub dst: Id,
@@ -117,7 +118,7 @@ pub struct Envelope<M> {
 }
 
 /// Faults spent so far, against the scenario's budget.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub struct Spent {
     pub crashes: u8,
     pub pauses: u8,
@@ -128,7 +129,7 @@ pub struct Spent {
 /// A connection (docs/design.md §2) that a loss or a cut broke: `node` is the
 /// end that connects (`Actor::connects_to`) and reconnects, `peer` the
 /// other. Until the reconnect, everything sent either way on it is lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub struct Broken {
     pub node: Id,
     pub peer: Id,
@@ -230,5 +231,82 @@ impl<A: Actor> WorldState<A> {
         self.broken
             .iter()
             .any(|c| (c.node, c.peer) == (a, b) || (c.node, c.peer) == (b, a))
+    }
+}
+
+/// Field by field, in the order serde's derive writes them, so that the
+/// bytes are postcard's (pack.rs); by hand because a derive would ask
+/// `A` itself, not its associated types, to be `Pack`.
+impl<A: Actor> Pack for Node<A> {
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.status.pack(out);
+        self.state.pack(out);
+        self.timers.pack(out);
+        self.watches.pack(out);
+        self.skew.pack(out);
+        self.waited.pack(out);
+    }
+
+    #[inline]
+    fn unpack(input: &mut &[u8]) -> Self {
+        Node {
+            status: Pack::unpack(input),
+            state: Pack::unpack(input),
+            timers: Pack::unpack(input),
+            watches: Pack::unpack(input),
+            skew: Pack::unpack(input),
+            waited: Pack::unpack(input),
+        }
+    }
+
+    #[inline]
+    fn unpack_into(&mut self, input: &mut &[u8]) {
+        self.status.unpack_into(input);
+        self.state.unpack_into(input);
+        self.timers.unpack_into(input);
+        self.watches.unpack_into(input);
+        self.skew.unpack_into(input);
+        self.waited.unpack_into(input);
+    }
+}
+
+impl<A: Actor> Pack for WorldState<A> {
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.nodes.pack(out);
+        self.net.pack(out);
+        self.cut.pack(out);
+        self.one_way.pack(out);
+        self.broken.pack(out);
+        self.spent.pack(out);
+        self.ghost.pack(out);
+        self.value.pack(out);
+        self.history.pack(out);
+    }
+
+    fn unpack(input: &mut &[u8]) -> Self {
+        WorldState {
+            nodes: Pack::unpack(input),
+            net: Pack::unpack(input),
+            cut: Pack::unpack(input),
+            one_way: Pack::unpack(input),
+            broken: Pack::unpack(input),
+            spent: Pack::unpack(input),
+            ghost: Pack::unpack(input),
+            value: Pack::unpack(input),
+            history: Pack::unpack(input),
+        }
+    }
+
+    fn unpack_into(&mut self, input: &mut &[u8]) {
+        self.nodes.unpack_into(input);
+        self.net.unpack_into(input);
+        self.cut.unpack_into(input);
+        self.one_way.unpack_into(input);
+        self.broken.unpack_into(input);
+        self.spent.unpack_into(input);
+        self.ghost.unpack_into(input);
+        self.value.unpack_into(input);
+        self.history.unpack_into(input);
     }
 }

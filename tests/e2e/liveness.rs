@@ -9,7 +9,7 @@ use locksmith::properties::{view, Lock, LockView, Prop};
 use locksmith::scenario::Verdict;
 use locksmith::trace::replay;
 use locksmith::world::{
-    Action, Actor, Ctx, Describe, Faults, Id, Out, Renumber, Rewrite, Role, TlaMapping, World, WorldState,
+    Action, Actor, Ctx, Describe, Faults, Id, Out, Pack, Renumber, Rewrite, Role, TlaMapping, World, WorldState,
 };
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, Model, Property};
@@ -21,26 +21,26 @@ enum Spin {
     Client,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 enum St {
     Server,
     /// 0: wants, nothing asked; 1: asked; 2: holds (forever).
     Client(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 enum Msg {
     Ask,
     Yes,
     No,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 enum Timer {
     Retry,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 enum Step {
     Ask,
 }
@@ -185,20 +185,20 @@ enum Dice {
 
 /// A client: 0 wants and asks (weakly fair, not urgent); 1 asked; 2 must
 /// draw; 3 drew heads, asks boldly; 4 holds (for ever).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 enum DiceSt {
     Server,
     Client(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 enum DiceMsg {
     Ask { bold: bool },
     Yes,
     No,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 enum Draw {
     Ask,
     Coin(bool),

@@ -4,12 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::Pack;
+
 use crate::properties::LockView;
 use crate::words::Words;
 use crate::world::{Node, Program, World, WorldState};
 
 /// Where a client is in its script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Phase {
     /// Wants the lock and has no request out.
     Want,
@@ -26,7 +28,7 @@ pub enum Phase {
 }
 
 /// A client's progress through its script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub struct Script {
     pub phase: Phase,
     /// Acquisitions still to make; unused when looping forever.

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::Pack;
+
 use super::client::{validity_left, Phase, Script};
 use crate::scenario::ScenarioError;
 use crate::words::Words;
@@ -25,7 +27,7 @@ pub enum ClientKind {
 
 /// A lease client's steps (its spec's Acquire, Check and Write): the
 /// whole of them in the families whose clients do nothing else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     Acquire,
     Check,
@@ -46,7 +48,7 @@ pub fn next_step(script: &Script, retry_left: Option<u8>, checks: bool, checked:
 
 /// A validity client's stopwatch, started when it sends its request and
 /// stopped at the answer (Redlock's T1 and T2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub struct Elapsed;
 
 /// The values of `[system] drift` and `margin` (read as

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::Pack;
+
 use super::resource::Resource;
 use crate::world::Rewrite;
 
@@ -26,7 +28,7 @@ impl<P> OneServer<P> {
 
 /// A node's state in a one-server family: its server's `S`, a client's
 /// `C`, or the resource's.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum OneServerState<S, C> {
     Server(#[rewrite] S),
     Client(#[rewrite] C),

@@ -20,4 +20,6 @@ pub use crate::words::{field, Words};
 pub use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 // The trait and its derive, `#[derive(Rewrite)]` (src/world/rewrite.rs).
 pub use crate::world::Rewrite;
+// The queue's byte form, `#[derive(Pack)]` (src/world/pack.rs).
+pub use crate::world::Pack;
 pub use serde::{Deserialize, Serialize};

@@ -4,13 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::Pack;
+
 use super::client::{show, Phase, Script};
 use crate::properties::STALE_WRITE;
 use crate::world::{Actor, Id, Out, Program, Rewrite, Tla};
 
 /// A write and its answer. Its `Rewrite` visits the ghost number only:
 /// the token is the family's to renumber ([`Resource`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum ResourceMsg {
     /// A critical section's write. `token` is the fencing token (0 when
     /// the algorithm has none); `ghost` numbers the acquisition it was made
@@ -52,7 +54,7 @@ pub fn tla_tokenless<M: Serialize>(msg: &M, part: Option<&ResourceMsg>) -> Tla {
 /// their counter; as lock values where lock values fence), so a family's
 /// `Renumber` visits `max_token` and a write's `token` itself when they
 /// are renumbered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Resource {
     /// The highest fencing token accepted.
     pub max_token: u32,

@@ -3,7 +3,7 @@
 use super::{Msg, Node, Params, Step};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current request id; 0: none.

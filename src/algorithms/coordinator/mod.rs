@@ -256,7 +256,7 @@ pub enum Node {
 }
 
 /// A request: the client and its request id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Request {
     #[rewrite(id)]
     pub client: Id,
@@ -264,7 +264,7 @@ pub struct Request {
     pub id: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Server(#[rewrite] Server),
     Client(#[rewrite] Client),
@@ -274,7 +274,7 @@ pub enum State {
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `REQUEST`: the client asks for the lock.
     Request {
@@ -318,7 +318,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// The coordinator's next heartbeat is due.
     Heartbeat,
@@ -329,10 +329,10 @@ pub enum Timer {
     AckTimeout,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Watch {}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     /// The client sends `REQUEST` to the coordinator it knows.
     Acquire,

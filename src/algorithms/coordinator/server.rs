@@ -5,7 +5,7 @@ use super::{Msg, Node, Params, Request, Standby, Timer, COORDINATOR, STANDBY};
 use crate::algorithms::prelude::*;
 
 /// What a server does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Mode {
     /// Serves requests.
     Coordinator,
@@ -17,7 +17,7 @@ pub enum Mode {
 }
 
 /// A server's state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Server {
     pub mode: Mode,
     /// Requests waiting, oldest first.

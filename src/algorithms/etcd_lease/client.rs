@@ -5,7 +5,7 @@ use super::{Msg, Node, Params, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
 /// Where an acquisition attempt is (within `Phase::Acquiring`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub enum Stage {
     /// `LeaseGrant` sent.
     Grant,
@@ -17,7 +17,7 @@ pub enum Stage {
     Range,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// Within `Acquiring`: what the attempt waits for.

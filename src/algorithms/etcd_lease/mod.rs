@@ -233,7 +233,7 @@ pub type State = OneServerState<Server, Client>;
 parts!(Msg { Resource(ResourceMsg) => resource });
 
 /// Requests carry the attempt's lease ID, answers the ID of their request.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `LeaseGrant(TTL, ID)`.
     LeaseGrant {
@@ -330,7 +330,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// Server: the TTL of the lease in slot `slot`.
     LeaseExpiry { slot: u8 },

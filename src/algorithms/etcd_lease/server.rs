@@ -6,7 +6,7 @@ use crate::algorithms::prelude::*;
 
 /// A lease: the slot of the lease table that holds it (see the module's
 /// modelling choices), and its ID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Lease {
     pub slot: u8,
     #[rewrite(value)]
@@ -15,7 +15,7 @@ pub struct Lease {
 
 /// The key `/lock/<lease>`, attached to that lease; `create` is its create
 /// revision; `ghost` numbers the acquisition for the properties only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Key {
     #[rewrite(token)]
     pub create: u32,
@@ -27,7 +27,7 @@ pub struct Key {
 
 /// A watch on `/lock/<key>` for the DELETE event, made by the attempt
 /// `id` of client `watcher`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Watch {
     pub watcher: Id,
     #[rewrite(value)]
@@ -36,7 +36,7 @@ pub struct Watch {
     pub key: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Server {
     /// The store's revision: every write transaction moves it on.
     #[rewrite(token)]

@@ -4,7 +4,7 @@
 use super::{Elapsed, Msg, Node, Params, Step, Timer, DB};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's random value (0: none).

@@ -5,7 +5,7 @@ use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// The lock's row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Row {
     /// The `owner` column: the inserting attempt's random value.
     #[rewrite(value)]
@@ -19,7 +19,7 @@ pub struct Row {
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Database {
     #[rewrite]
     pub row: Option<Row>,

@@ -4,7 +4,7 @@
 use super::{ClientKind, Elapsed, Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The node the client believes is the primary.

@@ -6,7 +6,7 @@ use crate::algorithms::prelude::*;
 
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `SET lock value NX PX ttl` (with `wait` and `pipeline`: then `WAIT
     /// k timeout`, in the same request).
@@ -143,7 +143,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// Redis: the key's TTL.
     KeyExpiry,
@@ -168,7 +168,7 @@ pub enum Timer {
 }
 
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     Acquire,
     /// Validity client: is there validity left for the write?

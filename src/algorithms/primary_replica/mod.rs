@@ -276,13 +276,13 @@ pub enum Node {
 
 /// The lock key `lock`: its value is the random value the client drew for
 /// the attempt that set it (`Out::fresh_value`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Key {
     #[rewrite(value)]
     pub value: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Redis(#[rewrite] Redis),
     Sentinel(Sentinel),

@@ -5,7 +5,7 @@ use super::{Key, Msg, Node, Params, Replication, Timer, MAX_REPLICAS, PRIMARY};
 use crate::algorithms::prelude::*;
 
 /// What a Redis node is to the others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub enum Standing {
     /// Serves clients, and streams its writes to the replicas attached
     /// (`Redis::replicas`).
@@ -24,7 +24,7 @@ pub enum Standing {
 pub const MAX_UNACKED: u8 = 2;
 
 /// A replica attached to a primary, as the primary sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub struct Attached {
     pub id: Id,
     /// The key changed since the last shipment to this replica (its part
@@ -43,7 +43,7 @@ pub struct Attached {
 /// `pipeline`) still to come. Redis keeps the offset of each connection's
 /// last write, and `WAIT` counts the replicas whose acknowledged offset has
 /// reached it; this is that write, by client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Waiting {
     pub client: Id,
     /// The value the `SET` wrote, which the answer carries.
@@ -60,7 +60,7 @@ pub struct Waiting {
     pub blocked: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Redis {
     pub standing: Standing,
     /// Primary: the Sentinel's configuration epoch it was promoted in (0

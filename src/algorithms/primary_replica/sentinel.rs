@@ -5,7 +5,7 @@ use super::{Msg, Node, Params, Timer, PRIMARY};
 use crate::algorithms::prelude::*;
 
 /// Where the Sentinel is in a failover.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub enum Failover {
     /// Watches the configured primary's pings.
     Monitoring,
@@ -22,7 +22,7 @@ pub enum Failover {
 }
 
 /// The Sentinel's configuration (its configuration file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub struct Sentinel {
     /// The configuration epoch: each failover attempt starts a newer one.
     pub epoch: u32,

@@ -4,7 +4,7 @@
 use super::{Elapsed, Fencing, Msg, Node, Params, Requests, Step, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// This attempt's random value (0: none), from `Out::fresh_value`: the

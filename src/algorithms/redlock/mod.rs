@@ -212,7 +212,7 @@ pub enum Node {
     Resource(Params),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Master(#[rewrite] Master),
     Client(#[rewrite] Client),
@@ -223,7 +223,7 @@ pub enum State {
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `SET lock value NX PX ttl`.
     Lock {
@@ -256,7 +256,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// Master: the key's TTL.
     KeyExpiry,
@@ -270,7 +270,7 @@ pub enum Timer {
     Retry,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     /// The first attempt of an acquisition (a retry is the back-off
     /// timer's, [`Timer::Retry`]).

@@ -4,7 +4,7 @@
 use super::{Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Master {
     /// The value the key `lock` holds.
     #[rewrite(value)]

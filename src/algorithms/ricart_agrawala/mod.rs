@@ -171,7 +171,7 @@ pub enum Node {
 }
 
 /// One node's variables, named as in the paper.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Peer {
     /// Want / Acquiring / Holding and Writing (the critical section) /
     /// Done. `Requesting_Critical_Section` is `Acquiring`, `Holding` or
@@ -201,7 +201,7 @@ pub struct Peer {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Peer(#[rewrite] Peer),
     Resource(#[rewrite] Resource),
@@ -228,7 +228,7 @@ impl State {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `REQUEST(k, j)`: `k` the sender's sequence number; `j`, the sender,
     /// is the envelope's source.
@@ -248,14 +248,14 @@ pub enum Msg {
 }
 
 /// No timers: the algorithm assumes no clocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {}
 
 /// No stopwatches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Watch {}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     /// Invoke mutual exclusion: REQUEST to every other node.
     Request,

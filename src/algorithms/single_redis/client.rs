@@ -4,7 +4,7 @@
 use super::{Command, Elapsed, Msg, Node, Params, Release, Step, Timer, SERVER};
 use crate::algorithms::prelude::*;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The current attempt's lock value (0 between attempts).
@@ -33,7 +33,7 @@ impl Client {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack)]
 pub enum Expire {
     Done,
     ToSend,

@@ -199,7 +199,7 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 /// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
 /// only tags the answer (and, for `DEL`, tells the `no_foreign_release`
 /// property whose lock the release meant to remove).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `SETNX lock value`.
     SetNx {
@@ -257,7 +257,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// Server: the key's TTL.
     KeyExpiry,
@@ -271,7 +271,7 @@ pub enum Timer {
     Validity,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     Acquire,
     Expire,

@@ -6,7 +6,7 @@ use crate::algorithms::prelude::*;
 
 /// The lock key `lock`: the value of the attempt that set it; `ghost`
 /// numbers the acquisition in grant order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Key {
     #[rewrite(value)]
     pub value: u32,
@@ -14,7 +14,7 @@ pub struct Key {
     pub ghost: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Server {
     #[rewrite]
     pub key: Option<Key>,

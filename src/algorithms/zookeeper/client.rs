@@ -5,7 +5,7 @@ use super::{Child, Mode, Msg, Node, Params, Step, Timer, Watch, ENSEMBLE};
 use crate::algorithms::prelude::*;
 
 /// Where an acquiring client is in the recipe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Wait {
     /// Not acquiring.
     Idle,
@@ -19,7 +19,7 @@ pub enum Wait {
     Watching,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Client {
     pub script: Script,
     /// The session id, 0 for none.

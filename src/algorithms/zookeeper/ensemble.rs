@@ -5,7 +5,7 @@ use super::{Child, Msg, Node, Params, Timer};
 use crate::algorithms::prelude::*;
 
 /// A znode and the session that owns it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Znode {
     #[rewrite]
     pub child: Child,
@@ -20,7 +20,7 @@ pub struct Znode {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Ensemble {
     /// The last zxid handed out.
     #[rewrite(token)]

@@ -101,7 +101,7 @@ pub use ensemble::{Ensemble, Znode};
 const ENSEMBLE: Id = 0;
 
 /// A client's lock mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Mode {
     /// A `lock-` node of the exclusive recipe.
     Exclusive,
@@ -134,7 +134,7 @@ pub enum Node {
 }
 
 /// A child of `/lock`: an ephemeral sequential node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub struct Child {
     /// The creation zxid, which also orders the sequence numbers.
     #[rewrite(token)]
@@ -145,7 +145,7 @@ pub struct Child {
     pub guid: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Ensemble(#[rewrite] Ensemble),
     Client(#[rewrite] Client),
@@ -158,7 +158,7 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 /// The ZooKeeper protocol's requests, answers and watch events. Requests
 /// carry the session; answers to the lock recipe's requests carry the
 /// attempt's value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Rewrite)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// Opens a session (the handshake's answer is left out: the client
     /// learns its session works from the answers to its requests).
@@ -274,7 +274,7 @@ pub enum Msg {
     Resource(#[rewrite] ResourceMsg),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Timer {
     /// Ensemble: the session in this slot expires.
     SessionExpiry { slot: u8 },
@@ -290,7 +290,7 @@ pub enum Timer {
     Lost,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum Step {
     Acquire,
     Check,
@@ -299,7 +299,7 @@ pub enum Step {
 }
 
 /// No stopwatches here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack)]
 pub enum NoWatch {}
 
 impl Node {
