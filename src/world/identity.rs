@@ -37,6 +37,11 @@ impl Touched {
         }
     }
 
+    /// The nodes of both.
+    pub fn and(self, other: Touched) -> Touched {
+        Touched(self.0 | other.0)
+    }
+
     /// Whether node `id` may have changed.
     pub fn has(self, id: usize) -> bool {
         if id < 64 {

@@ -228,35 +228,50 @@ impl<A: Program> World<A> {
     /// Moves node `id`'s clock by `by` local ticks (negative: back). A
     /// `jump` (a step of the wall clock) leaves the timers the actor
     /// counts on its monotonic clock where they are ([`Actor::monotonic`]).
-    fn advance_clock(&self, s: &mut WorldState<A>, id: Id, by: i16, jump: bool) {
+    /// Whether any of the node's timers or stopwatches moved.
+    fn advance_clock(&self, s: &mut WorldState<A>, id: Id, by: i16, jump: bool) -> bool {
         let actor = &self.actors[id];
-        let caps: Vec<i16> = s.nodes[id]
-            .watches
-            .iter()
-            .map(|(w, _)| self.watch_cap(s, id, *w) as i16)
-            .collect();
-        let n = &mut s.nodes[id];
-        for (_, v) in n.timers.iter_mut().filter(|(t, _)| !(jump && actor.monotonic(*t))) {
-            *v = (*v as i16 - by).clamp(0, u8::MAX as i16) as u8;
+        let mut moved = false;
+        for (t, v) in s.nodes[id].timers.iter_mut() {
+            if !(jump && actor.monotonic(*t)) {
+                let was = *v;
+                *v = (*v as i16 - by).clamp(0, u8::MAX as i16) as u8;
+                moved |= *v != was;
+            }
         }
-        for ((_, v), cap) in n.watches.iter_mut().zip(caps) {
-            *v = (*v as i16 + by).clamp(0, cap) as u8;
+        // By index: a stopwatch's cap reads the state.
+        for i in 0..s.nodes[id].watches.len() {
+            let (w, was) = s.nodes[id].watches[i];
+            let cap = self.watch_cap(s, id, w) as i16;
+            let v = (was as i16 + by).clamp(0, cap) as u8;
+            s.nodes[id].watches[i].1 = v;
+            moved |= v != was;
         }
+        moved
     }
 
     /// One tick of real time, in which the `fast` nodes' clocks move by 2
-    /// and the `slow` nodes' stand still (docs/design.md §2).
-    fn tick(&self, s: &mut WorldState<A>, fast: &[Id], slow: &[Id]) {
+    /// and the `slow` nodes' stand still (docs/design.md §2). The nodes it
+    /// changed: a node with no clock running, no pause to count down and no
+    /// drift is as it was, and its hash need not be computed again.
+    fn tick(&self, s: &mut WorldState<A>, fast: &[Id], slow: &[Id]) -> Touched {
+        let mut touched = Touched::NONE;
         for id in 0..s.nodes.len() {
             let rate = 1 + i8::from(fast.contains(&id)) - i8::from(slow.contains(&id));
+            let waited = s.nodes[id].waited;
             self.count_waited(s, id, rate as u8);
+            let mut changed = rate != 1 || s.nodes[id].waited != waited;
             if rate > 0 {
-                self.advance_clock(s, id, rate as i16, false);
+                changed |= self.advance_clock(s, id, rate as i16, false);
             }
             let n = &mut s.nodes[id];
             n.skew += rate - 1;
             if let Status::Paused(k) = n.status {
                 n.status = if k <= 1 { Status::Up } else { Status::Paused(k - 1) };
+                changed = true;
+            }
+            if changed {
+                touched = touched.and(Touched::node(id));
             }
         }
         if let Some(d) = self.faults.max_delay {
@@ -264,6 +279,7 @@ impl<A: Program> World<A> {
                 e.age = (e.age + 1).min(d);
             }
         }
+        touched
     }
 
     /// Runs a handler of node `id` and applies the commands it wrote.
@@ -413,14 +429,8 @@ impl<A: Program> World<A> {
     /// Takes `action` in `t` and renumbers it: the nodes it may have
     /// changed where the action was taken (`None` where not).
     fn taken(&self, action: &Action<A>, t: &mut WorldState<A>) -> Option<Touched> {
-        if !self.take(t, action) {
-            return None;
-        }
-        Some(if self.renumber(t) {
-            Touched::ALL
-        } else {
-            touches(action)
-        })
+        let touched = self.take(t, action)?;
+        Some(if self.renumber(t) { Touched::ALL } else { touched })
     }
 
     /// Takes `action` in `t`, a copy of `s`, and renumbers it: whether the
@@ -435,15 +445,15 @@ impl<A: Program> World<A> {
     /// message an action names is not in flight).
     pub fn after_unranked(&self, s: &WorldState<A>, action: &Action<A>) -> Option<WorldState<A>> {
         let mut t = s.clone();
-        self.take(&mut t, action).then_some(t)
+        self.take(&mut t, action).map(|_| t)
     }
 
-    /// Takes `action` in `t` itself: `false` only when the message the
-    /// action names is not in flight.
-    fn take(&self, t: &mut WorldState<A>, action: &Action<A>) -> bool {
+    /// Takes `action` in `t` itself: the nodes it may have changed, or
+    /// `None` only when the message the action names is not in flight.
+    fn take(&self, t: &mut WorldState<A>, action: &Action<A>) -> Option<Touched> {
         match action {
-            Action::Tick => self.tick(t, &[], &[]),
-            Action::Drift { fast, slow } => self.tick(t, fast, slow),
+            Action::Tick => return Some(self.tick(t, &[], &[])),
+            Action::Drift { fast, slow } => return Some(self.tick(t, fast, slow)),
             Action::Step { node, step } => {
                 let step = *step;
                 self.handle(t, *node, 0, |a, ctx, st, out| a.on_step(ctx, st, step, out));
@@ -455,7 +465,7 @@ impl<A: Program> World<A> {
             }
             Action::Deliver { src, dst, msg } => {
                 let Some(i) = self.find(t, *src, *dst, msg, false) else {
-                    return false;
+                    return None;
                 };
                 let e = t.net.remove(i);
                 self.handle(t, *dst, e.age, |a, ctx, st, out| a.on_msg(ctx, st, e.src, e.msg, out));
@@ -488,7 +498,7 @@ impl<A: Program> World<A> {
             Action::Disconnected { node, peer } => {
                 let peer = *peer;
                 let Some(c) = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer)) else {
-                    return false;
+                    return None;
                 };
                 c.noticed = true;
                 self.handle(t, *node, 0, |a, ctx, st, out| a.on_disconnect(ctx, st, peer, out));
@@ -532,7 +542,7 @@ impl<A: Program> World<A> {
             }
             Action::Lose { src, dst, msg } => {
                 let Some(i) = self.find(t, *src, *dst, msg, false) else {
-                    return false;
+                    return None;
                 };
                 if !self.break_connection(t, *src, *dst) {
                     t.net.remove(i);
@@ -542,7 +552,7 @@ impl<A: Program> World<A> {
             // it; neither is duplicated again.
             Action::Duplicate { src, dst, msg } => {
                 let Some(i) = self.find(t, *src, *dst, msg, true) else {
-                    return false;
+                    return None;
                 };
                 t.net[i].copied = true;
                 let copy = t.net[i].clone();
@@ -554,13 +564,13 @@ impl<A: Program> World<A> {
                 self.advance_clock(t, *node, *by as i16, true);
             }
         }
-        true
+        Some(touches(action))
     }
 }
 
 /// The nodes [`World::take`] may change when it takes `action`: the node
 /// it names (whose handler runs, or whose status or clock changes), every
-/// node for a tick, and none for the network's and the links' faults,
+/// node for a tick (`World::tick` narrows it down), and none for the network's and the links' faults,
 /// which change messages, cuts and connections only (breaking a
 /// connection changes no node: its end learns of it in a later
 /// `Disconnected`). The search's fingerprints rely on it
