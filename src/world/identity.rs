@@ -38,7 +38,7 @@ impl Touched {
     }
 
     /// The nodes of both.
-    pub fn and(self, other: Touched) -> Touched {
+    pub fn union(self, other: Touched) -> Touched {
         Touched(self.0 | other.0)
     }
 

@@ -271,7 +271,7 @@ impl<A: Program> World<A> {
                 changed = true;
             }
             if changed {
-                touched = touched.and(Touched::node(id));
+                touched = touched.union(Touched::node(id));
             }
         }
         if let Some(d) = self.faults.max_delay {
@@ -570,8 +570,9 @@ impl<A: Program> World<A> {
 
 /// The nodes [`World::take`] may change when it takes `action`: the node
 /// it names (whose handler runs, or whose status or clock changes), every
-/// node for a tick (`World::tick` narrows it down), and none for the network's and the links' faults,
-/// which change messages, cuts and connections only (breaking a
+/// node for a tick (which `World::tick` narrows down to those it
+/// changed), and none for the network's and the links' faults, which
+/// change messages, cuts and connections only (breaking a
 /// connection changes no node: its end learns of it in a later
 /// `Disconnected`). The search's fingerprints rely on it
 /// ([`identity`]); `identity::tests` checks it on every bundled scenario.

@@ -1,7 +1,7 @@
 //! What a family's files use from the rest of the tool: the world's actor
 //! interface, the shared client and resource, the lock view, the
-//! registry's helpers, and serde's derives (every state and message type
-//! is encoded in the search's queue). A family file starts with
+//! registry's helpers, and the derives every state and message type takes
+//! (serde's, and `Pack` for the search's queue). A family file starts with
 //! `use crate::algorithms::prelude::*;` instead of the same imports in
 //! each of the nine folders; its own items shadow these names.
 
