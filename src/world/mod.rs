@@ -464,9 +464,7 @@ impl<A: Program> World<A> {
                 self.handle(t, *node, 0, |a, ctx, st, out| a.on_timer(ctx, st, timer, out));
             }
             Action::Deliver { src, dst, msg } => {
-                let Some(i) = self.find(t, *src, *dst, msg, false) else {
-                    return None;
-                };
+                let i = self.find(t, *src, *dst, msg, false)?;
                 let e = t.net.remove(i);
                 self.handle(t, *dst, e.age, |a, ctx, st, out| a.on_msg(ctx, st, e.src, e.msg, out));
             }
@@ -497,9 +495,7 @@ impl<A: Program> World<A> {
             }
             Action::Disconnected { node, peer } => {
                 let peer = *peer;
-                let Some(c) = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer)) else {
-                    return None;
-                };
+                let c = t.broken.iter_mut().find(|c| (c.node, c.peer) == (*node, peer))?;
                 c.noticed = true;
                 self.handle(t, *node, 0, |a, ctx, st, out| a.on_disconnect(ctx, st, peer, out));
             }
@@ -541,9 +537,7 @@ impl<A: Program> World<A> {
                 t.spent.partitions += 1;
             }
             Action::Lose { src, dst, msg } => {
-                let Some(i) = self.find(t, *src, *dst, msg, false) else {
-                    return None;
-                };
+                let i = self.find(t, *src, *dst, msg, false)?;
                 if !self.break_connection(t, *src, *dst) {
                     t.net.remove(i);
                 }
@@ -551,9 +545,7 @@ impl<A: Program> World<A> {
             // The copy is as old as its original and travels right behind
             // it; neither is duplicated again.
             Action::Duplicate { src, dst, msg } => {
-                let Some(i) = self.find(t, *src, *dst, msg, true) else {
-                    return None;
-                };
+                let i = self.find(t, *src, *dst, msg, true)?;
                 t.net[i].copied = true;
                 let copy = t.net[i].clone();
                 t.net.insert(i + 1, copy);
