@@ -246,13 +246,7 @@ fn expand(mut input: DeriveInput) -> Result<Tokens> {
         }
     };
     // A type parameter's values are walked by its own Rewrite.
-    let params: Vec<Ident> = input.generics.type_params().map(|p| p.ident.clone()).collect();
-    let clause = input.generics.make_where_clause();
-    for param in params {
-        clause
-            .predicates
-            .push(parse_quote!(#param: ::locksmith::world::Rewrite));
-    }
+    bound_params(&mut input.generics, quote!(::locksmith::world::Rewrite));
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let numbers = numbers.map(|body| {
@@ -278,6 +272,16 @@ fn expand(mut input: DeriveInput) -> Result<Tokens> {
             #rename
         }
     })
+}
+
+/// Asks every type parameter of `generics` to implement `bound`: a
+/// derived impl reaches a parameter's values through the parameter's own.
+fn bound_params(generics: &mut syn::Generics, bound: Tokens) {
+    let params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let clause = generics.make_where_clause();
+    for param in params {
+        clause.predicates.push(parse_quote!(#param: #bound));
+    }
 }
 
 /// An enum method's match: an arm per variant it touches, and one arm for

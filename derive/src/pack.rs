@@ -7,7 +7,7 @@
 
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote};
-use syn::{parse_quote, Data, DeriveInput, Error, Fields, Ident, Result};
+use syn::{Data, DeriveInput, Error, Fields, Ident, Result};
 
 /// The one-byte variant index postcard writes as a varint: below 128 it
 /// is one byte.
@@ -73,11 +73,7 @@ pub fn expand(mut input: DeriveInput) -> Result<Tokens> {
             ))
         }
     };
-    let params: Vec<Ident> = input.generics.type_params().map(|p| p.ident.clone()).collect();
-    let clause = input.generics.make_where_clause();
-    for param in params {
-        clause.predicates.push(parse_quote!(#param: ::locksmith::world::Pack));
-    }
+    crate::bound_params(&mut input.generics, quote!(::locksmith::world::Pack));
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
