@@ -441,7 +441,7 @@ fn validate(
         // TLC unpacks its standard modules into java.io.tmpdir: one per
         // run, or two TLCs at once may read each other's half-written files.
         .arg(format!("-Djava.io.tmpdir={}", work.display()))
-        .args(crate::common::jvm::tlc_flags(jar))
+        .args(crate::common::jvm::tlc_flags(jar, crate::common::jvm::Jit::Quick))
         .args(["-Xss16m", "-cp"])
         .arg(jar)
         .args(["tlc2.TLC", "-workers", "1", "-metadir"])

@@ -140,7 +140,7 @@ fn tlc(tlc: &Tlc, work: &Path, module: &str, cfg: &str) -> String {
     let out = Command::new("java")
         .arg(format!("-Djava.io.tmpdir={}", work.display()))
         .arg(format!("-DTLA-Library={}", root().join("specs").display()))
-        .args(crate::common::jvm::tlc_flags(&tlc.jar))
+        .args(crate::common::jvm::tlc_flags(&tlc.jar, crate::common::jvm::Jit::Quick))
         .args(["-Xss16m", "-cp"])
         .arg(&tlc.jar)
         .args(["tlc2.TLC", "-deadlock", "-workers", "1", "-metadir"])

@@ -14,11 +14,26 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The JIT's optimising tier costs more than it wins on runs of seconds,
-/// and the serial collector is the cheapest: C1 only and the serial
-/// collector halve each run (10 s to 4-5 s on SingleRedisCrashEmpty.cfg,
-/// one run, same machine).
-const FLAGS: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
+/// The serial collector is the cheapest for TLC's one worker.
+const FLAGS: [&str; 1] = ["-XX:+UseSerialGC"];
+
+/// Which of the JVM's compilers a TLC run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jit {
+    /// C1 alone: the optimising tier costs more than it wins on runs of
+    /// seconds, most of CI's (10 s to 4-5 s on SingleRedisCrashEmpty.cfg,
+    /// one run; 1.2 s of CPU instead of 2.3 s on SingleRedisCILiveness.cfg).
+    Quick,
+    /// Both tiers, for runs of a minute or more, where C2's code pays
+    /// for itself: PrimaryReplicaCILiveness.cfg took 28 s instead of 44 s,
+    /// PrimaryReplicaWaitCrashCI.cfg 39 s instead of 58 s (one direct run
+    /// each, `-workers 1`, same machine, 2026-12-06).
+    Optimising,
+}
+
+/// The README time (its first seconds, specs/suite.rs) from which a row's
+/// TLC runs use [`Jit::Optimising`].
+pub const OPTIMISING_FROM_SECONDS: u32 = 60;
 
 /// A model small enough to check in a second that still loads the classes
 /// TLC's runs here use: invariants, a temporal property, fairness.
@@ -33,11 +48,15 @@ Back == []<>(x = 0)
 ====
 ";
 
-/// The flags for a TLC run with the jar `jar`: [`FLAGS`], and the archive
+/// The flags for a TLC run with the jar `jar` and the compilers `jit`:
+/// [`FLAGS`], C1 alone for [`Jit::Quick`], and the archive
 /// of TLC's classes where one could be made.
-pub fn tlc_flags(jar: &Path) -> Vec<OsString> {
+pub fn tlc_flags(jar: &Path, jit: Jit) -> Vec<OsString> {
     static ARCHIVE: OnceLock<Option<PathBuf>> = OnceLock::new();
     let mut flags: Vec<OsString> = FLAGS.iter().map(OsString::from).collect();
+    if jit == Jit::Quick {
+        flags.push("-XX:TieredStopAtLevel=1".into());
+    }
     if let Some(archive) = ARCHIVE.get_or_init(|| archive(jar)) {
         let mut flag = OsString::from("-XX:SharedArchiveFile=");
         flag.push(archive);

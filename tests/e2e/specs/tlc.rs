@@ -7,6 +7,7 @@ use std::process::Command;
 
 use super::suite::specs_dir;
 use super::verdicts::RECORDED;
+use crate::common::jvm::{tlc_flags, Jit};
 
 /// Where `tla2tools.jar` is; `java` must be on the path.
 const JAR_VAR: &str = "TLA2TOOLS_JAR";
@@ -25,8 +26,11 @@ pub(super) fn loud(text: &str) {
 }
 
 /// A way to run TLC: the jar, and `java` on the path.
+#[derive(Clone)]
 pub(crate) struct Tlc {
     pub(crate) jar: PathBuf,
+    /// The compilers its runs of the state-count table use.
+    pub(crate) jit: Jit,
 }
 
 /// One message of TLC's `-tool` output: `@!@!@STARTMSG code:severity @!@!@`,
@@ -188,7 +192,7 @@ impl Tlc {
             return Err(format!("{JAR_VAR}={} is not a file", jar.display()));
         }
         match Command::new("java").arg("-version").output() {
-            Ok(out) if out.status.success() => Ok(Tlc { jar }),
+            Ok(out) if out.status.success() => Ok(Tlc { jar, jit: Jit::Quick }),
             Ok(out) => Err(format!(
                 "`java -version` fails: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
@@ -243,7 +247,7 @@ impl Tlc {
                 None => format!("-DTLA-Library={}", specs_dir().display()),
             })
             // The CI rows are small (seconds of search): common/jvm.rs.
-            .args(crate::common::jvm::tlc_flags(&self.jar))
+            .args(tlc_flags(&self.jar, self.jit))
             .arg("-cp")
             .arg(&self.jar)
             .args([
