@@ -140,7 +140,7 @@ fn tlc(tlc: &Tlc, work: &Path, module: &str, cfg: &str) -> String {
     let out = Command::new("java")
         .arg(format!("-Djava.io.tmpdir={}", work.display()))
         .arg(format!("-DTLA-Library={}", root().join("specs").display()))
-        .args(crate::common::jvm::tlc_flags(&tlc.jar, crate::common::jvm::Jit::Quick))
+        .args(crate::common::jvm::tlc_flags(&tlc.jar, tlc.jit))
         .args(["-Xss16m", "-cp"])
         .arg(&tlc.jar)
         .args(["tlc2.TLC", "-deadlock", "-workers", "1", "-metadir"])
@@ -434,7 +434,12 @@ fn replay_tlcs(tlc_: &Tlc, tmp: &Path, p: &Pick) -> Result<String, String> {
         let view = p.view.as_ref().map_or(String::new(), |v| format!("VIEW {v}\n"));
         format!("{}{view}SPECIFICATION RecSpec\nPROPERTY {}\n", p.constants, p.listed)
     };
-    let out = tlc(tlc_, &work, "TraceRecord", &cfg);
+    // A search of the whole spec, as long as the row's.
+    let row_tlc = Tlc {
+        jit: crate::common::jvm::Jit::for_row(p.row.secs),
+        ..tlc_.clone()
+    };
+    let out = tlc(&row_tlc, &work, "TraceRecord", &cfg);
     let saved = work.join("tlc-output.txt");
     fs::write(&saved, &out).expect("save TLC's output");
     let found = if p.prop.is_safety() {

@@ -31,9 +31,18 @@ pub enum Jit {
     Optimising,
 }
 
-/// The README time (its first seconds, specs/suite.rs) from which a row's
-/// TLC runs use [`Jit::Optimising`].
-pub const OPTIMISING_FROM_SECONDS: u32 = 60;
+impl Jit {
+    /// The compilers for a search of a whole row of the state-count table
+    /// whose README time starts at `secs` (specs/suite.rs): both from a
+    /// minute.
+    pub fn for_row(secs: u32) -> Jit {
+        if secs >= 60 {
+            Jit::Optimising
+        } else {
+            Jit::Quick
+        }
+    }
+}
 
 /// A model small enough to check in a second that still loads the classes
 /// TLC's runs here use: invariants, a temporal property, fairness.

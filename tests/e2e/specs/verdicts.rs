@@ -11,7 +11,7 @@ use locksmith::scenario::Verdict;
 use super::cfg::{left_out, prop_of, Cfg, INVARIANTS_LEFT_OUT};
 use super::suite::{load, read, Row};
 use super::tlc::{loud, Tlc, TlcRun, Violation};
-use crate::common::jvm::{Jit, OPTIMISING_FROM_SECONDS};
+use crate::common::jvm::Jit;
 
 /// TLC's verdicts on one `.cfg`: the names it lists under INVARIANTS and
 /// PROPERTIES, those found violated, and the distinct-state count of a
@@ -258,13 +258,10 @@ pub(super) fn tlc_row(tlc: &Tlc, row: &Row) -> Vec<String> {
     let work = crate::common::TempDir::new(&format!("tlc-{suite}-{}", row.cfg.trim_end_matches(".cfg")));
     let cfg_text = read(&row.suite.dir().join(&row.cfg));
     let module = row.spec.trim_end_matches(".tla");
-    // A row whose TLC runs take a minute or more gets C2 as well.
-    let jit = if row.secs >= OPTIMISING_FROM_SECONDS {
-        Jit::Optimising
-    } else {
-        Jit::Quick
+    let tlc = &Tlc {
+        jit: Jit::for_row(row.secs),
+        ..tlc.clone()
     };
-    let tlc = &Tlc { jit, ..tlc.clone() };
     match tlc_verdicts(tlc, &row.suite.dir(), module, &cfg_text, work.path()) {
         Err(e) => vec![format!("{}/{}: {e}", row.suite.rel(), row.cfg)],
         Ok(v) => {
