@@ -3,9 +3,8 @@
 //! properties of a state that may be new), computed in batches spread over
 //! the threads. Expansion is pure; only the merge (search.rs) numbers states.
 
-use std::collections::hash_map::{Entry, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use super::frontier::{encode, Batch, Queued};
 use super::graph::{fingerprint, Facts};
@@ -174,7 +173,7 @@ impl<A: Lock> Expand<'_, A> {
             // One thread keeps its own list, without the locks.
             let mut made = Made::default();
             let successors = self.states(batch, &batch.items, &mut Buffers::default(), &mut |fp| made.insert(fp));
-            return (successors, Kept::new());
+            return (successors, Kept::new(0));
         }
         let shared = Shared::new(batch);
         crate::threads::each(threads, |_| self.work(&shared));
@@ -273,43 +272,75 @@ pub(super) struct Shared<'b, A: Lock> {
 /// encoding for most of them. A later chunk's keeping does not stop an
 /// earlier one, which a thread may expand after it: the merge then reads
 /// the earlier one's copy and drops the later one's.
+///
+/// Lock-free, open addressing with linear probing in a table sized for the
+/// batch: with mutexes over shards of hash maps, the two threads' locks and
+/// maps passed their cache lines to and fro, and looking up and recording
+/// kept states was an eighth of a two-thread search's time (`perf record`
+/// on the headline). Keeping a state twice costs only an encoding, so a
+/// state whose probes find no room ([`PROBES`]) is kept unrecorded.
 pub(super) struct Kept {
-    shards: Box<[Mutex<HashMap<u64, u32, foldhash::fast::FixedState>>]>,
+    /// Fingerprints, 0 where empty (fingerprint 0 is never recorded).
+    fps: Box<[AtomicU64]>,
+    /// `!chunk` of the first chunk that kept the state in the same slot,
+    /// 0 before any did: a chunk records itself with `fetch_max`.
+    firsts: Box<[AtomicU32]>,
 }
 
-/// Locks that the threads rarely contend for.
-const KEPT_SHARDS: usize = 64;
+/// Slots a lookup reads before it gives up.
+const PROBES: usize = 32;
 
 impl Kept {
-    fn new() -> Self {
+    /// A table for the successors of `states` states: four slots a state,
+    /// where about one successor a state is new.
+    fn new(states: usize) -> Self {
+        let n = if states == 0 {
+            0
+        } else {
+            (4 * states).next_power_of_two()
+        };
         Kept {
-            shards: (0..KEPT_SHARDS).map(|_| Mutex::default()).collect(),
+            fps: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            firsts: (0..n).map(|_| AtomicU32::new(0)).collect(),
         }
     }
 
-    /// The locked shard that holds `fp`.
-    fn shard(&self, fp: u64) -> MutexGuard<'_, HashMap<u64, u32, foldhash::fast::FixedState>> {
-        let shard = &self.shards[(fp >> 32) as usize % KEPT_SHARDS];
-        shard.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The slot of `fp`, claiming an empty one if `claim`; `None` where it
+    /// is absent (and not claimed) or there is no room.
+    fn slot(&self, fp: u64, claim: bool) -> Option<usize> {
+        if fp == 0 || self.fps.is_empty() {
+            return None;
+        }
+        let mask = self.fps.len() - 1;
+        let mut i = fp as usize & mask;
+        for _ in 0..PROBES {
+            let at = &self.fps[i];
+            match at.load(Ordering::Relaxed) {
+                x if x == fp => return Some(i),
+                0 if !claim => return None,
+                0 => match at.compare_exchange(0, fp, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => return Some(i),
+                    Err(x) if x == fp => return Some(i),
+                    Err(_) => {}
+                },
+                _ => {}
+            }
+            i = (i + 1) & mask;
+        }
+        None
     }
 
-    /// Whether some chunk kept the state `fp`.
+    /// Whether some chunk kept the state `fp` (read once the batch is
+    /// expanded, so nothing writes it meanwhile).
     fn contains(&self, fp: u64) -> bool {
-        self.shard(fp).contains_key(&fp)
+        self.slot(fp, false).is_some()
     }
 
     /// Whether `chunk` keeps the state `fp`, recording it if it does.
     fn keeps(&self, fp: u64, chunk: u32) -> bool {
-        match self.shard(fp).entry(fp) {
-            Entry::Vacant(v) => {
-                v.insert(chunk);
-                true
-            }
-            Entry::Occupied(mut o) if *o.get() > chunk => {
-                o.insert(chunk);
-                true
-            }
-            Entry::Occupied(_) => false,
+        match self.slot(fp, true) {
+            Some(i) => self.firsts[i].fetch_max(!chunk, Ordering::Relaxed) < !chunk,
+            None => true,
         }
     }
 }
@@ -322,7 +353,7 @@ impl<'b, A: Lock> Shared<'b, A> {
             done: (0..batch.items.len().div_ceil(CHUNK))
                 .map(|_| OnceLock::new())
                 .collect(),
-            kept: Kept::new(),
+            kept: Kept::new(batch.items.len()),
         }
     }
 
