@@ -20,8 +20,10 @@ mod rebuild;
 mod search;
 pub mod seen;
 mod slots;
+mod summary;
 
 use search::search;
+pub use summary::{check_scenario, resume_scenario, PropSummary, Summary};
 
 use std::collections::BTreeMap;
 use std::time::Duration;

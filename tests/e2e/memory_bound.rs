@@ -9,14 +9,24 @@
 //! `Options::drop_queue_at` and `spill_every`, through the same code; the
 //! last test reaches the real bound through the command line.)
 
-use locksmith::algorithms::{dispatch, Job};
 use locksmith::check::checkpoint::Checkpoint;
-use locksmith::check::{check, resume, Options};
-use locksmith::properties::Lock;
+use locksmith::check::{check_scenario, resume_scenario, Options, Summary};
 use locksmith::scenario::Scenario;
-use locksmith::world::World;
 
 use crate::common::scenario;
+
+/// A search of a scenario and what a test reads of it. Through the
+/// library's `check_scenario`, not a job of the tests' own: a job would
+/// compile the checker again, for every family, into the tests.
+trait Search {
+    type Output;
+    fn of(self, sc: &Scenario) -> Self::Output;
+}
+
+/// `job`'s search of `sc`.
+fn search<J: Search>(sc: &Scenario, job: J) -> Result<J::Output, String> {
+    Ok(job.of(sc))
+}
 
 /// Every verdict with its counterexample's actions (as text), the counts,
 /// and where the queue dropped its states.
@@ -24,16 +34,19 @@ struct Full(Options);
 
 type Seen = (Vec<String>, usize, usize, usize, Option<usize>);
 
-impl Job for Full {
+fn seen(o: &Summary) -> Seen {
+    let props = o
+        .props
+        .iter()
+        .map(|p| format!("{:?} {:?} {}", p.prop, p.verdict, p.trace))
+        .collect();
+    (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at)
+}
+
+impl Search for Full {
     type Output = Seen;
-    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> Seen {
-        let o = check(&world, &self.0);
-        let props = o
-            .props
-            .iter()
-            .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
-            .collect();
-        (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at)
+    fn of(self, sc: &Scenario) -> Seen {
+        seen(&check_scenario(sc, &self.0).expect("builds"))
     }
 }
 
@@ -41,17 +54,12 @@ impl Job for Full {
 /// times the resumed part spilled.
 struct Resume(Options);
 
-impl Job for Resume {
+impl Search for Resume {
     type Output = (Seen, usize);
-    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> (Seen, usize) {
-        let o = resume(&world, &self.0).expect("resumes");
-        let props = o
-            .props
-            .iter()
-            .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
-            .collect();
+    fn of(self, sc: &Scenario) -> (Seen, usize) {
+        let o = resume_scenario(sc, &self.0).expect("resumes");
         (
-            (props, o.unique_states, o.states, o.max_depth, None),
+            (seen(&o).0, o.unique_states, o.states, o.max_depth, None),
             o.spilled_at.len(),
         )
     }
@@ -60,20 +68,11 @@ impl Job for Resume {
 /// [`Full`] with how many times the search spilled.
 struct Spilled(Options);
 
-impl Job for Spilled {
+impl Search for Spilled {
     type Output = (Seen, Vec<usize>);
-    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> (Seen, Vec<usize>) {
-        let o = check(&world, &self.0);
-        let spilled = o.spilled_at.clone();
-        let props = o
-            .props
-            .iter()
-            .map(|p| format!("{:?} {:?} {:?}", p.prop, p.verdict, p.trace))
-            .collect();
-        (
-            (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at),
-            spilled,
-        )
+    fn of(self, sc: &Scenario) -> (Seen, Vec<usize>) {
+        let o = check_scenario(sc, &self.0).expect("builds");
+        (seen(&o), o.spilled_at)
     }
 }
 
@@ -90,9 +89,9 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
             no_symmetry,
             ..Options::default()
         };
-        let kept = dispatch(&sc, Full(opts.clone())).expect("builds");
+        let kept = search(&sc, Full(opts.clone())).expect("builds");
         let (at, every) = (kept.1 / 5, kept.1 / 7);
-        let (spilled, when) = dispatch(
+        let (spilled, when) = search(
             &sc,
             Spilled(Options {
                 drop_queue_at: Some(at),
@@ -123,7 +122,7 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
             checkpoint: checkpoint.clone(),
             ..opts.clone()
         };
-        let (stopped, when) = dispatch(&sc, Spilled(half.clone())).expect("builds");
+        let (stopped, when) = search(&sc, Spilled(half.clone())).expect("builds");
         assert!(
             stopped.1 < kept.1 && !when.is_empty(),
             "{name}: stopped at {} after spilling at {when:?}",
@@ -134,7 +133,7 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
             checkpoint: checkpoint.map(|c| Checkpoint { resume: true, ..c }),
             ..half
         };
-        let (resumed, spills) = dispatch(&sc, Resume(again)).expect("builds");
+        let (resumed, spills) = search(&sc, Resume(again)).expect("builds");
         assert!(spills >= 1, "{name}: the resumed search spilled too");
         assert_eq!(resumed.0, kept.0, "{name}: resumed verdicts and traces");
         assert_eq!(
@@ -153,7 +152,7 @@ fn a_search_that_drops_its_queued_states_ends_as_one_that_kept_them() {
         ("etcd-partition", 1, false),
     ] {
         let sc = scenario(name);
-        let kept = dispatch(
+        let kept = search(
             &sc,
             Full(Options {
                 threads,
@@ -164,7 +163,7 @@ fn a_search_that_drops_its_queued_states_ends_as_one_that_kept_them() {
         .expect("builds");
         assert_eq!(kept.4, None, "{name}: nothing asked the queue to drop its states");
         let at = kept.1 / 3;
-        let dropped = dispatch(
+        let dropped = search(
             &sc,
             Full(Options {
                 threads,

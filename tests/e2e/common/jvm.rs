@@ -122,3 +122,11 @@ fn make(jar: &Path, work: &Path) -> Option<PathBuf> {
         .ok()?;
     (status.status.success() && archive.is_file()).then_some(archive)
 }
+
+#[test]
+fn a_row_of_a_minute_or_more_gets_both_compilers() {
+    assert_eq!(Jit::for_row(0), Jit::Quick);
+    assert_eq!(Jit::for_row(59), Jit::Quick);
+    assert_eq!(Jit::for_row(60), Jit::Optimising);
+    assert_eq!(Jit::for_row(106), Jit::Optimising);
+}

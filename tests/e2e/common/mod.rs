@@ -1,12 +1,10 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
-use locksmith::algorithms::{dispatch, Job};
 use locksmith::catalog;
-use locksmith::check::{check, Options, Outcome};
-use locksmith::properties::{Lock, Prop};
+use locksmith::check::{check_scenario, Options, Summary};
+use locksmith::properties::Prop;
 use locksmith::scenario::{self, Scenario, Verdict};
-use locksmith::world::World;
 
 /// A bundled scenario by name.
 pub fn scenario(name: &str) -> Scenario {
@@ -34,29 +32,19 @@ impl Result {
     }
 }
 
-struct Check(Options);
-
-impl Job for Check {
-    type Output = Result;
-    fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> Result {
-        summarise(&check(&world, &self.0))
-    }
-}
-
-pub fn summarise<A: locksmith::world::Program>(o: &Outcome<A>) -> Result {
+pub fn summarise(o: &Summary) -> Result {
     Result {
-        verdicts: o
-            .props
-            .iter()
-            .map(|p| (p.prop, p.verdict, p.trace.as_ref().map(|t| t.len())))
-            .collect(),
+        verdicts: o.props.iter().map(|p| (p.prop, p.verdict, p.steps)).collect(),
         unique_states: o.unique_states,
         max_depth: o.max_depth,
     }
 }
 
+/// A check of `sc` through the library's `check_scenario`: a job of the
+/// tests' own would compile the checker again, for every family, into
+/// the tests (src/check/summary.rs).
 pub fn run(sc: &Scenario, opts: Options) -> Result {
-    dispatch(sc, Check(opts)).expect("the scenario builds")
+    summarise(&check_scenario(sc, &opts).expect("the scenario builds"))
 }
 
 /// Checks `sc` and asserts every verdict its `[expect]` table states.

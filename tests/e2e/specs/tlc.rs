@@ -29,7 +29,8 @@ pub(super) fn loud(text: &str) {
 #[derive(Clone)]
 pub(crate) struct Tlc {
     pub(crate) jar: PathBuf,
-    /// The compilers its runs of the state-count table use.
+    /// The compilers its runs use: C1 alone, unless a row's README time
+    /// asks for both (`Jit::for_row`).
     pub(crate) jit: Jit,
 }
 
@@ -246,7 +247,7 @@ impl Tlc {
                 Some(first) => format!("-DTLA-Library={}:{}", first.display(), specs_dir().display()),
                 None => format!("-DTLA-Library={}", specs_dir().display()),
             })
-            // The CI rows are small (seconds of search): common/jvm.rs.
+            // C1 alone, or both compilers for a long row: common/jvm.rs.
             .args(tlc_flags(&self.jar, self.jit))
             .arg("-cp")
             .arg(&self.jar)
