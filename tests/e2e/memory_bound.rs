@@ -15,65 +15,11 @@ use locksmith::scenario::Scenario;
 
 use crate::common::scenario;
 
-/// A search of a scenario and what a test reads of it. Through the
-/// library's `check_scenario`, not a job of the tests' own: a job would
-/// compile the checker again, for every family, into the tests.
-trait Search {
-    type Output;
-    fn of(self, sc: &Scenario) -> Self::Output;
-}
-
-/// `job`'s search of `sc`.
-fn search<J: Search>(sc: &Scenario, job: J) -> Result<J::Output, String> {
-    Ok(job.of(sc))
-}
-
-/// Every verdict with its counterexample's actions (as text), the counts,
-/// and where the queue dropped its states.
-struct Full(Options);
-
-type Seen = (Vec<String>, usize, usize, usize, Option<usize>);
-
-fn seen(o: &Summary) -> Seen {
-    let props = o
-        .props
-        .iter()
-        .map(|p| format!("{:?} {:?} {}", p.prop, p.verdict, p.trace))
-        .collect();
-    (props, o.unique_states, o.states, o.max_depth, o.queue_dropped_at)
-}
-
-impl Search for Full {
-    type Output = Seen;
-    fn of(self, sc: &Scenario) -> Seen {
-        seen(&check_scenario(sc, &self.0).expect("builds"))
-    }
-}
-
-/// [`Full`], resumed from the checkpoint its options name, with how many
-/// times the resumed part spilled.
-struct Resume(Options);
-
-impl Search for Resume {
-    type Output = (Seen, usize);
-    fn of(self, sc: &Scenario) -> (Seen, usize) {
-        let o = resume_scenario(sc, &self.0).expect("resumes");
-        (
-            (seen(&o).0, o.unique_states, o.states, o.max_depth, None),
-            o.spilled_at.len(),
-        )
-    }
-}
-
-/// [`Full`] with how many times the search spilled.
-struct Spilled(Options);
-
-impl Search for Spilled {
-    type Output = (Seen, Vec<usize>);
-    fn of(self, sc: &Scenario) -> (Seen, Vec<usize>) {
-        let o = check_scenario(sc, &self.0).expect("builds");
-        (seen(&o), o.spilled_at)
-    }
+/// A check of `sc` through the library's `check_scenario`: a job of the
+/// tests' own would compile the checker again, for every family, into
+/// the tests (src/check/summary.rs).
+fn full(sc: &Scenario, opts: Options) -> Summary {
+    check_scenario(sc, &opts).expect("builds")
 }
 
 #[test]
@@ -89,22 +35,23 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
             no_symmetry,
             ..Options::default()
         };
-        let kept = search(&sc, Full(opts.clone())).expect("builds");
-        let (at, every) = (kept.1 / 5, kept.1 / 7);
-        let (spilled, when) = search(
+        let kept = full(&sc, opts.clone());
+        let counts = |o: &Summary| (o.unique_states, o.states, o.max_depth);
+        let (at, every) = (kept.unique_states / 5, kept.unique_states / 7);
+        let spilled = full(
             &sc,
-            Spilled(Options {
+            Options {
                 drop_queue_at: Some(at),
                 spill_every: Some(every),
                 ..opts.clone()
-            }),
-        )
-        .expect("builds");
+            },
+        );
+        let when = &spilled.spilled_at;
         assert!(when.len() >= 3, "{name}: spilled at {when:?}, every {every} states");
-        assert_eq!(spilled.0, kept.0, "{name}: verdicts and traces");
+        assert_eq!(spilled.props, kept.props, "{name}: verdicts and traces");
         assert_eq!(
-            (spilled.1, spilled.2, spilled.3),
-            (kept.1, kept.2, kept.3),
+            counts(&spilled),
+            counts(&kept),
             "{name}: unique states, generated, depth"
         );
         // Stopped halfway with its record on disk, saved, and resumed
@@ -112,35 +59,32 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let checkpoint = Some(Checkpoint {
             file: dir.path().join("search.checkpoint"),
-            every: kept.1 / 10,
+            every: kept.unique_states / 10,
             resume: false,
         });
         let half = Options {
             drop_queue_at: Some(at),
             spill_every: Some(every),
-            max_states: Some(kept.1 / 2),
+            max_states: Some(kept.unique_states / 2),
             checkpoint: checkpoint.clone(),
             ..opts.clone()
         };
-        let (stopped, when) = search(&sc, Spilled(half.clone())).expect("builds");
+        let stopped = full(&sc, half.clone());
+        let when = &stopped.spilled_at;
         assert!(
-            stopped.1 < kept.1 && !when.is_empty(),
+            stopped.unique_states < kept.unique_states && !when.is_empty(),
             "{name}: stopped at {} after spilling at {when:?}",
-            stopped.1
+            stopped.unique_states
         );
         let again = Options {
             max_states: None,
             checkpoint: checkpoint.map(|c| Checkpoint { resume: true, ..c }),
             ..half
         };
-        let (resumed, spills) = search(&sc, Resume(again)).expect("builds");
-        assert!(spills >= 1, "{name}: the resumed search spilled too");
-        assert_eq!(resumed.0, kept.0, "{name}: resumed verdicts and traces");
-        assert_eq!(
-            (resumed.1, resumed.2, resumed.3),
-            (kept.1, kept.2, kept.3),
-            "{name}: resumed counts"
-        );
+        let resumed = resume_scenario(&sc, &again).expect("resumes");
+        assert!(!resumed.spilled_at.is_empty(), "{name}: the resumed search spilled too");
+        assert_eq!(resumed.props, kept.props, "{name}: resumed verdicts and traces");
+        assert_eq!(counts(&resumed), counts(&kept), "{name}: resumed counts");
     }
 }
 
@@ -152,36 +96,40 @@ fn a_search_that_drops_its_queued_states_ends_as_one_that_kept_them() {
         ("etcd-partition", 1, false),
     ] {
         let sc = scenario(name);
-        let kept = search(
+        let kept = full(
             &sc,
-            Full(Options {
+            Options {
                 threads,
                 no_symmetry,
                 ..Options::default()
-            }),
-        )
-        .expect("builds");
-        assert_eq!(kept.4, None, "{name}: nothing asked the queue to drop its states");
-        let at = kept.1 / 3;
-        let dropped = search(
+            },
+        );
+        assert_eq!(
+            kept.queue_dropped_at, None,
+            "{name}: nothing asked the queue to drop its states"
+        );
+        let at = kept.unique_states / 3;
+        let dropped = full(
             &sc,
-            Full(Options {
+            Options {
                 threads,
                 no_symmetry,
                 drop_queue_at: Some(at),
                 ..Options::default()
-            }),
-        )
-        .expect("builds");
-        assert!(
-            dropped.4.is_some_and(|n| n >= at && n < kept.1),
-            "{name}: the queue dropped its states at {:?}, asked at {at}",
-            dropped.4
+            },
         );
-        assert_eq!(dropped.0, kept.0, "{name}: verdicts and traces");
+        assert!(
+            dropped
+                .queue_dropped_at
+                .is_some_and(|n| n >= at && n < kept.unique_states),
+            "{name}: the queue dropped its states at {:?}, asked at {at}",
+            dropped.queue_dropped_at
+        );
+        assert_eq!(dropped.props, kept.props, "{name}: verdicts and traces");
+        let counts = |o: &Summary| (o.unique_states, o.states, o.max_depth);
         assert_eq!(
-            (dropped.1, dropped.2, dropped.3),
-            (kept.1, kept.2, kept.3),
+            counts(&dropped),
+            counts(&kept),
             "{name}: unique states, generated, depth"
         );
     }
