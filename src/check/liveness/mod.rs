@@ -120,7 +120,13 @@ struct Suspects {
 impl Suspects {
     fn of(g: &Graph) -> Suspects {
         let n = g.facts.len() as u32;
-        let waits = |s: u32| g.facts.wanting(s) != 0;
+        // A bit a state, read for both ends of every edge: a few hundred
+        // kilobytes, where the facts it is read from are bytes a state.
+        let mut waiting = Bits::new(n as usize);
+        for s in 0..n {
+            waiting.set(s as usize, g.facts.wanting(s) != 0);
+        }
+        let waits = |s: u32| waiting.get(s as usize);
         let inside = |s: u32, e: &Edge| e.class != FAULT && waits(s) && waits(e.to);
         let mut looping: Vec<u32> = components_in(g, Nodes::All(n), &waits, &inside)
             .into_iter()
@@ -526,18 +532,18 @@ fn components_in(
         if index[r] != NONE || !member(root) {
             continue;
         }
-        // Frames: (state, its slot, how far into its edges).
-        let mut frames = vec![(root, r as u32, 0u32)];
+        // Frames: a state's slot and the rest of its edges (whose reader
+        // knows the state): read on where the last visit stopped, not
+        // found again in the pages for every edge.
+        let mut frames = vec![(r as u32, g.out(root))];
         index[r] = next;
         low[r] = next;
         next += 1;
         stack.push((root, r as u32));
         on_stack.set(r, true);
-        while let Some(&mut (s, i, ref mut pos)) = frames.last_mut() {
-            let i = i as usize;
-            let mut edges = g.out_at(s, *pos);
+        while let Some((i, edges)) = frames.last_mut() {
+            let (i, s) = (*i as usize, edges.from());
             if let Some(e) = edges.next() {
-                *pos = edges.offset();
                 if !inside(s, &e) {
                     continue;
                 }
@@ -549,13 +555,13 @@ fn components_in(
                     next += 1;
                     stack.push((t, j as u32));
                     on_stack.set(j, true);
-                    frames.push((t, j as u32, 0));
+                    frames.push((j as u32, g.out(t)));
                 } else if on_stack.get(j) {
                     low[i] = low[i].min(index[j]);
                 }
             } else {
                 frames.pop();
-                if let Some(&(_, p, _)) = frames.last() {
+                if let Some(&(p, _)) = frames.last() {
                     low[p as usize] = low[p as usize].min(low[i]);
                 }
                 if low[i] == index[i] && stack.last().is_some_and(|&(t, _)| t == s) {
