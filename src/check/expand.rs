@@ -170,9 +170,11 @@ impl<A: Lock> Expand<'_, A> {
     /// the search ahead of the merge reads them).
     pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> (Vec<Vec<Succ>>, Kept) {
         if threads <= 1 {
-            // One thread keeps its own list, without the locks.
-            let mut made = Made::default();
-            let successors = self.states(batch, &batch.items, &mut Buffers::default(), &mut |fp| made.insert(fp));
+            // One thread, one chunk: the whole batch.
+            let kept = Kept::new(batch.items.len());
+            let successors = self.states(batch, &batch.items, &mut Buffers::default(), &mut |fp| {
+                kept.keeps(fp, 0)
+            });
             return (successors, Kept::new(0));
         }
         let shared = Shared::new(batch);
@@ -242,9 +244,6 @@ impl<A: Lock> Default for Buffers<A> {
         }
     }
 }
-
-/// A set of fingerprints: the states one thread kept in a batch.
-type Made = std::collections::HashSet<u64, foldhash::fast::FixedState>;
 
 /// States a worker claims at a time: small enough that two threads finish
 /// a batch together (a batch's states differ in their successors' cost),
