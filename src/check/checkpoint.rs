@@ -102,7 +102,7 @@ pub(super) struct Saved {
 fn identity<A: Program>(world: &World<A>, opts: &Options) -> u64 {
     fingerprint(&(
         env!("CARGO_PKG_VERSION"),
-        "states named by per-node hashes",
+        crate::world::NAMING,
         &world.actors,
         &world.names,
         &world.roles,

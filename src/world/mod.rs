@@ -25,7 +25,7 @@ use actor::Cmds;
 pub use actor::{Actor, Cmd, Ctx, Id, Out};
 pub use describe::Describe;
 pub use faults::{Faults, Recovery, Role, Targets};
-pub use identity::{identity, identity_after, node_hashes, NodeHashes, Touched};
+pub use identity::{identity, identity_after, node_hashes, NodeHashes, Touched, NAMING};
 pub use pack::Pack;
 pub use renumber::{Renumber, Seq};
 pub use rewrite::{kind, Field, Rewrite};
