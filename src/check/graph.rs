@@ -224,7 +224,16 @@ impl Graph {
         OutEdges {
             bytes: &page[at % PAGE_BYTES..end],
             from: s,
+            offset: 0,
         }
+    }
+
+    /// The edges out of `s` from the one [`OutEdges::offset`] gave on.
+    pub fn out_at(&self, s: u32, offset: u32) -> OutEdges<'_> {
+        let mut out = self.out(s);
+        out.bytes = &out.bytes[offset as usize..];
+        out.offset = offset;
+        out
     }
 
     /// Whether part of the graph is in files ([`Graph::spill`]): the
@@ -291,12 +300,13 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 pub struct OutEdges<'g> {
     bytes: &'g [u8],
     from: u32,
+    offset: u32,
 }
 
 impl OutEdges<'_> {
-    /// The state whose edges these are.
-    pub fn from(&self) -> u32 {
-        self.from
+    /// How far into its state's edges this reads (see [`Graph::out_at`]).
+    pub fn offset(&self) -> u32 {
+        self.offset
     }
 
     fn number(&mut self) -> u64 {
@@ -304,6 +314,7 @@ impl OutEdges<'_> {
         loop {
             let b = self.bytes[0];
             self.bytes = &self.bytes[1..];
+            self.offset += 1;
             v |= u64::from(b & 0x7f) << shift;
             if b < 0x80 {
                 return v;
@@ -408,6 +419,16 @@ mod tests {
         g.raw.sort_by_key(|(from, _)| std::cmp::Reverse(*from));
         g.seal();
         assert_eq!(read(&g, n), edges);
+    }
+
+    #[test]
+    fn reading_resumes_where_an_offset_left_it() {
+        let n = 20;
+        let g = built(n, &sample(n));
+        let mut all = g.out(11);
+        let first = all.next().expect("an edge");
+        let rest: Vec<Edge> = g.out_at(11, all.offset()).collect();
+        assert_eq!([vec![first], rest].concat(), g.out(11).collect::<Vec<_>>());
     }
 
     #[test]

@@ -532,18 +532,20 @@ fn components_in(
         if index[r] != NONE || !member(root) {
             continue;
         }
-        // Frames: a state's slot and the rest of its edges (whose reader
-        // knows the state): read on where the last visit stopped, not
-        // found again in the pages for every edge.
-        let mut frames = vec![(r as u32, g.out(root))];
+        // Frames: (state, its slot, how far into its edges): 12 bytes,
+        // where an edge reader would take 32 (the frames of a long path
+        // are a peak of their own).
+        let mut frames = vec![(root, r as u32, 0u32)];
         index[r] = next;
         low[r] = next;
         next += 1;
         stack.push((root, r as u32));
         on_stack.set(r, true);
-        while let Some((i, edges)) = frames.last_mut() {
-            let (i, s) = (*i as usize, edges.from());
+        while let Some(&mut (s, i, ref mut pos)) = frames.last_mut() {
+            let i = i as usize;
+            let mut edges = g.out_at(s, *pos);
             if let Some(e) = edges.next() {
+                *pos = edges.offset();
                 if !inside(s, &e) {
                     continue;
                 }
@@ -555,13 +557,13 @@ fn components_in(
                     next += 1;
                     stack.push((t, j as u32));
                     on_stack.set(j, true);
-                    frames.push((j as u32, g.out(t)));
+                    frames.push((t, j as u32, 0));
                 } else if on_stack.get(j) {
                     low[i] = low[i].min(index[j]);
                 }
             } else {
                 frames.pop();
-                if let Some(&(p, _)) = frames.last() {
+                if let Some(&(_, p, _)) = frames.last() {
                     low[p as usize] = low[p as usize].min(low[i]);
                 }
                 if low[i] == index[i] && stack.last().is_some_and(|&(t, _)| t == s) {
