@@ -60,8 +60,8 @@ impl<A: Actor> std::hash::Hash for Node<A> {
 /// Cloned once per node per successor. `clone` copies the timers and
 /// stopwatches, whose names are `Copy`, as one block
 /// (`SmallVec::from_slice`) instead of cloning them one by one as a
-/// derived `Clone` would; `clone_from`, into lists that are already there,
-/// copies them element by element (see there).
+/// derived `Clone` would; `clone_from`, the search's copy into a buffer,
+/// copies each list whole where it is inline ([`copy_clocks`]).
 impl<A: Actor> Clone for Node<A> {
     fn clone(&self) -> Self {
         Node {

@@ -434,8 +434,8 @@ fn the_tlc_harness_finds_every_violation() {
     };
     let dir = crate::common::TempDir::new("tlc-harness");
     fs::write(dir.join("Counter.tla"), COUNTER_TLA).expect("write Counter.tla");
-    let v =
-        tlc_verdicts(&tlc, dir.path(), "Counter.tla", COUNTER_CFG, &dir.join("work")).unwrap_or_else(|e| panic!("{e}"));
+    let v = tlc_verdicts(&tlc, dir.path(), "Counter.tla", COUNTER_CFG, &dir.join("work"), false)
+        .unwrap_or_else(|e| panic!("{e}"));
     let runs = v.runs.join("\n");
     assert_eq!(
         v.checked,
@@ -463,17 +463,32 @@ fn the_tlc_harness_finds_every_violation() {
         v.runs[1].contains("recording") && v.runs[1].contains("Small false"),
         "{runs}"
     );
+    // The properties checked apart from the start: the same verdicts and
+    // count, with one run per property after the invariants' two (the run
+    // together is left out).
+    let apart = tlc_verdicts(&tlc, dir.path(), "Counter.tla", COUNTER_CFG, &dir.join("apart"), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let runs = apart.runs.join("\n");
+    assert_eq!(apart.violated, v.violated, "{runs}");
+    assert_eq!(apart.distinct, Some(6), "{runs}");
+    assert_eq!(apart.runs.len(), 6, "{runs}");
+    assert!(
+        apart.runs[2..]
+            .iter()
+            .all(|r| r.contains("checking") && !r.contains("recording")),
+        "{runs}"
+    );
     // Nothing was written next to the spec but by the test.
     let mut left: Vec<String> = fs::read_dir(dir.path())
         .expect("list")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, ["Counter.tla", "work"]);
+    assert_eq!(left, ["Counter.tla", "apart", "work"]);
 
     // TLC's own errors fail, with its words.
     let bogus = COUNTER_CFG.replace("NonNegative Small", "NonNegative Bogus");
-    let e = tlc_verdicts(&tlc, dir.path(), "Counter.tla", &bogus, &dir.join("bogus")).unwrap_err();
+    let e = tlc_verdicts(&tlc, dir.path(), "Counter.tla", &bogus, &dir.join("bogus"), false).unwrap_err();
     assert!(e.contains("Bogus") && e.contains("Unknown operator"), "{e}");
     fs::write(
         dir.join("Broken.tla"),
@@ -486,6 +501,7 @@ fn the_tlc_harness_finds_every_violation() {
         "Broken.tla",
         "SPECIFICATION Spec\n",
         &dir.join("broken"),
+        false,
     )
     .unwrap_err();
     assert!(e.contains("150"), "{e}");
