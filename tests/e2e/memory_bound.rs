@@ -10,17 +10,9 @@
 //! last test reaches the real bound through the command line.)
 
 use locksmith::check::checkpoint::Checkpoint;
-use locksmith::check::{check_scenario, resume_scenario, Options, Summary};
-use locksmith::scenario::Scenario;
+use locksmith::check::{resume_scenario, Options, Summary};
 
-use crate::common::scenario;
-
-/// A check of `sc` through the library's `check_scenario`: a job of the
-/// tests' own would compile the checker again, for every family, into
-/// the tests (src/check/summary.rs).
-fn full(sc: &Scenario, opts: Options) -> Summary {
-    check_scenario(sc, &opts).expect("builds")
-}
+use crate::common::{full, scenario};
 
 #[test]
 fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {

@@ -43,8 +43,13 @@ pub fn summarise(o: &Summary) -> Result {
 /// A check of `sc` through the library's `check_scenario`: a job of the
 /// tests' own would compile the checker again, for every family, into
 /// the tests (src/check/summary.rs).
+pub fn full(sc: &Scenario, opts: Options) -> Summary {
+    check_scenario(sc, &opts).expect("the scenario builds")
+}
+
+/// [`full`], its verdicts, trace lengths and counts.
 pub fn run(sc: &Scenario, opts: Options) -> Result {
-    summarise(&check_scenario(sc, &opts).expect("the scenario builds"))
+    summarise(&full(sc, opts))
 }
 
 /// Checks `sc` and asserts every verdict its `[expect]` table states.
