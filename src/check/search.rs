@@ -127,7 +127,8 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         // One state at a time, with every check between two states: the
         // whole batch with one thread, the rest of it where a check asked
         // for the merge to stop ahead of the workers.
-        for (j, (&(_, i), succs)) in batch.items.iter().zip(successors).enumerate().skip(from) {
+        // The successors left are those of the states from `from` on.
+        for ((j, &(_, i)), succs) in batch.items.iter().enumerate().skip(from).zip(successors) {
             if let Some(n) = f.drop_queue_if_short(&known, opts, expanded) {
                 queue_dropped_at = Some(n);
             }
