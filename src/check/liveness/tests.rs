@@ -279,3 +279,65 @@ fn loops_entered_equally_soon_give_the_whole_pass_answer() {
         Some(3)
     );
 }
+
+#[test]
+fn trimming_keeps_the_loops_and_what_lies_between_them_only() {
+    // 0 -> 1 -> 2 <-> 3 -> 4 -> 5 <-> 6: two loops, 4 between them; 7
+    // only has a fault (stuck); 8 holds; 9 loops on itself; 10 -> 11 ends
+    // (11 is stuck); 12 -> 13 -> 12 loops through a fault (13 is stuck).
+    let edges = [
+        (0, 1, 0),
+        (1, 2, 1),
+        (2, 3, 2),
+        (3, 2, 3),
+        (3, 4, 4),
+        (4, 5, 5),
+        (5, 6, 6),
+        (6, 5, 7),
+        (7, 0, FAULT),
+        (9, 9, 8),
+        (10, 11, 9),
+        (12, 13, 10),
+        (13, 12, FAULT),
+        (2, 8, 11),
+        (8, 2, 12),
+    ];
+    let g = graph(14, &edges, &[8]);
+    let mut waiting = Bits::new(14);
+    for s in 0..14 {
+        waiting.set(s, g.facts.wanting(s as u32) != 0);
+    }
+    let (kept, stuck) = trimmed(&g, &waiting);
+    let kept: Vec<u32> = (0..14).filter(|&s| kept.get(s as usize)).collect();
+    assert_eq!(kept, vec![2, 3, 4, 5, 6, 9]);
+    assert_eq!(stuck, vec![7, 11, 13]);
+    let suspects = Suspects::of(&g);
+    assert_eq!(suspects.looping, Some(vec![2, 3, 5, 6, 9]));
+    assert_eq!(suspects.stuck, vec![7, 11, 13]);
+}
+
+proptest::proptest! {
+    /// Trimming first finds the same looping states as Tarjan's search
+    /// over every waiting state, on small random graphs.
+    #[test]
+    fn trimming_first_finds_the_states_a_whole_search_finds(
+        n in 1u32..24,
+        raw in proptest::collection::vec((0u32..24, 0u32..24, 0u32..6), 0..60),
+        holding in proptest::collection::vec(0u32..24, 0..6),
+    ) {
+        // Class 5 stands for a fault.
+        let edges: Vec<(u32, u32, Class)> = raw
+            .iter()
+            .map(|&(a, b, c)| (a % n, b % n, if c == 5 { FAULT } else { c }))
+            .collect();
+        let g = graph(n, &edges, &holding);
+        let waits = |s: u32| g.facts.wanting(s) != 0;
+        let inside = |s: u32, e: &Edge| e.class != FAULT && waits(s) && waits(e.to);
+        let mut whole: Vec<u32> = components_in(&g, Nodes::All(n), &waits, &inside).into_iter().flatten().collect();
+        whole.sort_unstable();
+        let stuck: Vec<u32> = (0..n).filter(|&s| waits(s) && g.out(s).all(|e| e.class == FAULT)).collect();
+        let suspects = Suspects::of(&g);
+        proptest::prop_assert_eq!(suspects.looping, (whole.len() <= n as usize / 2).then_some(whole));
+        proptest::prop_assert_eq!(suspects.stuck, stuck);
+    }
+}
