@@ -6,43 +6,14 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use super::frontier::{encode, Batch, Queued};
-use super::graph::{fingerprint, Facts};
+use super::frontier::{Batch, Queued};
+use super::graph::fingerprint;
+use super::known::Known;
 use super::seen::Seen;
+use super::successors::{Expanded, Fresh, Spare, Succ, Successors};
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, World, WorldState};
-
-/// A successor as a worker computed it: everything the merge needs, and
-/// the state itself only when it may be new.
-pub(super) struct Succ {
-    /// The action's position in the source state's enabled list.
-    pub(super) ordinal: u16,
-    pub(super) kind: Option<&'static str>,
-    /// The action's fingerprint, or `None` for a fault.
-    pub(super) class: Option<u64>,
-    /// Whether the action's class is strongly fair (a tick).
-    pub(super) strong: bool,
-    /// Whether the action is one outcome of a random choice.
-    pub(super) random: bool,
-    /// The fingerprint of the state under its own names.
-    pub(super) raw: u64,
-    /// The canonical state's fingerprint (equal to `raw` without symmetry).
-    pub(super) fp: u64,
-    /// The state's number where the worker found it among the states
-    /// known before the batch (in the raw seen set under symmetry, else in
-    /// the seen set): numbers never change, so the merge need not look it
-    /// up again, and most successors are repeats. By the merge, the slots
-    /// the worker read have left the cache.
-    pub(super) raw_to: Option<u32>,
-    /// Under symmetry, the canonical state's number where the worker found
-    /// it in the seen set (its raw form being new).
-    pub(super) to: Option<u32>,
-    /// The canonical state, encoded for the queue, its lock view and its
-    /// failed safety properties (bit `i` for `safety[i]`), when the worker
-    /// did not find it among the states known before the batch.
-    pub(super) fresh: Option<(Vec<u8>, Facts, u64)>,
-}
+use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, Pack, World, WorldState};
 
 /// States popped and expanded together. Expansion (successors, renumbering,
 /// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
@@ -63,9 +34,30 @@ pub(super) struct Expand<'a, A: Lock> {
     /// where this batch's, no shallower, are too) when it meets them
     /// again, so they are not kept twice.
     pub(super) coming: Option<&'a Kept>,
+    /// The lists of chunks merged before, to fill again.
+    pub(super) spare: &'a Spare,
 }
 
-impl<A: Lock> Expand<'_, A> {
+impl<'a, A: Lock> Expand<'a, A> {
+    /// The workers' view of the search: the world and the seen sets.
+    pub(super) fn new(
+        world: &'a World<A>,
+        known: &'a Known,
+        symmetric: bool,
+        safety: &'a [Prop],
+        spare: &'a Spare,
+    ) -> Expand<'a, A> {
+        Expand {
+            world,
+            seen: &known.seen,
+            raw_seen: &known.raw_seen,
+            symmetric,
+            safety,
+            coming: None,
+            spare,
+        }
+    }
+
     /// The successors of `s`, computed in `scratch` (states kept from one
     /// state's successors to the next's, `World::taken_into`) and cloned
     /// out only when they may be new. All of them are computed and their
@@ -78,7 +70,7 @@ impl<A: Lock> Expand<'_, A> {
         s_fp: u64,
         buffers: &mut Buffers<A>,
         keeps: &mut impl FnMut(u64) -> bool,
-        out: &mut Vec<Succ>,
+        out: &mut Expanded,
     ) {
         let Buffers {
             actions,
@@ -89,7 +81,7 @@ impl<A: Lock> Expand<'_, A> {
         let world = self.world;
         actions.clear();
         world.enabled(s, actions);
-        out.reserve_exact(actions.len());
+        out.succs.reserve(actions.len());
         while scratch.len() < actions.len() {
             scratch.push((s.clone(), None));
         }
@@ -126,12 +118,22 @@ impl<A: Lock> Expand<'_, A> {
                 };
                 let c = c.as_ref().unwrap_or(t);
                 let to = self.seen.get(&fp);
-                (fp, None, to, (to.is_none() && keeps(fp)).then(|| self.fresh(c)))
+                (
+                    fp,
+                    None,
+                    to,
+                    (to.is_none() && keeps(fp)).then(|| self.fresh(c, &mut out.bytes)),
+                )
             } else {
                 let to = self.seen.get(&raw);
-                (raw, to, None, (to.is_none() && keeps(raw)).then(|| self.fresh(t)))
+                (
+                    raw,
+                    to,
+                    None,
+                    (to.is_none() && keeps(raw)).then(|| self.fresh(t, &mut out.bytes)),
+                )
             };
-            out.push(Succ {
+            out.succs.push(Succ {
                 ordinal: k as u16,
                 kind: a.event_kind(),
                 class,
@@ -144,6 +146,7 @@ impl<A: Lock> Expand<'_, A> {
                 fresh,
             });
         }
+        out.end_state();
     }
 
     /// Whether chunk `chunk` keeps a state not in the seen set: one the
@@ -152,9 +155,9 @@ impl<A: Lock> Expand<'_, A> {
         !self.coming.is_some_and(|c| c.contains(fp)) && kept.keeps(fp, chunk)
     }
 
-    /// A state that may be new: encoded for the queue, with its lock view
-    /// and its failed safety properties.
-    fn fresh(&self, t: &WorldState<A>) -> (Vec<u8>, Facts, u64) {
+    /// A state that may be new: encoded for the queue at the end of
+    /// `bytes`, with its lock view and its failed safety properties.
+    fn fresh(&self, t: &WorldState<A>, bytes: &mut Vec<u8>) -> Fresh {
         let facts = facts(self.world, t, 0);
         let bad = self
             .safety
@@ -162,20 +165,31 @@ impl<A: Lock> Expand<'_, A> {
             .enumerate()
             .filter(|(_, &p)| !safe(p, self.world, t))
             .fold(0u64, |m, (i, _)| m | 1 << i);
-        (encode(t), facts, bad)
+        let start = bytes.len();
+        t.pack(bytes);
+        Fresh {
+            start: start as u32,
+            end: bytes.len() as u32,
+            facts,
+            bad,
+        }
     }
 
     /// Every state's successors, in order, on up to `threads` threads, and
     /// the states kept among them (none are listed with one thread: only
     /// the search ahead of the merge reads them).
-    pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> (Vec<Vec<Succ>>, Kept) {
+    pub(super) fn batch(&self, batch: &Batch<A>, threads: usize) -> (Successors, Kept) {
         if threads <= 1 {
-            // One thread, one chunk: the whole batch.
+            // One thread, the chunks in order (as one, their lists would
+            // be a megabyte or two each).
             let kept = Kept::new(batch.items.len());
-            let successors = self.states(batch, &batch.items, &mut Buffers::default(), &mut |fp| {
-                kept.keeps(fp, 0)
-            });
-            return (successors, Kept::new(0));
+            let mut buffers = Buffers::default();
+            let parts = batch
+                .items
+                .chunks(CHUNK)
+                .map(|chunk| self.states(batch, chunk, &mut buffers, &mut |fp| kept.keeps(fp, 0)))
+                .collect();
+            return (Successors::of(parts), Kept::new(0));
         }
         let shared = Shared::new(batch);
         crate::threads::each(threads, |_| self.work(&shared));
@@ -207,19 +221,15 @@ impl<A: Lock> Expand<'_, A> {
         items: &[(Queued<A>, u32)],
         buffers: &mut Buffers<A>,
         keeps: &mut impl FnMut(u64) -> bool,
-    ) -> Vec<Vec<Succ>> {
+    ) -> Expanded {
         let mut decoded = buffers.decoded.take();
-        let successors = items
-            .iter()
-            .map(|(item, _)| {
-                let mut out = Vec::new();
-                let s = batch.state_in(item, &mut decoded);
-                self.state(s, item.fp(), buffers, keeps, &mut out);
-                out
-            })
-            .collect();
+        let mut out = Expanded::spare(self.spare);
+        for (item, _) in items {
+            let s = batch.state_in(item, &mut decoded);
+            self.state(s, item.fp(), buffers, keeps, &mut out);
+        }
         buffers.decoded = decoded;
-        successors
+        out
     }
 }
 
@@ -258,7 +268,7 @@ const CHUNK: usize = 64;
 pub(super) struct Shared<'b, A: Lock> {
     batch: &'b Batch<A>,
     next: AtomicUsize,
-    done: Vec<OnceLock<Vec<Vec<Succ>>>>,
+    done: Vec<OnceLock<Expanded>>,
     kept: Kept,
 }
 
@@ -358,12 +368,12 @@ impl<'b, A: Lock> Shared<'b, A> {
 
     /// Every state's successors, in the batch's order, once every chunk
     /// has been expanded, and the states kept among them.
-    pub(super) fn into_successors(self) -> (Vec<Vec<Succ>>, Kept) {
-        let successors = self
+    pub(super) fn into_successors(self) -> (Successors, Kept) {
+        let parts = self
             .done
             .into_iter()
-            .flat_map(|c| c.into_inner().expect("every chunk was expanded"))
+            .map(|c| c.into_inner().expect("every chunk was expanded"))
             .collect();
-        (successors, self.kept)
+        (Successors::of(parts), self.kept)
     }
 }

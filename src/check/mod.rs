@@ -20,6 +20,7 @@ mod rebuild;
 mod search;
 pub mod seen;
 mod slots;
+mod successors;
 mod summary;
 
 use search::search;

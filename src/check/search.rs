@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::checkpoint::{self, Record, Resumed, Saved};
-use super::expand::{Expand, Kept, Shared, Succ, BATCH};
+use super::expand::{Expand, Kept, Shared, BATCH};
 use super::frontier::{encode, Batch, Frontier, Packed};
 use super::graph::{Edge, FingerprintMap, Graph, Parent, FAULT};
 use super::known::{Ahead, Known, Numbering};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
+use super::successors::{OneState, Spare, Successors};
 use super::{
     clients, collision_probability, facts, lasso, quotient, replay_ordinals, starvation, symmetric_lasso,
     Counterexample, Options, Outcome, PropOutcome, LIFT_BUDGET, MEMORY_EVERY, PROGRESS_EVERY,
@@ -66,8 +67,9 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     // merge, which numbers states in one thread's order, would otherwise
     // leave the other threads idle. `ready` is a batch expanded so.
     let ahead = threads > 1 && !opts.dfs;
-    let mut ready: Option<(Batch<A>, Vec<Vec<Succ>>, Kept)> = None;
+    let mut ready: Option<(Batch<A>, Successors, Kept)> = None;
     let mut spare = Batch::with_capacity(batch_size);
+    let spare_lists = Spare::default();
     'search: loop {
         let (batch, successors, coming) = match ready.take() {
             Some(expanded) => expanded,
@@ -78,12 +80,13 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                     stopped = Some(e);
                     break;
                 }
-                let (successors, kept) = expander(world, &known, symmetric, &safety).batch(&batch, threads);
+                let (successors, kept) =
+                    Expand::new(world, &known, symmetric, &safety, &spare_lists).batch(&batch, threads);
                 (batch, successors, kept)
             }
         };
         let mut from = 0;
-        let mut successors = successors.into_iter();
+        let mut successors = successors;
         if ahead && !f.frontier.is_empty() {
             let mut next = Batch::with_capacity(batch_size);
             if let Err(e) = f.frontier.take(&mut next, batch_size, opts.dfs, world, &f.g) {
@@ -93,7 +96,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             let expand = Expand {
                 // The states this merge can number.
                 coming: Some(&coming),
-                ..expander(world, &known, symmetric, &safety)
+                ..Expand::new(world, &known, symmetric, &safety, &spare_lists)
             };
             let shared = Shared::new(&next);
             let mut numbers = Ahead::new(&known, 2 * batch.items.len());
@@ -128,7 +131,8 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         // whole batch with one thread, the rest of it where a check asked
         // for the merge to stop ahead of the workers.
         // The successors left are those of the states from `from` on.
-        for ((j, &(_, i)), succs) in batch.items.iter().enumerate().skip(from).zip(successors) {
+        for (j, &(_, i)) in batch.items.iter().enumerate().skip(from) {
+            let succs = successors.next().expect("a state's successors");
             if let Some(n) = f.drop_queue_if_short(&known, opts, expanded) {
                 queue_dropped_at = Some(n);
             }
@@ -169,6 +173,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 break 'search;
             }
         }
+        successors.recycle(&spare_lists);
         spare = batch;
         spare.clear();
     }
@@ -201,18 +206,6 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         symmetric,
         queue_dropped_at,
         spilled_at,
-    }
-}
-
-/// The workers' view of the search: the world and the seen sets.
-fn expander<'a, A: Lock>(world: &'a World<A>, known: &'a Known, symmetric: bool, safety: &'a [Prop]) -> Expand<'a, A> {
-    Expand {
-        world,
-        seen: &known.seen,
-        raw_seen: &known.raw_seen,
-        symmetric,
-        safety,
-        coming: None,
     }
 }
 
@@ -444,7 +437,7 @@ impl<A: Lock> Found<A> {
     fn merge_ahead(
         &mut self,
         batch: &Batch<A>,
-        successors: &mut std::vec::IntoIter<Vec<Succ>>,
+        successors: &mut Successors,
         numbers: &mut Ahead<'_>,
         at: &mut Place<'_>,
         opts: &Options,
@@ -489,14 +482,14 @@ impl<A: Lock> Found<A> {
     fn merge(
         &mut self,
         i: u32,
-        succs: Vec<Succ>,
+        succs: OneState<'_>,
         known: &mut impl Numbering,
         opts: &Options,
         symmetric: bool,
         safety: &[Prop],
     ) -> Result<(), String> {
         let depth = self.g.facts.depth(i) + 1;
-        for succ in succs {
+        for succ in succs.succs {
             self.generated += 1;
             if let Some(kind) = succ.kind {
                 *self.events.entry(kind).or_default() += 1;
@@ -534,9 +527,10 @@ impl<A: Lock> Found<A> {
                             // in it (expand.rs, `Kept`), nor numbered by
                             // the merge its workers ran beside (`coming`),
                             // so the worker kept the state.
-                            let Some((t, mut facts, bad)) = succ.fresh else {
+                            let Some(fresh) = &succ.fresh else {
                                 unreachable!("a state unknown to the merge was unknown to its worker")
                             };
+                            let (t, mut facts, bad) = (succs.encoded(fresh), fresh.facts, fresh.bad);
                             let to = known.len() as u32;
                             known.insert(succ.fp, to);
                             self.g.parent.push(Parent(i, succ.ordinal));
@@ -551,7 +545,7 @@ impl<A: Lock> Found<A> {
                                 return Err(format!("stopped at the first violation of {}", p.name()));
                             }
                             self.frontier
-                                .push(&t, to, succ.fp)
+                                .push(t, to, succ.fp)
                                 .map_err(|e| format!("cannot write the queue to disk: {e}"))?;
                             to
                         }
