@@ -71,7 +71,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     let mut spare = Batch::with_capacity(batch_size);
     let spare_lists = Spare::default();
     'search: loop {
-        let (batch, successors, coming) = match ready.take() {
+        let (batch, mut successors, coming) = match ready.take() {
             Some(expanded) => expanded,
             None if f.frontier.is_empty() => break,
             None => {
@@ -86,7 +86,6 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             }
         };
         let mut from = 0;
-        let mut successors = successors;
         if ahead && !f.frontier.is_empty() {
             let mut next = Batch::with_capacity(batch_size);
             if let Err(e) = f.frontier.take(&mut next, batch_size, opts.dfs, world, &f.g) {

@@ -14,15 +14,19 @@ use locksmith::check::{resume_scenario, Options, Summary};
 
 use crate::common::{full, scenario};
 
+/// The scenarios both tests search, with their threads and whether
+/// without symmetry. redlock-no-fsync's levels are wider than a batch of
+/// two threads: the merge stops ahead of the workers inside a batch
+/// (search.rs, `merge_ahead`).
+const ROWS: &[(&str, usize, bool)] = &[
+    ("redlock-no-fsync", 2, false),
+    ("coordinator-standby-no-state", 2, true),
+    ("etcd-partition", 1, false),
+];
+
 #[test]
 fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
-    for (name, threads, no_symmetry) in [
-        // Levels wider than a batch of two threads: the merge stops
-        // ahead of the workers inside a batch (search.rs, `merge_ahead`).
-        ("redlock-no-fsync", 2, false),
-        ("coordinator-standby-no-state", 2, true),
-        ("etcd-partition", 1, false),
-    ] {
+    for &(name, threads, no_symmetry) in ROWS {
         let sc = scenario(name);
         let opts = Options {
             threads,
@@ -84,13 +88,7 @@ fn a_search_moved_to_disk_ends_as_one_kept_in_memory_and_resumes_from_disk() {
 
 #[test]
 fn a_search_that_drops_its_queued_states_ends_as_one_that_kept_them() {
-    for (name, threads, no_symmetry) in [
-        // Levels wider than a batch of two threads: the merge stops
-        // ahead of the workers inside a batch (search.rs, `merge_ahead`).
-        ("redlock-no-fsync", 2, false),
-        ("coordinator-standby-no-state", 2, true),
-        ("etcd-partition", 1, false),
-    ] {
+    for &(name, threads, no_symmetry) in ROWS {
         let sc = scenario(name);
         let kept = full(
             &sc,
