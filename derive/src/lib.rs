@@ -252,7 +252,7 @@ fn expand(mut input: DeriveInput) -> Result<Tokens> {
     let numbers = numbers.map(|body| {
         quote! {
             #[inline]
-            fn numbers(&mut self, visit: &mut dyn FnMut(::locksmith::world::Seq, &mut u32)) {
+            fn numbers(&mut self, visit: &mut impl FnMut(::locksmith::world::Seq, &mut u32)) {
                 #body
             }
         }

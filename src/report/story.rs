@@ -90,7 +90,7 @@ fn values<A: Program>(world: &World<A>, s: &WorldState<A>) -> Vec<(Seq, u32)> {
 
 /// Visits the values of `s` as the world's renumbering does: each node's
 /// state, then each message in flight through its receiver's program.
-fn visit<A: Program>(world: &World<A>, s: &mut WorldState<A>, f: &mut dyn FnMut(Seq, &mut u32)) {
+fn visit<A: Program>(world: &World<A>, s: &mut WorldState<A>, f: &mut impl FnMut(Seq, &mut u32)) {
     for (id, n) in s.nodes.iter_mut().enumerate() {
         world.actors[id].numbers(&mut n.state, f);
     }

@@ -96,7 +96,7 @@ impl<A: Program> World<A> {
         true
     }
 
-    fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut impl FnMut(Seq, &mut u32)) {
         for (id, n) in s.nodes.iter_mut().enumerate() {
             self.actors[id].numbers(&mut n.state, visit);
         }

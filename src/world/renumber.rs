@@ -13,6 +13,11 @@ use super::{Actor, Id, Rewrite};
 /// and messages. Every method defaults to the state's or the message's
 /// [`Rewrite`], so a family whose ids and sequences are fixed by their
 /// fields' attributes writes `impl Renumber for Node {}`.
+///
+/// The visitors of values are generic, not `dyn`: the world walks every
+/// successor's values (ranks.rs), and with a call through a pointer per
+/// value the walk took 2.3% more of a search's instructions (cachegrind,
+/// redlock-no-faults --no-symmetry).
 pub trait Renumber: Actor<State: Rewrite, Msg: Rewrite> {
     /// Rewrites every node id held in `state` through `ids`. Symmetry
     /// reduction renames interchangeable nodes, and ids inside states must
@@ -33,12 +38,12 @@ pub trait Renumber: Actor<State: Rewrite, Msg: Rewrite> {
     /// client that loops forever still has a finite state space (docs/design.md
     /// §2). Zero stays zero: it means "none". Sound only where the next
     /// value drawn exceeds every value present (see [`Seq::Token`]).
-    fn numbers(&self, state: &mut Self::State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&self, state: &mut Self::State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit)
     }
 
     /// Visits every growing value in a message (see [`Renumber::numbers`]).
-    fn numbers_msg(&self, msg: &mut Self::Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers_msg(&self, msg: &mut Self::Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit)
     }
 }

@@ -36,7 +36,7 @@ pub use locksmith_derive::Rewrite;
 pub trait Rewrite {
     /// Visits every value that only grows and is only compared, with the
     /// sequence it belongs to (see [`Renumber::numbers`](super::Renumber::numbers)).
-    fn numbers(&mut self, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+    fn numbers(&mut self, _visit: &mut impl FnMut(Seq, &mut u32)) {}
 
     /// Rewrites every node id held through `ids` (see
     /// [`Renumber::rename`](super::Renumber::rename)).
@@ -83,7 +83,7 @@ pub mod kind {
 /// A field of kind `K` ([`kind`]): what the derive calls for each field
 /// with an attribute. Both methods default to nothing.
 pub trait Field<K> {
-    fn field_numbers(&mut self, _visit: &mut dyn FnMut(Seq, &mut u32)) {}
+    fn field_numbers(&mut self, _visit: &mut impl FnMut(Seq, &mut u32)) {}
     fn field_rename(&mut self, _ids: &dyn Fn(Id) -> Id) {}
 }
 
@@ -91,7 +91,7 @@ macro_rules! sequence {
     ($($kind:ident),*) => {$(
         impl Field<kind::$kind> for u32 {
             #[inline]
-            fn field_numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+            fn field_numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
                 visit(Seq::$kind, self)
             }
         }
@@ -108,7 +108,7 @@ impl Field<kind::Id> for Id {
 
 impl<T: Rewrite + ?Sized> Field<kind::Nested> for T {
     #[inline]
-    fn field_numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn field_numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
         self.numbers(visit)
     }
 
@@ -126,7 +126,7 @@ macro_rules! elementwise {
     ($([$($generics:tt)*] $container:ty),* $(,)?) => {$(
         impl<T: Rewrite, $($generics)*> Rewrite for $container {
             #[inline]
-            fn numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+            fn numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
                 self.iter_mut().for_each(|x| x.numbers(visit))
             }
 
@@ -138,7 +138,7 @@ macro_rules! elementwise {
 
         impl<K: kind::Elementwise, T: Field<K>, $($generics)*> Field<K> for $container {
             #[inline]
-            fn field_numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+            fn field_numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
                 self.iter_mut().for_each(|x| x.field_numbers(visit))
             }
 
@@ -158,7 +158,7 @@ elementwise!(
 
 impl<T: Rewrite + ?Sized> Rewrite for Box<T> {
     #[inline]
-    fn numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
         (**self).numbers(visit)
     }
 
@@ -170,7 +170,7 @@ impl<T: Rewrite + ?Sized> Rewrite for Box<T> {
 
 impl<K: kind::Elementwise, T: Field<K> + ?Sized> Field<K> for Box<T> {
     #[inline]
-    fn field_numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn field_numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
         (**self).field_numbers(visit)
     }
 
@@ -185,7 +185,7 @@ macro_rules! tuple {
     ($(($($t:ident $k:ident $i:tt),*)),*) => {$(
         impl<$($t: Rewrite),*> Rewrite for ($($t,)*) {
             #[inline]
-            fn numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+            fn numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
                 $(self.$i.numbers(visit);)*
             }
 
@@ -197,7 +197,7 @@ macro_rules! tuple {
 
         impl<$($k, $t: Field<$k>),*> Field<($($k,)*)> for ($($t,)*) {
             #[inline]
-            fn field_numbers(&mut self, visit: &mut dyn FnMut(Seq, &mut u32)) {
+            fn field_numbers(&mut self, visit: &mut impl FnMut(Seq, &mut u32)) {
                 $(self.$i.field_numbers(visit);)*
             }
 

@@ -10,7 +10,7 @@ use crate::algorithms::prelude::*;
 /// are `Seq::Token` with one Sentinel, drawn lock values with several
 /// (`Node::epochs`).
 impl Renumber for Node {
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&self, state: &mut State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit);
         let epochs = self.epochs();
         match state {
@@ -24,7 +24,7 @@ impl Renumber for Node {
         }
     }
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
         if let Msg::Ping { epoch }
         | Msg::Promote { epoch }

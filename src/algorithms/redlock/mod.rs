@@ -437,7 +437,7 @@ impl Renumber for Node {
 
     /// The derived walk, and the tokens whose sequence depends on
     /// `fencing` (`token_seq`): the client's, the resource's highest.
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&self, state: &mut State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit);
         // The counter service has no params: its tokens are counted.
         let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
@@ -456,7 +456,7 @@ impl Renumber for Node {
     }
 
     /// The derived walk, and a write's token as [`Renumber::numbers`] says.
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
         let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
         if let (Some(seq), Msg::Resource(ResourceMsg::Write { token, .. })) = (token_seq(fencing), msg) {

@@ -382,7 +382,7 @@ impl Actor for Node {
 /// the counter (`Params::rank_tokens`): without persistence it starts
 /// again from 0. Lock values and ghost numbers are the derived walk's.
 impl Renumber for Node {
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&self, state: &mut State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit);
         if self.params().rank_tokens {
             match state {
@@ -393,7 +393,7 @@ impl Renumber for Node {
         }
     }
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
         if let Msg::Granted { token, .. } | Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
             if self.params().rank_tokens {

@@ -407,14 +407,14 @@ impl Actor for Node {
 /// `Seq::Token` too; the shared resource's `Rewrite` leaves them to the
 /// family (see [`Resource`]).
 impl Renumber for Node {
-    fn numbers(&self, state: &mut State, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers(&self, state: &mut State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit);
         if let State::Resource(r) = state {
             visit(Seq::Token, &mut r.max_token);
         }
     }
 
-    fn numbers_msg(&self, msg: &mut Msg, visit: &mut dyn FnMut(Seq, &mut u32)) {
+    fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
         if let Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
             visit(Seq::Token, token);
