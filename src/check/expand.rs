@@ -76,6 +76,7 @@ impl<'a, A: Lock> Expand<'a, A> {
             actions,
             scratch,
             hashes,
+            renamed,
             ..
         } = buffers;
         let world = self.world;
@@ -112,11 +113,11 @@ impl<'a, A: Lock> Expand<'a, A> {
                 // A state that is its own representative keeps its
                 // fingerprint and is encoded from the buffer: it is
                 // neither copied nor hashed twice.
-                let (fp, c) = match world.representative(t) {
-                    (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => (identity(&c), Some(c)),
-                    (c, _) => (raw, c),
+                let (fp, c) = if world.representative_into(t, renamed) {
+                    (identity(renamed), &*renamed)
+                } else {
+                    (raw, &*t)
                 };
-                let c = c.as_ref().unwrap_or(t);
                 let to = self.seen.get(&fp);
                 (
                     fp,
@@ -241,6 +242,8 @@ struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
     scratch: Vec<(WorldState<A>, Option<u64>)>,
     hashes: NodeHashes,
+    /// The representative of a successor, where it is not its own.
+    renamed: WorldState<A>,
     decoded: Option<WorldState<A>>,
 }
 
@@ -250,6 +253,7 @@ impl<A: Lock> Default for Buffers<A> {
             actions: Vec::new(),
             scratch: Vec::new(),
             hashes: Default::default(),
+            renamed: WorldState::default(),
             decoded: None,
         }
     }

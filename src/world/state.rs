@@ -225,6 +225,23 @@ impl<A: Actor> Clone for WorldState<A> {
     }
 }
 
+/// A world of no nodes: a buffer for the search to fill.
+impl<A: Actor> Default for WorldState<A> {
+    fn default() -> Self {
+        WorldState {
+            nodes: Vec::new(),
+            net: Vec::new(),
+            cut: Vec::new(),
+            one_way: Vec::new(),
+            broken: Vec::new(),
+            spent: Spent::default(),
+            ghost: 0,
+            value: 0,
+            history: 0,
+        }
+    }
+}
+
 impl<A: Actor> WorldState<A> {
     /// Whether the link between `a` and `b` is cut, in either direction.
     pub fn is_cut(&self, a: Id, b: Id) -> bool {
