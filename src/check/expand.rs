@@ -13,7 +13,9 @@ use super::seen::Seen;
 use super::successors::{Expanded, Fresh, Spare, Succ, Successors};
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, Pack, World, WorldState};
+use crate::world::{
+    identity, identity_after, node_hashes, Action, NodeHashes, Pack, Prefixes, Touched, World, WorldState,
+};
 
 /// States popped and expanded together. Expansion (successors, renumbering,
 /// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
@@ -77,6 +79,7 @@ impl<'a, A: Lock> Expand<'a, A> {
             scratch,
             hashes,
             renamed,
+            prefixes,
             ..
         } = buffers;
         let world = self.world;
@@ -87,6 +90,7 @@ impl<'a, A: Lock> Expand<'a, A> {
             scratch.push((s.clone(), None));
         }
         node_hashes(s, hashes);
+        prefixes.clear();
         let first_seen = if self.symmetric { self.raw_seen } else { self.seen };
         for (a, (t, raw)) in actions.iter().zip(scratch.iter_mut()) {
             // `None`: the action changes nothing, its successor having the
@@ -94,14 +98,14 @@ impl<'a, A: Lock> Expand<'a, A> {
             // action may have changed are hashed again.
             *raw = world
                 .taken_into(s, a, t)
-                .map(|touched| identity_after(hashes, t, touched))
-                .filter(|&raw| raw != s_fp);
-            if let Some(raw) = *raw {
+                .map(|touched| (identity_after(hashes, t, touched), touched))
+                .filter(|&(raw, _)| raw != s_fp);
+            if let Some((raw, _)) = *raw {
                 first_seen.prefetch(raw);
             }
         }
         for (k, (a, (t, raw))) in actions.drain(..).zip(scratch.iter_mut()).enumerate() {
-            let Some(raw) = *raw else { continue };
+            let Some((raw, touched)) = *raw else { continue };
             let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
             let strong = strongly_fair(&a);
             let random = random(world, &a);
@@ -113,7 +117,7 @@ impl<'a, A: Lock> Expand<'a, A> {
                 // A state that is its own representative keeps its
                 // fingerprint and is encoded from the buffer: it is
                 // neither copied nor hashed twice.
-                let (fp, c) = if world.representative_into(t, renamed) {
+                let (fp, c) = if world.representative_into(t, (s, touched, prefixes), renamed) {
                     (identity(renamed), &*renamed)
                 } else {
                     (raw, &*t)
@@ -234,16 +238,22 @@ impl<'a, A: Lock> Expand<'a, A> {
     }
 }
 
+/// A successor's identity under its own names, and the nodes its action
+/// may have changed (`None` in its place for one that changes nothing).
+type Raw = (u64, Touched);
+
 /// What a thread keeps from one state's expansion to the next, so that it
 /// allocates nothing once they have grown: the enabled actions, the
 /// successor buffer (`World::taken_into`), the node hashes of the state
 /// expanded and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
-    scratch: Vec<(WorldState<A>, Option<u64>)>,
+    scratch: Vec<(WorldState<A>, Option<Raw>)>,
     hashes: NodeHashes,
     /// The representative of a successor, where it is not its own.
     renamed: WorldState<A>,
+    /// The signatures' prefixes of the state expanded.
+    prefixes: Prefixes,
     decoded: Option<WorldState<A>>,
 }
 
@@ -254,6 +264,7 @@ impl<A: Lock> Default for Buffers<A> {
             scratch: Vec::new(),
             hashes: Default::default(),
             renamed: WorldState::default(),
+            prefixes: Prefixes::default(),
             decoded: None,
         }
     }

@@ -30,7 +30,7 @@ pub use pack::Pack;
 pub use renumber::{Renumber, Seq};
 pub use rewrite::{kind, Field, Rewrite};
 pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
-pub use symmetry::Renaming;
+pub use symmetry::{Prefixes, Renaming};
 pub use tla::{all_links, fault_vars, FlagNames, Tla, TlaMapping};
 
 /// What the world runs on a node: its behaviour ([`Actor`]), its words
@@ -50,8 +50,13 @@ use stateright::{Model, Property};
 /// picks the representative with the smallest. foldhash's quality hasher
 /// with a fixed seed: fast, and plain integer arithmetic on any target.
 pub fn fingerprint<T: Hash>(value: &T) -> u64 {
-    foldhash::quality::FixedState::with_seed(0x6c6f_636b_736d_6974).hash_one(value)
+    FINGERPRINT.hash_one(value)
 }
+
+/// [`fingerprint`]'s hasher, for a value written in parts: writing a
+/// tuple's elements one after another into it gives the tuple's
+/// fingerprint.
+const FINGERPRINT: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(0x6c6f_636b_736d_6974);
 
 /// A world of actors under a fault budget.
 #[derive(Clone)]

@@ -9,7 +9,9 @@
 
 use smallvec::SmallVec;
 
-use super::{fingerprint, Action, Envelope, Id, Program, World, WorldState};
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use super::{fingerprint, Action, Envelope, Id, Node, Program, Touched, World, WorldState, FINGERPRINT};
 
 /// `perm[old] = new`.
 pub type Renaming = Vec<Id>;
@@ -25,6 +27,24 @@ type Erased = SmallVec<[u64; 16]>;
 
 /// A renaming built for one state and dropped: inline.
 type Perm = SmallVec<[Id; 16]>;
+
+/// [`fingerprint`]'s hasher part way through a signature.
+type Prefix = foldhash::quality::FoldHasher<'static>;
+
+/// The [`World::prefix`] of each node of a state in a group (`None`
+/// for the others), so that its successors' signatures start from them
+/// for every node their action left as it was: a node's own part was
+/// most of a signature, and the search computed five signatures for nearly
+/// every successor on the headline's symmetric row.
+#[derive(Default)]
+pub struct Prefixes(SmallVec<[Option<Prefix>; 8]>);
+
+impl Prefixes {
+    /// Forgets the last parent's.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
 
 impl<A: Program> World<A> {
     /// Applies a renaming to every node id in the state.
@@ -180,34 +200,47 @@ impl<A: Program> World<A> {
     /// other end named only by its group (`erased`: the messages'
     /// fingerprints from [`World::erased_messages`]).
     fn signature(&self, s: &WorldState<A>, id: Id, erased: &[u64]) -> u64 {
+        self.signature_after(self.prefix(&s.nodes[id], id), s, id, erased)
+    }
+
+    /// A node's signature up to its links: the hasher of [`fingerprint`]
+    /// having taken in the tuple's first elements, its status, its own
+    /// state with every id erased, its clocks and its skew.
+    fn prefix(&self, n: &Node<A>, id: Id) -> Prefix {
         let erase = |_: Id| usize::MAX;
-        let n = &s.nodes[id];
         let mut state = n.state.clone();
         self.actors[id].rename(&mut state, &erase);
+        let mut h = FINGERPRINT.build_hasher();
+        n.status.hash(&mut h);
+        state.hash(&mut h);
+        n.timers.hash(&mut h);
+        n.watches.hash(&mut h);
+        n.skew.hash(&mut h);
+        h
+    }
+
+    /// [`World::signature`] from its [`World::prefix`] `h`: the rest of the
+    /// tuple, the node's links and its work waited where there is any. A
+    /// tuple hashes as its elements one after another, so this is the
+    /// tuple's fingerprint.
+    fn signature_after(&self, mut h: Prefix, s: &WorldState<A>, id: Id, erased: &[u64]) -> u64 {
+        let n = &s.nodes[id];
         let end = |other: Id| self.group_of(other).map_or(other, |g| usize::MAX - g);
         // Inline: a node has a few messages in flight, and the list hashes
         // as the `Vec` it was, so the signature is the same number.
-        let mut links: SmallVec<[Link; 8]> = s
-            .net
-            .iter()
-            .zip(erased)
-            .filter(|(e, _)| e.src == id || e.dst == id)
-            .map(|(e, &m)| {
-                (
-                    e.src == id,
-                    end(if e.src == id { e.dst } else { e.src }),
-                    m,
-                    e.age,
-                    e.copied,
-                )
-            })
-            .collect();
-        links.sort_unstable();
-        if n.waited == 0 {
-            fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links))
-        } else {
-            fingerprint(&(n.status, state, &n.timers, &n.watches, n.skew, links, n.waited))
+        let mut links: SmallVec<[Link; 8]> = SmallVec::new();
+        for (e, &m) in s.net.iter().zip(erased) {
+            if e.src == id || e.dst == id {
+                let sent = e.src == id;
+                links.push((sent, end(if sent { e.dst } else { e.src }), m, e.age, e.copied));
+            }
         }
+        links.sort_unstable();
+        links.hash(&mut h);
+        if n.waited != 0 {
+            n.waited.hash(&mut h);
+        }
+        h.finish()
     }
 
     /// Whether renaming by `perm` leaves every node's own state as it is:
@@ -233,12 +266,16 @@ impl<A: Program> World<A> {
     /// Whether swapping `run[0]` with each other member leaves `s` as it
     /// is: then every renaming among the members does (transpositions with
     /// one element generate them all).
-    fn interchangeable(&self, s: &WorldState<A>, run: &[Id]) -> bool {
+    /// `scratch` holds the renamed state where it must be built.
+    fn interchangeable(&self, s: &WorldState<A>, run: &[Id], scratch: &mut WorldState<A>) -> bool {
         run[1..].iter().all(|&other| {
             let mut swap: Perm = (0..s.nodes.len()).collect();
             swap.swap(run[0], other);
             self.fixes_nodes(s, &swap)
-                && (self.fixes_links(s, &swap, run[0], other) || self.rename_state(s, &swap) == *s)
+                && (self.fixes_links(s, &swap, run[0], other) || {
+                    self.rename_state_into(s, &swap, scratch);
+                    scratch == s
+                })
         })
     }
 
@@ -277,16 +314,44 @@ impl<A: Program> World<A> {
     /// search, which meets a million states on the headline and needs no
     /// renaming. Where the signatures leave no tie that the state can tell
     /// apart (nearly always), it allocates nothing; otherwise it defers to
-    /// [`World::representative`].
-    pub fn representative_into(&self, s: &WorldState<A>, t: &mut WorldState<A>) -> bool {
+    /// [`World::representative`]. `t` is spoilt where it gives `false`.
+    ///
+    /// `s` is a successor of `parent` through an action that changed only
+    /// the nodes in `touched` (`World::taken_into`): the nodes it left
+    /// as they were take their signatures' [`Prefixes`] from `parent`'s,
+    /// computed once for all its successors (empty, as the caller leaves
+    /// them for each new parent, they are filled here first).
+    pub fn representative_into(
+        &self,
+        s: &WorldState<A>,
+        (parent, touched, prefixes): (&WorldState<A>, Touched, &mut Prefixes),
+        t: &mut WorldState<A>,
+    ) -> bool {
         if self.symmetry.is_empty() {
             return false;
+        }
+        if prefixes.0.is_empty() {
+            prefixes.0.extend(
+                parent
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(id, n)| self.group_of(id).map(|_| self.prefix(n, id))),
+            );
         }
         let erased = self.erased_messages(s);
         let mut perm: Perm = (0..s.nodes.len()).collect();
         for group in &self.symmetry {
-            let mut keyed: SmallVec<[(u64, Id); 8]> =
-                group.iter().map(|&id| (self.signature(s, id, &erased), id)).collect();
+            let mut keyed: SmallVec<[(u64, Id); 8]> = group
+                .iter()
+                .map(|&id| {
+                    let h = match &prefixes.0[id] {
+                        Some(h) if !touched.has(id) => h.clone(),
+                        _ => self.prefix(&s.nodes[id], id),
+                    };
+                    (self.signature_after(h, s, id, &erased), id)
+                })
+                .collect();
             keyed.sort_unstable();
             // Runs of ties: none, or only members the state cannot tell
             // apart, which every order leaves as they are (see below).
@@ -295,7 +360,7 @@ impl<A: Program> World<A> {
                 if end == keyed.len() || keyed[end].0 != keyed[start].0 {
                     if end - start > 1 {
                         let run: SmallVec<[Id; 8]> = keyed[start..end].iter().map(|&(_, id)| id).collect();
-                        if !self.interchangeable(s, &run) {
+                        if !self.interchangeable(s, &run, t) {
                             return match self.representative(s) {
                                 (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => {
                                     *t = c;
@@ -353,10 +418,11 @@ impl<A: Program> World<A> {
         // state in every order: only their first order is tried, as
         // singleton runs, and that is the order of the first candidate
         // the full enumeration would find with the least fingerprint.
+        let mut scratch = WorldState::default();
         for runs in &mut orders {
             let mut split = Vec::with_capacity(runs.len());
             for run in runs.drain(..) {
-                if run.len() > 1 && self.interchangeable(s, &run) {
+                if run.len() > 1 && self.interchangeable(s, &run, &mut scratch) {
                     split.extend(run.into_iter().map(|id| vec![id]));
                 } else {
                     split.push(run);
@@ -458,13 +524,14 @@ mod tests {
     use crate::algorithms::{dispatch, Job};
     use crate::properties::Lock;
     use crate::scenario::{bundled_names, Scenario};
-    use crate::world::{identity, World};
+    use crate::world::{identity, Prefixes, World};
 
     /// Walks a scenario's first representatives breadth first and checks,
     /// for every successor, that the search's representative (written
-    /// into a buffer that held the last one) is the general one: the same
-    /// state, and renamed exactly where a renaming other than the
-    /// identity gives it.
+    /// into a buffer that held the last one, with the signatures of the
+    /// nodes its action left untouched continued from their parent's) is
+    /// the general one: the same state, and renamed exactly where a
+    /// renaming other than the identity gives it.
     struct Into;
 
     impl Job for Into {
@@ -473,7 +540,8 @@ mod tests {
             let init = world.canonical(world.init()).0;
             let mut seen = HashSet::from([identity(&init)]);
             let mut queue = VecDeque::from([init]);
-            let (mut actions, mut buffer) = (Vec::new(), Default::default());
+            let (mut actions, mut buffer, mut prefixes) = (Vec::new(), Default::default(), Prefixes::default());
+            let mut t = world.init();
             let (mut checked, mut renamed) = (0, 0);
             while let Some(s) = queue.pop_front() {
                 if seen.len() > 2000 {
@@ -481,11 +549,17 @@ mod tests {
                 }
                 actions.clear();
                 world.enabled(&s, &mut actions);
+                prefixes.clear();
                 for a in &actions {
-                    let Some(t) = world.after(&s, a) else { continue };
+                    let Some(touched) = world.taken_into(&s, a, &mut t) else {
+                        continue;
+                    };
+                    if t == s {
+                        continue;
+                    }
                     let (general, perm) = world.representative(&t);
                     let moved = perm.iter().enumerate().any(|(i, &p)| i != p);
-                    let into = world.representative_into(&t, &mut buffer);
+                    let into = world.representative_into(&t, (&s, touched, &mut prefixes), &mut buffer);
                     assert_eq!(
                         into,
                         moved && general.is_some(),
