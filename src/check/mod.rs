@@ -6,6 +6,7 @@
 //! counts and safety verdicts against stateright's own BFS.
 
 pub mod checkpoint;
+mod classes;
 mod expand;
 mod facts;
 mod fingerprints;

@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::checkpoint::{self, Record, Resumed, Saved};
+use super::classes::Classes;
 use super::expand::{Expand, Kept, Shared, BATCH};
 use super::frontier::{encode, Batch, Frontier, Packed};
-use super::graph::{Edge, FingerprintMap, Graph, Parent, FAULT};
+use super::graph::{Edge, Graph, Parent, FAULT};
 use super::known::{Ahead, Known, Numbering};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
@@ -28,7 +29,7 @@ use crate::world::{identity, Program, World, WorldState, EVENT_KINDS};
 struct Found<A: Program> {
     g: Graph,
     /// Action fingerprint to fairness class.
-    classes: FingerprintMap,
+    classes: Classes,
     events: BTreeMap<&'static str, u64>,
     /// The first state found violating each safety property.
     first_bad: BTreeMap<Prop, u32>,
@@ -277,7 +278,7 @@ impl<A: Lock> Found<A> {
         let mut known = Known::default();
         let mut f = Found {
             g: Graph::default(),
-            classes: FingerprintMap::default(),
+            classes: Classes::default(),
             events: EVENT_KINDS.iter().map(|k| (*k, 0)).collect(),
             first_bad: BTreeMap::new(),
             generated: 0,
@@ -307,7 +308,7 @@ impl<A: Lock> Found<A> {
         };
         let f = Found {
             g: saved.g,
-            classes: saved.classes,
+            classes: Classes::from(saved.classes),
             events: saved.events,
             first_bad: saved.first_bad,
             generated: saved.generated,
@@ -344,7 +345,7 @@ impl<A: Lock> Found<A> {
             g: &self.g,
             seen: &known.seen,
             raw_seen: &known.raw_seen,
-            classes: &self.classes,
+            classes: self.classes.map(),
             events: &self.events,
             first_bad: &self.first_bad,
             generated: self.generated,
@@ -500,10 +501,7 @@ impl<A: Lock> Found<A> {
             }
             let class = match succ.class {
                 None => FAULT,
-                Some(fp) => {
-                    let next = self.classes.len() as u32;
-                    *self.classes.get_or_insert(fp, next)
-                }
+                Some(fp) => self.classes.of(fp),
             };
             // Where the worker found the state, its number stands; else an
             // earlier successor in the batch may have numbered it.
