@@ -13,15 +13,26 @@ impl<A: Program> World<A> {
     pub fn enabled(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
         let f = &self.faults;
         let n = s.nodes.len();
-        let clock = self.clock(s);
+        // The steps first, which the clock reads; time's tick goes before
+        // them.
+        let first = actions.len();
+        let mut steps = Vec::new();
+        for (id, node) in s.nodes.iter().enumerate() {
+            if node.is_up() {
+                let ctx = Ctx {
+                    id,
+                    timers: &node.timers,
+                    watches: &node.watches,
+                    age: 0,
+                };
+                self.actors[id].steps(&ctx, &node.state, &mut steps);
+                actions.extend(steps.drain(..).map(|step| Action::Step { node: id, step }));
+            }
+        }
+        let clock = self.clock(s, &actions[first..]);
         let blocked = clock.blocked || !self.time_matters(s, clock);
         if !blocked {
-            actions.push(Action::Tick);
-        }
-        for id in 0..n {
-            for step in self.node_steps(s, id) {
-                actions.push(Action::Step { node: id, step });
-            }
+            actions.insert(first, Action::Tick);
         }
         for (id, node) in s.nodes.iter().enumerate() {
             if node.is_up() {

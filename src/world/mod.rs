@@ -163,8 +163,11 @@ impl<A: Program> World<A> {
     /// step of a running node (a step with a deadline is urgent once it has
     /// waited that long: [`Actor::within`]), nor a message to a running
     /// node that has been in flight `max_delay`, nor a broken connection
-    /// its running client has yet to notice or can re-open.
-    fn clock(&self, s: &WorldState<A>) -> Clock {
+    /// its running client has yet to notice or can re-open. `steps`: the
+    /// nodes' steps enabled in `s`, as [`World::enabled`] lists them
+    /// (asking each node for its steps once a state, not twice, was a
+    /// fiftieth of a search's instructions).
+    fn clock(&self, s: &WorldState<A>, steps: &[Action<A>]) -> Clock {
         // Once time is blocked nothing else matters: stop looking.
         let blocked = Clock {
             blocked: true,
@@ -177,21 +180,22 @@ impl<A: Program> World<A> {
                 return blocked;
             }
         }
+        if s.nodes
+            .iter()
+            .any(|n| n.is_up() && n.timers.iter().any(|(_, v)| *v == 0))
+        {
+            return blocked;
+        }
         let mut waiting = false;
-        for (id, n) in s.nodes.iter().enumerate() {
-            if !n.is_up() {
+        for a in steps {
+            let Action::Step { node: id, step: st } = *a else {
                 continue;
-            }
-            if n.timers.iter().any(|(_, v)| *v == 0) {
-                return blocked;
-            }
-            for st in self.node_steps(s, id) {
-                match self.actors[id].within(st) {
-                    Some(d) if n.waited < d => waiting = true,
-                    Some(_) => return blocked,
-                    None if self.actors[id].urgent(st) => return blocked,
-                    None => {}
-                }
+            };
+            match self.actors[id].within(st) {
+                Some(d) if s.nodes[id].waited < d => waiting = true,
+                Some(_) => return blocked,
+                None if self.actors[id].urgent(st) => return blocked,
+                None => {}
             }
         }
         if let Some(d) = self.faults.max_delay {
