@@ -244,8 +244,9 @@ type Raw = (u64, Touched);
 
 /// What a thread keeps from one state's expansion to the next, so that it
 /// allocates nothing once they have grown: the enabled actions, the
-/// successor buffer (`World::taken_into`), the node hashes of the state
-/// expanded and the decoded state.
+/// successor buffer (`World::taken_into`), the node hashes and the
+/// signatures' prefixes of the state expanded, a successor's
+/// representative and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
     scratch: Vec<(WorldState<A>, Option<Raw>)>,

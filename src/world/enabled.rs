@@ -17,17 +17,9 @@ impl<A: Program> World<A> {
         // them.
         let first = actions.len();
         let mut steps = Vec::new();
-        for (id, node) in s.nodes.iter().enumerate() {
-            if node.is_up() {
-                let ctx = Ctx {
-                    id,
-                    timers: &node.timers,
-                    watches: &node.watches,
-                    age: 0,
-                };
-                self.actors[id].steps(&ctx, &node.state, &mut steps);
-                actions.extend(steps.drain(..).map(|step| Action::Step { node: id, step }));
-            }
+        for id in 0..n {
+            self.node_steps_into(s, id, &mut steps);
+            actions.extend(steps.drain(..).map(|step| Action::Step { node: id, step }));
         }
         let clock = self.clock(s, &actions[first..]);
         let blocked = clock.blocked || !self.time_matters(s, clock);

@@ -80,14 +80,7 @@ impl<A: Program> World<A> {
     pub fn init(&self) -> WorldState<A> {
         let mut s = WorldState {
             nodes: Vec::with_capacity(self.actors.len()),
-            net: Vec::new(),
-            cut: Vec::new(),
-            one_way: Vec::new(),
-            broken: Vec::new(),
-            spent: Spent::default(),
-            ghost: 0,
-            value: 0,
-            history: 0,
+            ..WorldState::default()
         };
         let mut pending = Vec::new();
         for (id, actor) in self.actors.iter().enumerate() {
@@ -124,8 +117,15 @@ impl<A: Program> World<A> {
     }
 
     fn node_steps(&self, s: &WorldState<A>, id: Id) -> Vec<A::Step> {
-        let n = &s.nodes[id];
         let mut steps = Vec::new();
+        self.node_steps_into(s, id, &mut steps);
+        steps
+    }
+
+    /// Node `id`'s enabled steps (none where it is not running), added to
+    /// `steps`.
+    fn node_steps_into(&self, s: &WorldState<A>, id: Id, steps: &mut Vec<A::Step>) {
+        let n = &s.nodes[id];
         if n.is_up() {
             let ctx = Ctx {
                 id,
@@ -133,9 +133,8 @@ impl<A: Program> World<A> {
                 watches: &n.watches,
                 age: 0,
             };
-            self.actors[id].steps(&ctx, &n.state, &mut steps);
+            self.actors[id].steps(&ctx, &n.state, steps);
         }
-        steps
     }
 
     /// Messages the network may deliver now: each link's oldest message, or

@@ -225,7 +225,8 @@ impl<A: Actor> Clone for WorldState<A> {
     }
 }
 
-/// A world of no nodes: a buffer for the search to fill.
+/// A world of no nodes and nothing in flight: `World::init` starts from
+/// it, and the search fills buffers that start as it.
 impl<A: Actor> Default for WorldState<A> {
     fn default() -> Self {
         WorldState {

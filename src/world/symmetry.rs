@@ -7,9 +7,9 @@
 //! renaming applied is returned, so traces can be mapped back to the names
 //! of the run they describe.
 
-use smallvec::SmallVec;
-
 use std::hash::{BuildHasher, Hash, Hasher};
+
+use smallvec::SmallVec;
 
 use super::{fingerprint, Action, Envelope, Id, Node, Program, Touched, World, WorldState, FINGERPRINT};
 
@@ -265,8 +265,8 @@ impl<A: Program> World<A> {
 
     /// Whether swapping `run[0]` with each other member leaves `s` as it
     /// is: then every renaming among the members does (transpositions with
-    /// one element generate them all).
-    /// `scratch` holds the renamed state where it must be built.
+    /// one element generate them all). `scratch` holds the renamed state
+    /// where it must be built.
     fn interchangeable(&self, s: &WorldState<A>, run: &[Id], scratch: &mut WorldState<A>) -> bool {
         run[1..].iter().all(|&other| {
             let mut swap: Perm = (0..s.nodes.len()).collect();
@@ -311,8 +311,8 @@ impl<A: Program> World<A> {
 
     /// Whether `s` is not its own representative, which is then written
     /// into `t` (its lists reused): [`World::representative`] for the
-    /// search, which meets a million states on the headline and needs no
-    /// renaming. Where the signatures leave no tie that the state can tell
+    /// search, which needs the representative but not the renaming, and
+    /// canonicalises about a million successors on `redlock-fsync`. Where the signatures leave no tie that the state can tell
     /// apart (nearly always), it allocates nothing; otherwise it defers to
     /// [`World::representative`]. `t` is spoilt where it gives `false`.
     ///
@@ -354,7 +354,8 @@ impl<A: Program> World<A> {
                 .collect();
             keyed.sort_unstable();
             // Runs of ties: none, or only members the state cannot tell
-            // apart, which every order leaves as they are (see below).
+            // apart, whose first order stands for all (as in
+            // `representative`); any other tie goes there.
             let mut start = 0;
             for end in 1..=keyed.len() {
                 if end == keyed.len() || keyed[end].0 != keyed[start].0 {
