@@ -309,12 +309,60 @@ impl<A: Program> World<A> {
         }
     }
 
+    /// The renaming that puts each group's members in the order of their
+    /// signatures (`sign`), where that order is fixed: no two members
+    /// tie, or those that tie are ones the state cannot tell apart
+    /// (swapping any two leaves it unchanged, as with idle masters), whose
+    /// every order gives the same state, so that their first order, by
+    /// name, stands for all. `false` where some tie the state can tell
+    /// apart remains, for [`World::representative`] to break.
+    /// The renaming is written into `perm` (whether or not the order is
+    /// fixed); `scratch` holds swapped states where they must be built.
+    fn untied(
+        &self,
+        s: &WorldState<A>,
+        mut sign: impl FnMut(Id) -> u64,
+        perm: &mut Perm,
+        scratch: &mut WorldState<A>,
+    ) -> bool {
+        perm.clear();
+        perm.extend(0..s.nodes.len());
+        for group in &self.symmetry {
+            // A loop, not an iterator collected: the signatures are
+            // inlined into it (the collected iterator's `next` was not).
+            let mut keyed: SmallVec<[(u64, Id); 8]> = SmallVec::new();
+            for &id in group {
+                keyed.push((sign(id), id));
+            }
+            keyed.sort_unstable();
+            let mut start = 0;
+            for end in 1..=keyed.len() {
+                if end == keyed.len() || keyed[end].0 != keyed[start].0 {
+                    if end - start > 1 {
+                        let run: SmallVec<[Id; 8]> = keyed[start..end].iter().map(|&(_, id)| id).collect();
+                        if !self.interchangeable(s, &run, scratch) {
+                            return false;
+                        }
+                    }
+                    start = end;
+                }
+            }
+            let mut slots: SmallVec<[Id; 8]> = SmallVec::from_slice(group);
+            slots.sort_unstable();
+            for (slot, &(_, old)) in slots.iter().zip(&keyed) {
+                perm[old] = *slot;
+            }
+        }
+        true
+    }
+
     /// Whether `s` is not its own representative, which is then written
     /// into `t` (its lists reused): [`World::representative`] for the
     /// search, which needs the representative but not the renaming, and
-    /// canonicalises about a million successors on `redlock-fsync`. Where the signatures leave no tie that the state can tell
-    /// apart (nearly always), it allocates nothing; otherwise it defers to
-    /// [`World::representative`]. `t` is spoilt where it gives `false`.
+    /// canonicalises about a million successors on `redlock-fsync`. Where
+    /// the signatures fix the order ([`World::untied`]; nearly always), it
+    /// allocates nothing; otherwise it defers to [`World::representative`]. `t` is
+    /// spoilt where it gives `false`.
     ///
     /// `s` is a successor of `parent` through an action that changed only
     /// the nodes in `touched` (`World::taken_into`): the nodes it left
@@ -340,51 +388,28 @@ impl<A: Program> World<A> {
             );
         }
         let erased = self.erased_messages(s);
-        let mut perm: Perm = (0..s.nodes.len()).collect();
-        for group in &self.symmetry {
-            let mut keyed: SmallVec<[(u64, Id); 8]> = group
-                .iter()
-                .map(|&id| {
-                    let h = match &prefixes.0[id] {
-                        Some(h) if !touched.has(id) => h.clone(),
-                        _ => self.prefix(&s.nodes[id], id),
-                    };
-                    (self.signature_after(h, s, id, &erased), id)
-                })
-                .collect();
-            keyed.sort_unstable();
-            // Runs of ties: none, or only members the state cannot tell
-            // apart, whose first order stands for all (as in
-            // `representative`); any other tie goes there.
-            let mut start = 0;
-            for end in 1..=keyed.len() {
-                if end == keyed.len() || keyed[end].0 != keyed[start].0 {
-                    if end - start > 1 {
-                        let run: SmallVec<[Id; 8]> = keyed[start..end].iter().map(|&(_, id)| id).collect();
-                        if !self.interchangeable(s, &run, t) {
-                            return match self.representative(s) {
-                                (Some(c), perm) if perm.iter().enumerate().any(|(i, &p)| i != p) => {
-                                    *t = c;
-                                    true
-                                }
-                                _ => false,
-                            };
-                        }
-                    }
-                    start = end;
-                }
+        let sign = |id: Id| {
+            let h = match &prefixes.0[id] {
+                Some(h) if !touched.has(id) => h.clone(),
+                _ => self.prefix(&s.nodes[id], id),
+            };
+            self.signature_after(h, s, id, &erased)
+        };
+        let mut perm = Perm::new();
+        if self.untied(s, sign, &mut perm, t) {
+            if !moves(&perm) {
+                return false;
             }
-            let mut slots: SmallVec<[Id; 8]> = SmallVec::from_slice(group);
-            slots.sort_unstable();
-            for (slot, &(_, old)) in slots.iter().zip(&keyed) {
-                perm[old] = *slot;
+            self.rename_state_into(s, &perm, t);
+            return true;
+        }
+        match self.representative(s) {
+            (Some(c), perm) if moves(&perm) => {
+                *t = c;
+                true
             }
+            _ => false,
         }
-        if perm.iter().enumerate().all(|(i, &p)| i == p) {
-            return false;
-        }
-        self.rename_state_into(s, &perm, t);
-        true
     }
 
     /// [`World::canonical`] without taking the state: `None` where `s` is
@@ -396,8 +421,25 @@ impl<A: Program> World<A> {
         if self.symmetry.is_empty() {
             return (None, identity);
         }
-        // Each group's members in signature order, with runs of ties.
         let erased = self.erased_messages(s);
+        let mut scratch = WorldState::default();
+        // The signatures alone fix the order (nearly always). A successor
+        // mostly keeps its parent's order, and renaming by the identity
+        // changes nothing (every stored state is the identity's image
+        // already, and `after` keeps the network and the cut lists in
+        // their order), so the state is kept as it is instead of copied.
+        let mut perm = Perm::new();
+        if self.untied(s, |id| self.signature(s, id, &erased), &mut perm, &mut scratch) {
+            if !moves(&perm) {
+                debug_assert!(
+                    self.rename_state(s, &perm) == *s,
+                    "renaming by the identity changes nothing"
+                );
+                return (None, perm.to_vec());
+            }
+            return (Some(self.rename_state(s, &perm)), perm.to_vec());
+        }
+        // Each group's members in signature order, with runs of ties.
         let mut orders: Vec<Vec<Vec<Id>>> = Vec::new();
         for group in &self.symmetry {
             let mut keyed: SmallVec<[(u64, Id); 8]> =
@@ -414,12 +456,11 @@ impl<A: Program> World<A> {
             }
             orders.push(runs);
         }
-        // Tied members that the state cannot tell apart (swapping any two
-        // of them leaves it unchanged, as with idle masters) give the same
-        // state in every order: only their first order is tried, as
-        // singleton runs, and that is the order of the first candidate
-        // the full enumeration would find with the least fingerprint.
-        let mut scratch = WorldState::default();
+        // Tied members that the state cannot tell apart give the same
+        // state in every order ([`World::untied`]): only their first
+        // order is tried, as singleton runs, and that is the order of the
+        // first candidate the full enumeration would find with the least
+        // fingerprint.
         for runs in &mut orders {
             let mut split = Vec::with_capacity(runs.len());
             for run in runs.drain(..) {
@@ -442,23 +483,6 @@ impl<A: Program> World<A> {
             }
             perm
         };
-        // No ties: the signatures alone fix the order. A successor mostly
-        // keeps its parent's order, and renaming by the identity changes
-        // nothing (every stored state is the identity's image already, and
-        // `after` keeps the network and the cut lists in their order), so
-        // the state is kept as it is instead of copied.
-        if orders.iter().all(|runs| runs.iter().all(|r| r.len() == 1)) {
-            let order: Vec<Vec<Id>> = orders.iter().map(|runs| runs.iter().map(|r| r[0]).collect()).collect();
-            let perm = renaming(&order);
-            if perm == identity {
-                debug_assert!(
-                    self.rename_state(s, &perm) == *s,
-                    "renaming by the identity changes nothing"
-                );
-                return (None, perm);
-            }
-            return (Some(self.rename_state(s, &perm)), perm);
-        }
         let mut best: Option<(u64, WorldState<A>, Renaming)> = None;
         let mut candidate = |order: &[Vec<Id>]| {
             let perm = renaming(order);
@@ -474,6 +498,11 @@ impl<A: Program> World<A> {
             None => (None, identity),
         }
     }
+}
+
+/// Whether a renaming moves any node.
+fn moves(perm: &[Id]) -> bool {
+    perm.iter().enumerate().any(|(i, &p)| i != p)
 }
 
 /// Calls `f` with every way to order each group: its runs in sequence,
@@ -522,6 +551,7 @@ fn permutations(items: &[Id]) -> Vec<Vec<Id>> {
 mod tests {
     use std::collections::{HashSet, VecDeque};
 
+    use super::moves;
     use crate::algorithms::{dispatch, Job};
     use crate::properties::Lock;
     use crate::scenario::{bundled_names, Scenario};
@@ -559,7 +589,7 @@ mod tests {
                         continue;
                     }
                     let (general, perm) = world.representative(&t);
-                    let moved = perm.iter().enumerate().any(|(i, &p)| i != p);
+                    let moved = moves(&perm);
                     let into = world.representative_into(&t, (&s, touched, &mut prefixes), &mut buffer);
                     assert_eq!(
                         into,
