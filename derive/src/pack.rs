@@ -79,15 +79,15 @@ pub fn expand(mut input: DeriveInput) -> Result<Tokens> {
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::locksmith::world::Pack for #name #ty_generics #where_clause {
-            #[inline]
+            #[inline(always)]
             fn pack(&self, out: &mut ::std::vec::Vec<u8>) {
                 #pack
             }
-            #[inline]
+            #[inline(always)]
             fn unpack(input: &mut &[u8]) -> Self {
                 #unpack
             }
-            #[inline]
+            #[inline(always)]
             fn unpack_into(&mut self, input: &mut &[u8]) {
                 #unpack_into
             }

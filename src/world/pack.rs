@@ -20,14 +20,14 @@ pub trait Pack: Sized {
     /// Reads a value into `self`, reusing the lists it holds: a worker
     /// decoding one state after another allocates nothing once its buffer
     /// has grown.
-    #[inline]
+    #[inline(always)]
     fn unpack_into(&mut self, input: &mut &[u8]) {
         *self = Self::unpack(input);
     }
 }
 
 /// The next byte of `input`.
-#[inline]
+#[inline(always)]
 pub fn byte(input: &mut &[u8]) -> u8 {
     let (&b, rest) = input.split_first().expect("a queued state is whole");
     *input = rest;
@@ -40,7 +40,7 @@ pub fn bad_variant(ty: &str, index: u8) -> ! {
     panic!("a queued {ty} has no variant {index}")
 }
 
-#[inline]
+#[inline(always)]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -49,7 +49,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-#[inline]
+#[inline(always)]
 fn varint(input: &mut &[u8]) -> u64 {
     let first = byte(input);
     if first < 0x80 {
@@ -68,53 +68,53 @@ fn varint(input: &mut &[u8]) -> u64 {
 }
 
 impl Pack for u8 {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         out.push(*self);
     }
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         byte(input)
     }
 }
 
 impl Pack for i8 {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         out.push(*self as u8);
     }
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         byte(input) as i8
     }
 }
 
 impl Pack for bool {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         out.push(u8::from(*self));
     }
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         byte(input) != 0
     }
 }
 
 impl Pack for () {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, _: &mut Vec<u8>) {}
-    #[inline]
+    #[inline(always)]
     fn unpack(_: &mut &[u8]) -> Self {}
 }
 
 macro_rules! unsigned {
     ($($t:ty)*) => {$(
         impl Pack for $t {
-            #[inline]
+            #[inline(always)]
             fn pack(&self, out: &mut Vec<u8>) {
                 put_varint(out, *self as u64);
             }
-            #[inline]
+            #[inline(always)]
             fn unpack(input: &mut &[u8]) -> Self {
                 varint(input) as $t
             }
@@ -126,12 +126,12 @@ unsigned!(u16 u32 u64 usize);
 macro_rules! signed {
     ($($t:ty)*) => {$(
         impl Pack for $t {
-            #[inline]
+            #[inline(always)]
             fn pack(&self, out: &mut Vec<u8>) {
                 let v = *self as i64;
                 put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
             }
-            #[inline]
+            #[inline(always)]
             fn unpack(input: &mut &[u8]) -> Self {
                 let v = varint(input);
                 ((v >> 1) as i64 ^ -((v & 1) as i64)) as $t
@@ -142,7 +142,7 @@ macro_rules! signed {
 signed!(i16 i32 i64);
 
 impl<T: Pack> Pack for Option<T> {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         match self {
             None => out.push(0),
@@ -152,11 +152,11 @@ impl<T: Pack> Pack for Option<T> {
             }
         }
     }
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         (byte(input) != 0).then(|| T::unpack(input))
     }
-    #[inline]
+    #[inline(always)]
     fn unpack_into(&mut self, input: &mut &[u8]) {
         match (byte(input) != 0, self.as_mut()) {
             (true, Some(v)) => v.unpack_into(input),
@@ -171,19 +171,19 @@ impl<T: Pack> Pack for Option<T> {
 macro_rules! list {
     ($list:ty, $($bound:tt)*) => {
         impl<$($bound)*> Pack for $list {
-            #[inline]
+            #[inline(always)]
             fn pack(&self, out: &mut Vec<u8>) {
                 put_varint(out, self.len() as u64);
                 for v in self.iter() {
                     v.pack(out);
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn unpack(input: &mut &[u8]) -> Self {
                 let n = varint(input) as usize;
                 (0..n).map(|_| Pack::unpack(input)).collect()
             }
-            #[inline]
+            #[inline(always)]
             fn unpack_into(&mut self, input: &mut &[u8]) {
                 let n = varint(input) as usize;
                 self.truncate(n);
@@ -203,15 +203,15 @@ list!(SmallVec<A>, A: Array<Item: Pack>);
 macro_rules! tuple {
     ($($t:ident $i:tt),*) => {
         impl<$($t: Pack),*> Pack for ($($t,)*) {
-            #[inline]
+            #[inline(always)]
             fn pack(&self, out: &mut Vec<u8>) {
                 $(self.$i.pack(out);)*
             }
-            #[inline]
+            #[inline(always)]
             fn unpack(input: &mut &[u8]) -> Self {
                 ($($t::unpack(input),)*)
             }
-            #[inline]
+            #[inline(always)]
             fn unpack_into(&mut self, input: &mut &[u8]) {
                 $(self.$i.unpack_into(input);)*
             }
@@ -224,18 +224,18 @@ tuple!(A 0, B 1, C 2, D 3);
 
 /// An array: its elements, without a length (serde writes it as a tuple).
 impl<T: Pack, const N: usize> Pack for [T; N] {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         for v in self {
             v.pack(out);
         }
     }
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         // `from_fn` calls in index order.
         std::array::from_fn(|_| T::unpack(input))
     }
-    #[inline]
+    #[inline(always)]
     fn unpack_into(&mut self, input: &mut &[u8]) {
         for v in self {
             v.unpack_into(input);

@@ -270,7 +270,7 @@ impl<A: Actor> WorldState<A> {
 /// bytes are postcard's (pack.rs); by hand because a derive would ask
 /// `A` itself, not its associated types, to be `Pack`.
 impl<A: Actor> Pack for Node<A> {
-    #[inline]
+    #[inline(always)]
     fn pack(&self, out: &mut Vec<u8>) {
         self.status.pack(out);
         self.state.pack(out);
@@ -280,7 +280,7 @@ impl<A: Actor> Pack for Node<A> {
         self.waited.pack(out);
     }
 
-    #[inline]
+    #[inline(always)]
     fn unpack(input: &mut &[u8]) -> Self {
         Node {
             status: Pack::unpack(input),
@@ -292,7 +292,7 @@ impl<A: Actor> Pack for Node<A> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn unpack_into(&mut self, input: &mut &[u8]) {
         self.status.unpack_into(input);
         self.state.unpack_into(input);
@@ -331,6 +331,9 @@ impl<A: Actor> Pack for WorldState<A> {
     }
 
     fn unpack_into(&mut self, input: &mut &[u8]) {
+        let mut r: &[u8] = input;
+        let outer = input;
+        let input = &mut r;
         self.nodes.unpack_into(input);
         self.net.unpack_into(input);
         self.cut.unpack_into(input);
@@ -340,6 +343,7 @@ impl<A: Actor> Pack for WorldState<A> {
         self.ghost.unpack_into(input);
         self.value.unpack_into(input);
         self.history.unpack_into(input);
+        *outer = r;
     }
 }
 
