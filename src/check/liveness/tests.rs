@@ -339,5 +339,27 @@ proptest::proptest! {
         let suspects = Suspects::of(&g);
         proptest::prop_assert_eq!(suspects.looping, (whole.len() <= n as usize / 2).then_some(whole));
         proptest::prop_assert_eq!(suspects.stuck, stuck);
+        // Trimming keeps exactly the largest set of waiting states each
+        // with an edge of the subgraph in from it and one out to it.
+        let mut left: Vec<bool> = (0..n).map(waits).collect();
+        let mut taken = true;
+        while taken {
+            taken = false;
+            for s in 0..n {
+                let inner = |e: &Edge| e.class != FAULT && left[e.to as usize];
+                let entered = (0..n).any(|p| left[p as usize] && g.out(p).any(|e| e.to == s && inner(&e)));
+                if left[s as usize] && !(entered && g.out(s).any(|e| inner(&e))) {
+                    left[s as usize] = false;
+                    taken = true;
+                }
+            }
+        }
+        let mut waiting = Bits::new(n as usize);
+        for s in 0..n {
+            waiting.set(s as usize, waits(s));
+        }
+        let (kept, _) = trimmed(&g, &waiting);
+        let kept: Vec<bool> = (0..n).map(|s| kept.get(s as usize)).collect();
+        proptest::prop_assert_eq!(kept, left);
     }
 }

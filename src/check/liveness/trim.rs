@@ -67,22 +67,81 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
         }
     }
     drop(entering);
-    // Read a word of bits at a time: the states left are few.
-    let mut taken = true;
-    while taken {
-        taken = false;
-        for w in (0..kept.0.len()).rev() {
-            let mut word = kept.0[w];
+    (with_a_way_on(g, kept), stuck)
+}
+
+/// `kept` without the states that have no edge of the subgraph out to a
+/// state of it, taken out until none is left to take. Each state's edges
+/// in from the others are listed once, and a state taken out counts down
+/// the edges out of each one that enters it: sweeping `kept` again until
+/// a sweep took nothing out read each state's edges once a sweep, and on
+/// `redlock-fsync --no-symmetry` took 17 sweeps over the 634,072 states
+/// Kahn's order left, for the 13,716 that remain.
+fn with_a_way_on(g: &Graph, mut kept: Bits) -> Bits {
+    let n = g.facts.len();
+    let slots = |k: usize| {
+        Slots::new(k, g.on_disk())
+            .or_else(|_| Slots::new(k, false))
+            .expect("memory")
+    };
+    let members = |kept: &Bits| -> Vec<u32> {
+        let mut all = Vec::new();
+        for (w, &word) in kept.0.iter().enumerate() {
+            let mut word = word;
             while word != 0 {
-                let b = 63 - word.leading_zeros() as usize;
-                word &= !(1 << b);
-                let s = (w * 64 + b) as u32;
-                if !g.out(s).any(|e| e.class != FAULT && kept.get(e.to as usize)) {
-                    kept.set(s as usize, false);
-                    taken = true;
+                all.push((w * 64) as u32 + word.trailing_zeros());
+                word &= word - 1;
+            }
+        }
+        all
+    };
+    let left = members(&kept);
+    // `ways[s]`: the edges out of `s` to states of `kept`; `ends`, once
+    // filled, where the list of the states entering `t` ends (it starts
+    // where `t - 1`'s ends).
+    let mut ways = slots(n);
+    let mut ends = slots(n);
+    let inside = |kept: &Bits, e: &Edge| e.class != FAULT && kept.get(e.to as usize);
+    for &s in &left {
+        for e in g.out(s).filter(|e| inside(&kept, e)) {
+            ways[s as usize] += 1;
+            ends[e.to as usize] += 1;
+        }
+    }
+    let mut total = 0;
+    for end in ends.iter_mut() {
+        total += *end;
+        *end = total - *end;
+    }
+    // Now each state's list starts at `ends`; filled, it ends there.
+    let mut entering = slots(total as usize);
+    for &s in &left {
+        for e in g.out(s).filter(|e| inside(&kept, e)) {
+            let at = &mut ends[e.to as usize];
+            entering[*at as usize] = s;
+            *at += 1;
+        }
+    }
+    drop(left);
+    let mut taken: Vec<u32> = Vec::new();
+    for s in members(&kept) {
+        if ways[s as usize] == 0 {
+            kept.set(s as usize, false);
+            taken.push(s);
+        }
+    }
+    while let Some(t) = taken.pop() {
+        let start = if t == 0 { 0 } else { ends[t as usize - 1] };
+        for &p in &entering[start as usize..ends[t as usize] as usize] {
+            if kept.get(p as usize) {
+                let left = &mut ways[p as usize];
+                *left -= 1;
+                if *left == 0 {
+                    kept.set(p as usize, false);
+                    taken.push(p);
                 }
             }
         }
     }
-    (kept, stuck)
+    kept
 }
