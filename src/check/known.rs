@@ -59,17 +59,27 @@ type Map = HashMap<u64, u32, foldhash::fast::FixedState>;
 /// does for states found earlier in the same batch; so the numbers are the
 /// same as one thread gives. [`Pending::settle`] moves the new fingerprints
 /// in once the workers are done.
+///
+/// The merge asks only for states its workers did not find in the sets.
+/// Where the fingerprints the last merge found (`since`) are all that came
+/// into the sets after the workers read them, a state neither here nor
+/// there is new, and the sets, larger than the caches, are not read: each
+/// such read was a miss, in the thread the others wait for.
 pub(super) struct Ahead<'k> {
     known: &'k Known,
+    since: Option<&'k Pending>,
     seen: Map,
     raw_seen: Map,
 }
 
 impl<'k> Ahead<'k> {
-    /// Room for `states` new states at once.
-    pub(super) fn new(known: &'k Known, states: usize) -> Self {
+    /// Room for `states` new states at once; `since`, where it is known,
+    /// everything numbered after the workers of the batch to merge read
+    /// the sets.
+    pub(super) fn new(known: &'k Known, since: Option<&'k Pending>, states: usize) -> Self {
         Ahead {
             known,
+            since,
             seen: Map::with_capacity_and_hasher(states, Default::default()),
             raw_seen: Map::default(),
         }
@@ -101,10 +111,12 @@ pub(super) struct Pending {
 }
 
 impl Pending {
-    /// Moves the fingerprints into the seen sets.
-    pub(super) fn settle(self, known: &mut Known) {
-        for (map, set) in [(self.seen, &mut known.seen), (self.raw_seen, &mut known.raw_seen)] {
-            let new: Vec<(u64, u32)> = map.into_iter().collect();
+    /// Copies the fingerprints into the seen sets, and keeps them: the
+    /// next merge's [`Ahead`] reads them as what came in since its workers
+    /// read the sets.
+    pub(super) fn settle(&self, known: &mut Known) {
+        for (map, set) in [(&self.seen, &mut known.seen), (&self.raw_seen, &mut known.raw_seen)] {
+            let new: Vec<(u64, u32)> = map.iter().map(|(&fp, &i)| (fp, i)).collect();
             for (k, &(fp, i)) in new.iter().enumerate() {
                 if let Some(&(ahead, _)) = new.get(k + PREFETCH) {
                     set.prefetch(ahead);
@@ -119,13 +131,20 @@ impl Pending {
 /// in a set larger than the caches, and this way the misses overlap.
 const PREFETCH: usize = 8;
 
+/// Asked only for what the workers did not find (see [`Ahead`]).
 impl Numbering for Ahead<'_> {
     fn get(&self, fp: u64) -> Option<u32> {
-        self.seen.get(&fp).copied().or_else(|| self.known.seen.get(&fp))
+        self.seen.get(&fp).copied().or_else(|| match self.since {
+            Some(since) => since.seen.get(&fp).copied(),
+            None => self.known.seen.get(&fp),
+        })
     }
 
     fn get_raw(&self, fp: u64) -> Option<u32> {
-        self.raw_seen.get(&fp).copied().or_else(|| self.known.raw_seen.get(&fp))
+        self.raw_seen.get(&fp).copied().or_else(|| match self.since {
+            Some(since) => since.raw_seen.get(&fp).copied(),
+            None => self.known.raw_seen.get(&fp),
+        })
     }
 
     fn insert(&mut self, fp: u64, i: u32) {
@@ -152,7 +171,7 @@ mod tests {
         let mut known = Known::default();
         known.insert(10, 0);
         known.insert_raw(110, 0);
-        let mut ahead = Ahead::new(&known, 4);
+        let mut ahead = Ahead::new(&known, None, 4);
         assert_eq!((ahead.get(10), ahead.get(11), ahead.len()), (Some(0), None, 1));
         ahead.insert(11, 1);
         ahead.insert_raw(111, 1);

@@ -12,7 +12,7 @@ use super::classes::Classes;
 use super::expand::{Expand, Kept, Shared, BATCH};
 use super::frontier::{encode, Batch, Frontier, Packed};
 use super::graph::{Edge, Graph, Parent, FAULT};
-use super::known::{Ahead, Known, Numbering};
+use super::known::{Ahead, Known, Numbering, Pending};
 use super::liveness::{self, Waiting};
 use super::seen::Seen;
 use super::successors::{OneState, Spare, Successors};
@@ -69,6 +69,9 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
     // leave the other threads idle. `ready` is a batch expanded so.
     let ahead = threads > 1 && !opts.dfs;
     let mut ready: Option<(Batch<A>, Successors, Kept)> = None;
+    // What the last merge ahead numbered, where that is everything that
+    // came into the seen sets after the workers of `ready` read them.
+    let mut since: Option<Pending> = None;
     let mut spare = Batch::with_capacity(batch_size);
     let spare_lists = Spare::default();
     'search: loop {
@@ -104,7 +107,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
                 ..Expand::new(world, &known, symmetric, &safety, &spare_lists)
             };
             let shared = Shared::new(&next);
-            let mut numbers = Ahead::new(&known, 2 * batch.items.len());
+            let mut numbers = Ahead::new(&known, since.as_ref(), 2 * batch.items.len());
             let mut at = Place {
                 start,
                 expanded: &mut expanded,
@@ -124,6 +127,7 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
             let (next_successors, next_kept) = shared.into_successors();
             pending.settle(&mut known);
             ready = Some((next, next_successors, next_kept));
+            since = Some(pending);
             match merged {
                 Ok(j) => from = j,
                 Err(why) => {
@@ -136,6 +140,10 @@ pub(super) fn search<A: Lock>(world: &World<A>, opts: &Options, resumed: Option<
         // whole batch with one thread, the rest of it where a check asked
         // for the merge to stop ahead of the workers.
         // The successors left are those of the states from `from` on.
+        // Numbered straight into the sets, they are not in `since`.
+        if from < batch.items.len() {
+            since = None;
+        }
         for (j, &(_, i)) in batch.items.iter().enumerate().skip(from) {
             let succs = successors.next().expect("a state's successors");
             if let Some(n) = f.drop_queue_if_short(&known, opts, expanded) {
