@@ -24,8 +24,8 @@ use crate::check::slots::Slots;
 /// States are numbered breadth-first and most edges lead to a higher
 /// number, so the states are looked at in number order (a lower state
 /// whose last entering edge goes is taken at once, a higher one when the
-/// loop reaches it), and those left in reverse order, until a sweep takes
-/// out nothing.
+/// loop reaches it); then those left go by a worklist over the edges
+/// entering each ([`with_a_way_on`]).
 pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
     let n = g.facts.len() as u32;
     let waits = |s: u32| waiting.get(s as usize);
