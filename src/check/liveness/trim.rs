@@ -67,68 +67,70 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
         }
     }
     drop(entering);
-    (with_a_way_on(g, kept), stuck)
+    let kept = with_a_way_on(g, &kept).unwrap_or_else(|| by_sweeps(g, kept));
+    (kept, stuck)
+}
+
+/// The states of `kept`, in order.
+fn members(kept: &Bits) -> impl Iterator<Item = u32> + '_ {
+    kept.0.iter().enumerate().flat_map(|(w, &word)| {
+        std::iter::successors((word != 0).then_some(word), |&rest| {
+            let rest = rest & (rest - 1);
+            (rest != 0).then_some(rest)
+        })
+        .map(move |rest| (w * 64) as u32 + rest.trailing_zeros())
+    })
 }
 
 /// `kept` without the states that have no edge of the subgraph out to a
 /// state of it, taken out until none is left to take. Each state's edges
 /// in from the others are listed once, and a state taken out counts down
 /// the edges out of each one that enters it: sweeping `kept` again until
-/// a sweep took nothing out read each state's edges once a sweep, and on
-/// `redlock-fsync --no-symmetry` took 17 sweeps over the 634,072 states
-/// Kahn's order left, for the 13,716 that remain.
-fn with_a_way_on(g: &Graph, mut kept: Bits) -> Bits {
+/// a sweep took nothing out ([`by_sweeps`]) read each state's edges once a
+/// sweep, and on `redlock-fsync --no-symmetry` took 17 sweeps over the
+/// 634,072 states Kahn's order left, for the 13,716 that remain. `None`
+/// where the edges among `kept` are too many to list by 32-bit offsets.
+pub(super) fn with_a_way_on(g: &Graph, kept: &Bits) -> Option<Bits> {
     let n = g.facts.len();
     let slots = |k: usize| {
         Slots::new(k, g.on_disk())
             .or_else(|_| Slots::new(k, false))
             .expect("memory")
     };
-    let members = |kept: &Bits| -> Vec<u32> {
-        let mut all = Vec::new();
-        for (w, &word) in kept.0.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                all.push((w * 64) as u32 + word.trailing_zeros());
-                word &= word - 1;
-            }
-        }
-        all
-    };
-    let left = members(&kept);
     // `ways[s]`: the edges out of `s` to states of `kept`; `ends`, once
     // filled, where the list of the states entering `t` ends (it starts
     // where `t - 1`'s ends).
     let mut ways = slots(n);
     let mut ends = slots(n);
-    let inside = |kept: &Bits, e: &Edge| e.class != FAULT && kept.get(e.to as usize);
-    for &s in &left {
-        for e in g.out(s).filter(|e| inside(&kept, e)) {
+    let inside = |e: &Edge| e.class != FAULT && kept.get(e.to as usize);
+    let mut total = 0u64;
+    for s in members(kept) {
+        for e in g.out(s).filter(inside) {
             ways[s as usize] += 1;
             ends[e.to as usize] += 1;
+            total += 1;
         }
     }
-    let mut total = 0;
+    if total > u64::from(u32::MAX) {
+        return None;
+    }
+    let mut start = 0;
     for end in ends.iter_mut() {
-        total += *end;
-        *end = total - *end;
+        (*end, start) = (start, start + *end);
     }
     // Now each state's list starts at `ends`; filled, it ends there.
     let mut entering = slots(total as usize);
-    for &s in &left {
-        for e in g.out(s).filter(|e| inside(&kept, e)) {
+    for s in members(kept) {
+        for e in g.out(s).filter(inside) {
             let at = &mut ends[e.to as usize];
             entering[*at as usize] = s;
             *at += 1;
         }
     }
-    drop(left);
-    let mut taken: Vec<u32> = Vec::new();
-    for s in members(&kept) {
-        if ways[s as usize] == 0 {
-            kept.set(s as usize, false);
-            taken.push(s);
-        }
+    let mut kept = kept.clone();
+    let mut taken: Vec<u32> = members(&kept).filter(|&s| ways[s as usize] == 0).collect();
+    for &s in &taken {
+        kept.set(s as usize, false);
     }
     while let Some(t) = taken.pop() {
         let start = if t == 0 { 0 } else { ends[t as usize - 1] };
@@ -139,6 +141,30 @@ fn with_a_way_on(g: &Graph, mut kept: Bits) -> Bits {
                 if *left == 0 {
                     kept.set(p as usize, false);
                     taken.push(p);
+                }
+            }
+        }
+    }
+    Some(kept)
+}
+
+/// [`with_a_way_on`] by sweeps: the states left, in reverse order, until
+/// a sweep takes out nothing. Each sweep reads every state left's edges;
+/// it lists nothing, so it serves where the edges are too many to list.
+pub(super) fn by_sweeps(g: &Graph, mut kept: Bits) -> Bits {
+    // Read a word of bits at a time: the states left are few.
+    let mut taken = true;
+    while taken {
+        taken = false;
+        for w in (0..kept.0.len()).rev() {
+            let mut word = kept.0[w];
+            while word != 0 {
+                let b = 63 - word.leading_zeros() as usize;
+                word &= !(1 << b);
+                let s = (w * 64 + b) as u32;
+                if !g.out(s).any(|e| e.class != FAULT && kept.get(e.to as usize)) {
+                    kept.set(s as usize, false);
+                    taken = true;
                 }
             }
         }
