@@ -16,7 +16,9 @@ pub(super) struct Known {
     pub(super) raw_seen: Seen,
 }
 
-/// What the merge asks of the states known and tells them.
+/// What the merge asks of the states known and tells them. The merge asks
+/// for a number only where the successor's worker did not find the state
+/// in the seen sets it read ([`Ahead`] relies on that).
 pub(super) trait Numbering {
     fn get(&self, fp: u64) -> Option<u32>;
     fn get_raw(&self, fp: u64) -> Option<u32>;

@@ -331,6 +331,8 @@ impl<A: Actor> Pack for WorldState<A> {
     }
 
     fn unpack_into(&mut self, input: &mut &[u8]) {
+        // A cursor of this function's own, which the compiler keeps in
+        // registers; the caller's is written once, at the end.
         let mut r: &[u8] = input;
         let outer = input;
         let input = &mut r;
