@@ -31,9 +31,7 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
     let waits = |s: u32| waiting.get(s as usize);
     let inside = |e: &Edge| e.class != FAULT && waits(e.to);
     // Edges in from waiting states, counted once and then taken away.
-    let mut entering = Slots::new(n as usize, g.on_disk())
-        .or_else(|_| Slots::new(n as usize, false))
-        .expect("memory");
+    let mut entering = slots(g, n as usize);
     let mut stuck = Vec::new();
     for s in (0..n).filter(|&s| waits(s)) {
         let mut faults_only = true;
@@ -71,6 +69,14 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
     (kept, stuck)
 }
 
+/// `k` zeroes, in a mapped file where the graph is on disk (in memory
+/// where the file cannot be made).
+fn slots(g: &Graph, k: usize) -> Slots {
+    Slots::new(k, g.on_disk())
+        .or_else(|_| Slots::new(k, false))
+        .expect("memory")
+}
+
 /// The states of `kept`, in order.
 fn members(kept: &Bits) -> impl Iterator<Item = u32> + '_ {
     kept.0.iter().enumerate().flat_map(|(w, &word)| {
@@ -92,16 +98,11 @@ fn members(kept: &Bits) -> impl Iterator<Item = u32> + '_ {
 /// where the edges among `kept` are too many to list by 32-bit offsets.
 pub(super) fn with_a_way_on(g: &Graph, kept: &Bits) -> Option<Bits> {
     let n = g.facts.len();
-    let slots = |k: usize| {
-        Slots::new(k, g.on_disk())
-            .or_else(|_| Slots::new(k, false))
-            .expect("memory")
-    };
     // `ways[s]`: the edges out of `s` to states of `kept`; `ends`, once
     // filled, where the list of the states entering `t` ends (it starts
     // where `t - 1`'s ends).
-    let mut ways = slots(n);
-    let mut ends = slots(n);
+    let mut ways = slots(g, n);
+    let mut ends = slots(g, n);
     let inside = |e: &Edge| e.class != FAULT && kept.get(e.to as usize);
     let mut total = 0u64;
     for s in members(kept) {
@@ -119,7 +120,7 @@ pub(super) fn with_a_way_on(g: &Graph, kept: &Bits) -> Option<Bits> {
         (*end, start) = (start, start + *end);
     }
     // Now each state's list starts at `ends`; filled, it ends there.
-    let mut entering = slots(total as usize);
+    let mut entering = slots(g, total as usize);
     for s in members(kept) {
         for e in g.out(s).filter(inside) {
             let at = &mut ends[e.to as usize];
