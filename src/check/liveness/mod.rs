@@ -82,7 +82,7 @@ pub enum Waiting {
 /// Finds the lasso whose loop is reached soonest from the initial state,
 /// or `None` when the property holds. `g` must be sealed.
 pub fn find(g: &Graph, who: Waiting) -> Option<Lasso> {
-    find_among(g, who, &Suspects::of(g))
+    find_among(g, who, &Suspects::of(g, 1))
 }
 
 /// [`find`], looking only at `suspects`.
@@ -121,7 +121,7 @@ struct Suspects {
 }
 
 impl Suspects {
-    fn of(g: &Graph) -> Suspects {
+    fn of(g: &Graph, threads: usize) -> Suspects {
         let n = g.facts.len() as u32;
         // A bit a state, read for both ends of every edge: a few hundred
         // kilobytes, where the facts it is read from are bytes a state.
@@ -129,7 +129,7 @@ impl Suspects {
         for s in 0..n {
             waiting.set(s as usize, g.facts.wanting(s) != 0);
         }
-        let (kept, stuck) = trimmed(g, &waiting);
+        let (kept, stuck) = trimmed(g, &waiting, threads);
         let member = |s: u32| kept.get(s as usize);
         let inside = |s: u32, e: &Edge| e.class != FAULT && member(s) && member(e.to);
         let mut looping: Vec<u32> = components_in(g, Nodes::All(n), &member, &inside)
@@ -150,7 +150,8 @@ impl Suspects {
 }
 
 /// [`find`] for each of `whom`, in order, the [`Suspects`] found once for
-/// all. The passes only read the sealed graph, so with `threads` above one
+/// all (their trimming's count of edges spread over `threads`, trim.rs).
+/// The passes only read the sealed graph, so with `threads` above one
 /// they run side by side, each thread taking the next pass as it finishes
 /// one; the answers are the same.
 /// A graph moved to disk runs them one at a time: each pass maps its own
@@ -159,7 +160,7 @@ pub fn find_each(g: &Graph, whom: &[Waiting], threads: usize) -> Vec<Option<Lass
     if whom.is_empty() {
         return Vec::new();
     }
-    let suspects = Suspects::of(g);
+    let suspects = Suspects::of(g, threads);
     let find = |g: &Graph, who: Waiting| find_among(g, who, &suspects);
     if threads <= 1 || whom.len() < 2 || g.on_disk() {
         return whom.iter().map(|&who| find(g, who)).collect();

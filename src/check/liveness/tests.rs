@@ -1,6 +1,6 @@
 //! The liveness pass on small hand-made graphs.
 
-use super::trim::{by_sweeps, with_a_way_on};
+use super::trim::{by_sweeps, entering, with_a_way_on};
 use super::*;
 use crate::check::graph::{Facts, Parent};
 
@@ -269,7 +269,7 @@ fn loops_entered_equally_soon_give_the_whole_pass_answer() {
         g.raw.push((from, Edge::new(to, i as Class, i as u16, false, false)));
     }
     g.seal();
-    let suspects = Suspects::of(&g);
+    let suspects = Suspects::of(&g, 1);
     assert_eq!(suspects.looping.as_deref(), Some(&[1, 2, 3, 4][..]));
     let (first, tied) = loop_among(&g, Waiting::Anyone, suspects.nodes());
     assert_eq!((first.map(|l| l.entry), tied), (Some(1), true));
@@ -308,11 +308,11 @@ fn trimming_keeps_the_loops_and_what_lies_between_them_only() {
     for s in 0..14 {
         waiting.set(s, g.facts.wanting(s as u32) != 0);
     }
-    let (kept, stuck) = trimmed(&g, &waiting);
+    let (kept, stuck) = trimmed(&g, &waiting, 1);
     let kept: Vec<u32> = (0..14).filter(|&s| kept.get(s as usize)).collect();
     assert_eq!(kept, vec![2, 3, 4, 5, 6, 9]);
     assert_eq!(stuck, vec![7, 11, 13]);
-    let suspects = Suspects::of(&g);
+    let suspects = Suspects::of(&g, 1);
     assert_eq!(suspects.looping, Some(vec![2, 3, 5, 6, 9]));
     assert_eq!(suspects.stuck, vec![7, 11, 13]);
 }
@@ -337,7 +337,7 @@ proptest::proptest! {
         let mut whole: Vec<u32> = components_in(&g, Nodes::All(n), &waits, &inside).into_iter().flatten().collect();
         whole.sort_unstable();
         let stuck: Vec<u32> = (0..n).filter(|&s| waits(s) && g.out(s).all(|e| e.class == FAULT)).collect();
-        let suspects = Suspects::of(&g);
+        let suspects = Suspects::of(&g, 1);
         proptest::prop_assert_eq!(suspects.looping, (whole.len() <= n as usize / 2).then_some(whole));
         proptest::prop_assert_eq!(suspects.stuck, stuck);
         // Trimming keeps exactly the largest set of waiting states each
@@ -359,7 +359,13 @@ proptest::proptest! {
         for s in 0..n {
             waiting.set(s as usize, waits(s));
         }
-        let (kept, _) = trimmed(&g, &waiting);
+        let (kept, _) = trimmed(&g, &waiting, 1);
+        // Counted on three threads, each over its run of states, the
+        // edges entering each state and the stuck states are the same.
+        let (one, stuck_one) = entering(&g, &waiting, 1);
+        let (three, stuck_three) = entering(&g, &waiting, 3);
+        proptest::prop_assert_eq!(&one[..], &three[..]);
+        proptest::prop_assert_eq!(stuck_one, stuck_three);
         let kept: Vec<bool> = (0..n).map(|s| kept.get(s as usize)).collect();
         proptest::prop_assert_eq!(&kept, &left);
         // The sweeps, which serve where the edges are too many to list,

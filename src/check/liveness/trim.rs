@@ -26,25 +26,13 @@ use crate::check::slots::Slots;
 /// whose last entering edge goes is taken at once, a higher one when the
 /// loop reaches it); then those left go by a worklist over the edges
 /// entering each ([`with_a_way_on`]).
-pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
+pub(super) fn trimmed(g: &Graph, waiting: &Bits, threads: usize) -> (Bits, Vec<u32>) {
     let n = g.facts.len() as u32;
     let waits = |s: u32| waiting.get(s as usize);
     let inside = |e: &Edge| e.class != FAULT && waits(e.to);
     // Edges in from waiting states, counted once and then taken away.
-    let mut entering = slots(g, n as usize);
-    let mut stuck = Vec::new();
-    for s in (0..n).filter(|&s| waits(s)) {
-        let mut faults_only = true;
-        for e in g.out(s) {
-            faults_only &= e.class == FAULT;
-            if inside(&e) {
-                entering[e.to as usize] += 1;
-            }
-        }
-        if faults_only {
-            stuck.push(s);
-        }
-    }
+    let threads = if (n as usize) < SPREAD_FROM { 1 } else { threads };
+    let (mut entering, stuck) = entering(g, waiting, threads);
     let mut kept = waiting.clone();
     let mut unentered = Vec::new();
     for s in 0..n {
@@ -68,6 +56,53 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits) -> (Bits, Vec<u32>) {
     let kept = with_a_way_on(g, &kept).unwrap_or_else(|| by_sweeps(g, kept));
     (kept, stuck)
 }
+
+/// The edges of the subgraph entering each state, and the stuck states
+/// (waiting, with no edge but faults), sorted. Every edge of the graph is
+/// read here, a third of the pass on the headline, so with `threads`
+/// above one each thread reads the edges out of a run of states into
+/// counts of its own, and the counts are summed: on
+/// `redlock-fsync --no-symmetry`, 2,959,948 states, two threads' counts
+/// are 24 MB while the search's peak is 170 MB. One thread where the
+/// graph is on disk, whose memory is short.
+pub(super) fn entering(g: &Graph, waiting: &Bits, threads: usize) -> (Slots, Vec<u32>) {
+    let n = g.facts.len();
+    let count = |states: std::ops::Range<usize>, entering: &mut [u32], stuck: &mut Vec<u32>| {
+        for s in states.filter(|&s| waiting.get(s)) {
+            let mut faults_only = true;
+            for e in g.out(s as u32) {
+                faults_only &= e.class == FAULT;
+                if e.class != FAULT && waiting.get(e.to as usize) {
+                    entering[e.to as usize] += 1;
+                }
+            }
+            if faults_only {
+                stuck.push(s as u32);
+            }
+        }
+    };
+    if threads <= 1 || g.on_disk() {
+        let (mut entering, mut stuck) = (slots(g, n), Vec::new());
+        count(0..n, &mut entering, &mut stuck);
+        return (entering, stuck);
+    }
+    let mut runs = crate::threads::each(threads, |t| {
+        let (mut entering, mut stuck) = (vec![0; n], Vec::new());
+        count(n * t / threads..n * (t + 1) / threads, &mut entering, &mut stuck);
+        (entering, stuck)
+    })
+    .into_iter();
+    let (mut entering, mut stuck) = runs.next().expect("a thread");
+    for (more, later) in runs {
+        entering.iter_mut().zip(&more).for_each(|(a, b)| *a += b);
+        stuck.extend(later);
+    }
+    (Slots::Mem(entering), stuck)
+}
+
+/// States below which trimming counts on one thread: starting threads
+/// costs more than the count.
+const SPREAD_FROM: usize = 1 << 16;
 
 /// `k` zeroes, in a mapped file where the graph is on disk (in memory
 /// where the file cannot be made).
