@@ -28,8 +28,6 @@ use crate::check::slots::Slots;
 /// entering each ([`with_a_way_on`]).
 pub(super) fn trimmed(g: &Graph, waiting: &Bits, threads: usize) -> (Bits, Vec<u32>) {
     let n = g.facts.len() as u32;
-    let waits = |s: u32| waiting.get(s as usize);
-    let inside = |e: &Edge| e.class != FAULT && waits(e.to);
     // Edges in from waiting states, counted once and then taken away.
     let threads = if (n as usize) < SPREAD_FROM { 1 } else { threads };
     let (mut entering, stuck) = entering(g, waiting, threads);
@@ -42,7 +40,7 @@ pub(super) fn trimmed(g: &Graph, waiting: &Bits, threads: usize) -> (Bits, Vec<u
         unentered.push(s);
         while let Some(t) = unentered.pop() {
             kept.set(t as usize, false);
-            for e in g.out(t).filter(|e| inside(e)) {
+            for e in g.out(t).filter(|e| enters(e, waiting)) {
                 let count = &mut entering[e.to as usize];
                 *count -= 1;
                 // A higher state is taken when the loop reaches it.
@@ -73,7 +71,7 @@ pub(super) fn entering(g: &Graph, waiting: &Bits, threads: usize) -> (Slots, Vec
             let mut faults_only = true;
             for e in g.out(s as u32) {
                 faults_only &= e.class == FAULT;
-                if e.class != FAULT && waiting.get(e.to as usize) {
+                if enters(&e, waiting) {
                     entering[e.to as usize] += 1;
                 }
             }
@@ -99,6 +97,12 @@ pub(super) fn entering(g: &Graph, waiting: &Bits, threads: usize) -> (Slots, Vec
         stuck.extend(later);
     }
     (Slots::Mem(entering), stuck)
+}
+
+/// Whether `e` is an edge of the subgraph into a state of `set`: no fault,
+/// and its target in `set` (the waiting states, or those left).
+fn enters(e: &Edge, set: &Bits) -> bool {
+    e.class != FAULT && set.get(e.to as usize)
 }
 
 /// States below which trimming counts on one thread: starting threads
@@ -139,7 +143,7 @@ pub(super) fn with_a_way_on(g: &Graph, kept: &Bits) -> Option<Bits> {
     // where `t - 1`'s ends).
     let mut ways = slots(g, n);
     let mut ends = slots(g, n);
-    let inside = |e: &Edge| e.class != FAULT && kept.get(e.to as usize);
+    let inside = |e: &Edge| enters(e, kept);
     let mut total = 0u64;
     for s in members(kept) {
         for e in g.out(s).filter(inside) {
@@ -199,7 +203,7 @@ pub(super) fn by_sweeps(g: &Graph, mut kept: Bits) -> Bits {
                 let b = 63 - word.leading_zeros() as usize;
                 word &= !(1 << b);
                 let s = (w * 64 + b) as u32;
-                if !g.out(s).any(|e| e.class != FAULT && kept.get(e.to as usize)) {
+                if !g.out(s).any(|e| enters(&e, &kept)) {
                     kept.set(s as usize, false);
                     taken = true;
                 }
