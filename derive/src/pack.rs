@@ -80,15 +80,15 @@ pub fn expand(mut input: DeriveInput) -> Result<Tokens> {
         #[automatically_derived]
         impl #impl_generics ::locksmith::world::Pack for #name #ty_generics #where_clause {
             #[inline(always)]
-            fn pack(&self, out: &mut ::std::vec::Vec<u8>) {
+            fn pack(&self, out: &mut ::locksmith::world::pack::Out<'_>) {
                 #pack
             }
             #[inline(always)]
-            fn unpack(input: &mut &[u8]) -> Self {
+            fn unpack(input: &mut ::locksmith::world::pack::In<'_>) -> Self {
                 #unpack
             }
             #[inline(always)]
-            fn unpack_into(&mut self, input: &mut &[u8]) {
+            fn unpack_into(&mut self, input: &mut ::locksmith::world::pack::In<'_>) {
                 #unpack_into
             }
         }

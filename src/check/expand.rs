@@ -13,9 +13,8 @@ use super::seen::Seen;
 use super::successors::{Expanded, Fresh, Spare, Succ, Successors};
 use super::{facts, random, strongly_fair};
 use crate::properties::{safe, Lock, Prop};
-use crate::world::{
-    identity, identity_after, node_hashes, Action, NodeHashes, Pack, Prefixes, Touched, World, WorldState,
-};
+use crate::world::pack::pack_into;
+use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, Prefixes, Touched, World, WorldState};
 
 /// States popped and expanded together. Expansion (successors, renumbering,
 /// canonicalisation, fingerprints, lock views) is pure, so a batch spreads
@@ -171,7 +170,7 @@ impl<'a, A: Lock> Expand<'a, A> {
             .filter(|(_, &p)| !safe(p, self.world, t))
             .fold(0u64, |m, (i, _)| m | 1 << i);
         let start = bytes.len();
-        t.pack(bytes);
+        pack_into(t, bytes);
         Fresh {
             start: start as u32,
             end: bytes.len() as u32,

@@ -17,6 +17,7 @@ use std::path::Path;
 use super::graph::Graph;
 use super::numbers::Numbers;
 use super::rebuild::rebuild;
+use crate::world::pack::{packed, In};
 use crate::world::{identity, Pack, Program, World, WorldState};
 
 pub(super) enum Frontier<A: Program> {
@@ -44,16 +45,13 @@ const BLOCK: usize = 1 << 20;
 
 /// A state as the queue holds it.
 pub(super) fn encode<T: Pack>(state: &T) -> Vec<u8> {
-    // Room for a typical state at once: growing the buffer by doubling
-    // cost more than the encoding itself.
-    let mut bytes = Vec::with_capacity(256);
-    state.pack(&mut bytes);
-    bytes
+    packed(state)
 }
 
-fn decode<T: Pack>(mut bytes: &[u8]) -> T {
-    let state = T::unpack(&mut bytes);
-    debug_assert!(bytes.is_empty(), "a queued state is read whole");
+fn decode<T: Pack>(bytes: &[u8]) -> T {
+    let mut input = In::new(bytes);
+    let state = T::unpack(&mut input);
+    debug_assert!(input.is_empty(), "a queued state is read whole");
     state
 }
 
@@ -61,9 +59,10 @@ fn decode<T: Pack>(mut bytes: &[u8]) -> T {
 /// a list is overwritten element by element and grown or cut to length),
 /// so that a worker decoding one state after another allocates nothing
 /// once its buffer has grown.
-fn decode_into<T: Pack>(mut bytes: &[u8], place: &mut T) {
-    place.unpack_into(&mut bytes);
-    debug_assert!(bytes.is_empty(), "a queued state is read whole");
+fn decode_into<T: Pack>(bytes: &[u8], place: &mut T) {
+    let mut input = In::new(bytes);
+    place.unpack_into(&mut input);
+    debug_assert!(input.is_empty(), "a queued state is read whole");
 }
 
 impl<T> Default for Packed<T> {

@@ -11,6 +11,7 @@ pub use super::facts::{FactTable, Facts};
 pub use super::fingerprints::FingerprintMap;
 use super::pages::{self, BytePage, Pages, Plain};
 pub use crate::world::fingerprint;
+use crate::world::pack::{put_varint, write_into};
 
 /// A fairness class: every non-fault action is weakly fair on its own;
 /// faults are never fair. An edge marked [`Edge::strong`] (one outcome of
@@ -131,9 +132,14 @@ impl Graph {
             self.turn_page();
         }
         let page = self.edge_pages.last_mut().expect("a page").mem();
-        for v in [u64::from(e.bits.rotate_left(2)), class, ((to << 1) ^ (to >> 63)) as u64] {
-            varint(page, v);
-        }
+        // Through the queue's writer (world/pack.rs), into the room the
+        // page has: with a `push` a byte, the page's length went back to
+        // memory at every byte.
+        write_into(page, EDGE_MAX, |out| {
+            for v in [u64::from(e.bits.rotate_left(2)), class, ((to << 1) ^ (to >> 63)) as u64] {
+                put_varint(out, v);
+            }
+        });
         self.count += 1;
     }
 
@@ -231,7 +237,6 @@ impl Graph {
     /// The edges out of `s` from the one [`OutEdges::offset`] gave on.
     pub fn out_at(&self, s: u32, offset: u32) -> OutEdges<'_> {
         let mut out = self.out(s);
-        out.bytes = &out.bytes[offset as usize..];
         out.offset = offset;
         out
     }
@@ -282,22 +287,15 @@ impl Graph {
     }
 }
 
-/// LEB128: seven bits a byte, low first, the top bit set on all but the
-/// last.
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// A state's edges as the graph encodes them: per edge, three LEB128
 /// numbers: the ordinal with the two flags as its low bits (one byte
 /// below 32 actions), the class plus one (0 for a fault), and the
 /// distance from the source state to the target, zigzagged.
 #[derive(Clone)]
 pub struct OutEdges<'g> {
+    /// The state's edges, all of them: read at `offset`, one index a byte
+    /// (a slice cut shorter at every byte took two registers' updates
+    /// where this takes one).
     bytes: &'g [u8],
     from: u32,
     offset: u32,
@@ -309,11 +307,11 @@ impl OutEdges<'_> {
         self.offset
     }
 
+    #[inline(always)]
     fn number(&mut self) -> u64 {
         let (mut v, mut shift) = (0u64, 0);
         loop {
-            let b = self.bytes[0];
-            self.bytes = &self.bytes[1..];
+            let b = self.bytes[self.offset as usize];
             self.offset += 1;
             v |= u64::from(b & 0x7f) << shift;
             if b < 0x80 {
@@ -329,7 +327,7 @@ impl Iterator for OutEdges<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Edge> {
-        if self.bytes.is_empty() {
+        if self.offset as usize >= self.bytes.len() {
             return None;
         }
         let bits = (self.number() as u16).rotate_right(2);

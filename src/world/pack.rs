@@ -4,13 +4,23 @@
 //! a list's length as varints), but written and read by straight-line code
 //! that `#[derive(Pack)]` generates, with no visitors and no `Result` per
 //! field. Through serde, encoding and decoding queued states were a sixth
-//! of the search's time (issue 26). The bytes are the search's own, never
-//! read from a file, so a malformed one is a bug and panics.
+//! of the search's time (issue 26). The bytes are the search's own (or a
+//! checkpoint's, written by the same code), so a malformed one is a bug
+//! and panics.
 //!
 //! Every method is `#[inline(always)]`, here and in the derive: with
 //! `#[inline]` the compiler left the enums' and the lists' readers as
 //! calls, across which the reader's place went through memory at every
 //! byte (2.5% of a search's instructions, docs/performance.md).
+//!
+//! Bytes are written through [`Out`] and read through [`In`], a slice and
+//! a position each, not through a `Vec`'s `push` and a shrinking `&[u8]`:
+//! a queued Redlock state is about 105 bytes, and with `push` (whose
+//! length went back to memory at every byte, since the buffer's bytes may
+//! alias it) and `split_first` a byte cost about 5 and 7 instructions
+//! where it now costs about 4 (docs/performance.md, fourteenth session).
+
+use std::mem::MaybeUninit;
 
 use smallvec::{Array, SmallVec};
 
@@ -18,24 +28,112 @@ pub use locksmith_derive::Pack;
 
 /// A type's compact byte form.
 pub trait Pack: Sized {
-    /// Appends `self`'s bytes to `out`.
-    fn pack(&self, out: &mut Vec<u8>);
-    /// Reads a value from the front of `input`, which it advances.
-    fn unpack(input: &mut &[u8]) -> Self;
+    /// Writes `self`'s bytes to `out`.
+    fn pack(&self, out: &mut Out<'_>);
+    /// Reads a value from `input`, which it advances.
+    fn unpack(input: &mut In<'_>) -> Self;
     /// Reads a value into `self`, reusing the lists it holds: a worker
     /// decoding one state after another allocates nothing once its buffer
     /// has grown.
     #[inline(always)]
-    fn unpack_into(&mut self, input: &mut &[u8]) {
+    fn unpack_into(&mut self, input: &mut In<'_>) {
         *self = Self::unpack(input);
+    }
+}
+
+/// Where [`Pack::pack`] writes: the spare room of a `Vec`, and how many
+/// bytes have been written. A byte past the room is counted and not
+/// written; [`pack_into`] then makes room for them all and writes again.
+pub struct Out<'a> {
+    room: &'a mut [MaybeUninit<u8>],
+    len: usize,
+}
+
+impl<'a> Out<'a> {
+    /// This writer, leaving `self` without room: a copy of its own that a
+    /// function keeps in registers and writes back once.
+    #[inline(always)]
+    pub fn take(&mut self) -> Out<'a> {
+        Out {
+            room: std::mem::take(&mut self.room),
+            len: self.len,
+        }
+    }
+
+    /// Appends `b`.
+    #[inline(always)]
+    pub fn push(&mut self, b: u8) {
+        if let Some(at) = self.room.get_mut(self.len) {
+            at.write(b);
+        }
+        self.len += 1;
+    }
+}
+
+/// Room made for a value at first: a queued Redlock state takes about 105
+/// bytes, and one more than this is written twice.
+const ROOM: usize = 256;
+
+/// Appends `v`'s bytes to `bytes`.
+pub fn pack_into<T: Pack>(v: &T, bytes: &mut Vec<u8>) {
+    write_into(bytes, ROOM, |out| v.pack(out));
+}
+
+/// Appends to `bytes` what `write` writes, in room for `room` bytes made
+/// first (where `bytes` has not that much to spare) and, if it wrote
+/// more, in room for all of it, written again.
+#[inline(always)]
+pub fn write_into(bytes: &mut Vec<u8>, mut room: usize, write: impl Fn(&mut Out<'_>)) {
+    loop {
+        bytes.reserve(room);
+        let mut out = Out {
+            room: bytes.spare_capacity_mut(),
+            len: 0,
+        };
+        write(&mut out);
+        let (len, fits) = (out.len, out.len <= out.room.len());
+        if fits {
+            // SAFETY: `Out::push` wrote each of the first `len` bytes of
+            // the spare room (each byte below `len` was written in turn,
+            // and all of them were within the room), so they are
+            // initialised.
+            unsafe { bytes.set_len(bytes.len() + len) };
+            return;
+        }
+        room = len;
+    }
+}
+
+/// `v`'s bytes.
+pub fn packed<T: Pack>(v: &T) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    pack_into(v, &mut bytes);
+    bytes
+}
+
+/// Where [`Pack::unpack`] reads: the bytes and how far into them.
+#[derive(Clone, Copy)]
+pub struct In<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> In<'a> {
+    pub fn new(bytes: &'a [u8]) -> In<'a> {
+        In { bytes, at: 0 }
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_empty(&self) -> bool {
+        self.at >= self.bytes.len()
     }
 }
 
 /// The next byte of `input`.
 #[inline(always)]
-pub fn byte(input: &mut &[u8]) -> u8 {
-    let (&b, rest) = input.split_first().expect("a queued state is whole");
-    *input = rest;
+pub fn byte(input: &mut In<'_>) -> u8 {
+    let b = *input.bytes.get(input.at).expect("a queued state is whole");
+    input.at += 1;
     b
 }
 
@@ -45,8 +143,10 @@ pub fn bad_variant(ty: &str, index: u8) -> ! {
     panic!("a queued {ty} has no variant {index}")
 }
 
+/// `v` in LEB128: seven bits a byte, low first, the top bit set on all
+/// but the last.
 #[inline(always)]
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub fn put_varint(out: &mut Out<'_>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -55,7 +155,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 #[inline(always)]
-fn varint(input: &mut &[u8]) -> u64 {
+fn varint(input: &mut In<'_>) -> u64 {
     let first = byte(input);
     if first < 0x80 {
         return first as u64;
@@ -74,53 +174,53 @@ fn varint(input: &mut &[u8]) -> u64 {
 
 impl Pack for u8 {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         out.push(*self);
     }
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         byte(input)
     }
 }
 
 impl Pack for i8 {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         out.push(*self as u8);
     }
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         byte(input) as i8
     }
 }
 
 impl Pack for bool {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         out.push(u8::from(*self));
     }
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         byte(input) != 0
     }
 }
 
 impl Pack for () {
     #[inline(always)]
-    fn pack(&self, _: &mut Vec<u8>) {}
+    fn pack(&self, _: &mut Out<'_>) {}
     #[inline(always)]
-    fn unpack(_: &mut &[u8]) -> Self {}
+    fn unpack(_: &mut In<'_>) -> Self {}
 }
 
 macro_rules! unsigned {
     ($($t:ty)*) => {$(
         impl Pack for $t {
             #[inline(always)]
-            fn pack(&self, out: &mut Vec<u8>) {
+            fn pack(&self, out: &mut Out<'_>) {
                 put_varint(out, *self as u64);
             }
             #[inline(always)]
-            fn unpack(input: &mut &[u8]) -> Self {
+            fn unpack(input: &mut In<'_>) -> Self {
                 varint(input) as $t
             }
         }
@@ -132,12 +232,12 @@ macro_rules! signed {
     ($($t:ty)*) => {$(
         impl Pack for $t {
             #[inline(always)]
-            fn pack(&self, out: &mut Vec<u8>) {
+            fn pack(&self, out: &mut Out<'_>) {
                 let v = *self as i64;
                 put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
             }
             #[inline(always)]
-            fn unpack(input: &mut &[u8]) -> Self {
+            fn unpack(input: &mut In<'_>) -> Self {
                 let v = varint(input);
                 ((v >> 1) as i64 ^ -((v & 1) as i64)) as $t
             }
@@ -148,7 +248,7 @@ signed!(i16 i32 i64);
 
 impl<T: Pack> Pack for Option<T> {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         match self {
             None => out.push(0),
             Some(v) => {
@@ -158,11 +258,11 @@ impl<T: Pack> Pack for Option<T> {
         }
     }
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         (byte(input) != 0).then(|| T::unpack(input))
     }
     #[inline(always)]
-    fn unpack_into(&mut self, input: &mut &[u8]) {
+    fn unpack_into(&mut self, input: &mut In<'_>) {
         match (byte(input) != 0, self.as_mut()) {
             (true, Some(v)) => v.unpack_into(input),
             (true, None) => *self = Some(T::unpack(input)),
@@ -177,19 +277,26 @@ macro_rules! list {
     ($list:ty, $($bound:tt)*) => {
         impl<$($bound)*> Pack for $list {
             #[inline(always)]
-            fn pack(&self, out: &mut Vec<u8>) {
+            fn pack(&self, out: &mut Out<'_>) {
                 put_varint(out, self.len() as u64);
                 for v in self.iter() {
                     v.pack(out);
                 }
             }
             #[inline(always)]
-            fn unpack(input: &mut &[u8]) -> Self {
+            fn unpack(input: &mut In<'_>) -> Self {
                 let n = varint(input) as usize;
-                (0..n).map(|_| Pack::unpack(input)).collect()
+                // Pushed in a loop here: through a closure and `collect`,
+                // the reader's place went to memory at every byte of
+                // every state read.
+                let mut list = Self::new();
+                for _ in 0..n {
+                    list.push(Pack::unpack(input));
+                }
+                list
             }
             #[inline(always)]
-            fn unpack_into(&mut self, input: &mut &[u8]) {
+            fn unpack_into(&mut self, input: &mut In<'_>) {
                 let n = varint(input) as usize;
                 self.truncate(n);
                 for v in self.iter_mut() {
@@ -209,15 +316,15 @@ macro_rules! tuple {
     ($($t:ident $i:tt),*) => {
         impl<$($t: Pack),*> Pack for ($($t,)*) {
             #[inline(always)]
-            fn pack(&self, out: &mut Vec<u8>) {
+            fn pack(&self, out: &mut Out<'_>) {
                 $(self.$i.pack(out);)*
             }
             #[inline(always)]
-            fn unpack(input: &mut &[u8]) -> Self {
+            fn unpack(input: &mut In<'_>) -> Self {
                 ($($t::unpack(input),)*)
             }
             #[inline(always)]
-            fn unpack_into(&mut self, input: &mut &[u8]) {
+            fn unpack_into(&mut self, input: &mut In<'_>) {
                 $(self.$i.unpack_into(input);)*
             }
         }
@@ -230,18 +337,18 @@ tuple!(A 0, B 1, C 2, D 3);
 /// An array: its elements, without a length (serde writes it as a tuple).
 impl<T: Pack, const N: usize> Pack for [T; N] {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         for v in self {
             v.pack(out);
         }
     }
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         // `from_fn` calls in index order.
         std::array::from_fn(|_| T::unpack(input))
     }
     #[inline(always)]
-    fn unpack_into(&mut self, input: &mut &[u8]) {
+    fn unpack_into(&mut self, input: &mut In<'_>) {
         for v in self {
             v.unpack_into(input);
         }
@@ -263,10 +370,9 @@ mod tests {
 
     /// `v`'s bytes, which must be postcard's, and `v` read back from them.
     fn round_trip<T: Pack + Serialize + PartialEq + Debug>(v: &T) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        v.pack(&mut bytes);
+        let bytes = packed(v);
         assert_eq!(bytes, postcard::to_allocvec(v).unwrap(), "{v:?}");
-        let mut input = &bytes[..];
+        let mut input = In::new(&bytes);
         assert_eq!(&T::unpack(&mut input), v);
         assert!(input.is_empty(), "{v:?} left bytes unread");
         bytes
@@ -288,6 +394,22 @@ mod tests {
         round_trip(&(Some(3u8), None::<u32>, vec![(1u16, true); 200], [5u8, 6, 7]));
     }
 
+    /// A value longer than the room made at first is written again into
+    /// room for all of it, after what the buffer held.
+    #[test]
+    fn a_value_longer_than_the_first_room_is_written_whole_after_what_was_there() {
+        let long: Vec<u32> = (0..1000).map(|i| 1000 + i).collect();
+        let mut bytes = vec![7u8; 3];
+        pack_into(&long, &mut bytes);
+        let expected = postcard::to_allocvec(&long).unwrap();
+        assert!(expected.len() > ROOM, "the value must outgrow the first room");
+        assert_eq!(&bytes[..3], &[7, 7, 7]);
+        assert_eq!(&bytes[3..], &expected[..]);
+        let mut input = In::new(&bytes[3..]);
+        assert_eq!(Vec::<u32>::unpack(&mut input), long);
+        assert!(input.is_empty());
+    }
+
     /// Walks a scenario's first states breadth first and checks that each
     /// packs as postcard encodes it, and reads back both whole and into
     /// the lists of the state read before it.
@@ -306,7 +428,7 @@ mod tests {
                     break;
                 }
                 let bytes = round_trip(&s);
-                let mut input = &bytes[..];
+                let mut input = In::new(&bytes);
                 place.unpack_into(&mut input);
                 assert!(input.is_empty() && place == s, "{}: {s:?}", sc.path.display());
                 actions.clear();

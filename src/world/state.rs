@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::actor::{Actor, Id};
-use super::pack::Pack;
+use super::pack::{In, Out, Pack};
 
 /// A node's timers or stopwatches with their readings, sorted by name.
 /// Inline up to four (no algorithm sets more at once), so that cloning a
@@ -271,7 +271,7 @@ impl<A: Actor> WorldState<A> {
 /// `A` itself, not its associated types, to be `Pack`.
 impl<A: Actor> Pack for Node<A> {
     #[inline(always)]
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
         self.status.pack(out);
         self.state.pack(out);
         self.timers.pack(out);
@@ -281,7 +281,7 @@ impl<A: Actor> Pack for Node<A> {
     }
 
     #[inline(always)]
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         Node {
             status: Pack::unpack(input),
             state: Pack::unpack(input),
@@ -293,7 +293,7 @@ impl<A: Actor> Pack for Node<A> {
     }
 
     #[inline(always)]
-    fn unpack_into(&mut self, input: &mut &[u8]) {
+    fn unpack_into(&mut self, input: &mut In<'_>) {
         self.status.unpack_into(input);
         self.state.unpack_into(input);
         self.timers.unpack_into(input);
@@ -304,7 +304,11 @@ impl<A: Actor> Pack for Node<A> {
 }
 
 impl<A: Actor> Pack for WorldState<A> {
-    fn pack(&self, out: &mut Vec<u8>) {
+    fn pack(&self, out: &mut Out<'_>) {
+        // A writer of this function's own, as in `unpack_into`.
+        let mut w = out.take();
+        let outer = out;
+        let out = &mut w;
         self.nodes.pack(out);
         self.net.pack(out);
         self.cut.pack(out);
@@ -314,9 +318,10 @@ impl<A: Actor> Pack for WorldState<A> {
         self.ghost.pack(out);
         self.value.pack(out);
         self.history.pack(out);
+        *outer = w;
     }
 
-    fn unpack(input: &mut &[u8]) -> Self {
+    fn unpack(input: &mut In<'_>) -> Self {
         WorldState {
             nodes: Pack::unpack(input),
             net: Pack::unpack(input),
@@ -330,10 +335,10 @@ impl<A: Actor> Pack for WorldState<A> {
         }
     }
 
-    fn unpack_into(&mut self, input: &mut &[u8]) {
+    fn unpack_into(&mut self, input: &mut In<'_>) {
         // A cursor of this function's own, which the compiler keeps in
         // registers; the caller's is written once, at the end.
-        let mut r: &[u8] = input;
+        let mut r = *input;
         let outer = input;
         let input = &mut r;
         self.nodes.unpack_into(input);
