@@ -141,10 +141,17 @@ impl Prop {
 
 /// Whether a safety property holds in one state.
 pub fn safe<A: Lock>(prop: Prop, world: &World<A>, state: &WorldState<A>) -> bool {
+    holds(prop, || view(world, state), state)
+}
+
+/// [`safe`], the lock view given by `view` (called only for a property
+/// that reads it): the search, which records each new state's view,
+/// computes it once for the facts and the properties.
+pub fn holds<A: Lock>(prop: Prop, view: impl FnOnce() -> LockView, state: &WorldState<A>) -> bool {
     match prop {
-        Prop::MutualExclusion => view(world, state).holding.count_ones() <= 1,
+        Prop::MutualExclusion => view().holding.count_ones() <= 1,
         Prop::RwExclusion => {
-            let v = view(world, state);
+            let v = view();
             v.holding.count_ones() <= 1 || v.holding & !v.shared == 0
         }
         Prop::NoStaleWrite => state.history & STALE_WRITE == 0,

@@ -11,8 +11,8 @@ use super::graph::fingerprint;
 use super::known::Known;
 use super::seen::Seen;
 use super::successors::{Expanded, Fresh, Spare, Succ, Successors};
-use super::{facts, random, strongly_fair};
-use crate::properties::{safe, Lock, Prop};
+use super::{facts_in, random, strongly_fair};
+use crate::properties::{holds, view, Lock, Prop};
 use crate::world::pack::pack_into;
 use crate::world::{identity, identity_after, node_hashes, Action, NodeHashes, Prefixes, Touched, World, WorldState};
 
@@ -75,6 +75,7 @@ impl<'a, A: Lock> Expand<'a, A> {
     ) {
         let Buffers {
             actions,
+            steps,
             scratch,
             hashes,
             renamed,
@@ -83,7 +84,7 @@ impl<'a, A: Lock> Expand<'a, A> {
         } = buffers;
         let world = self.world;
         actions.clear();
-        world.enabled(s, actions);
+        world.enabled_with(s, actions, steps);
         out.succs.reserve(actions.len());
         while scratch.len() < actions.len() {
             scratch.push((s.clone(), None));
@@ -162,12 +163,15 @@ impl<'a, A: Lock> Expand<'a, A> {
     /// A state that may be new: encoded for the queue at the end of
     /// `bytes`, with its lock view and its failed safety properties.
     fn fresh(&self, t: &WorldState<A>, bytes: &mut Vec<u8>) -> Fresh {
-        let facts = facts(self.world, t, 0);
+        // One lock view for the facts and the properties: computing it
+        // for each was a fiftieth of a search's instructions.
+        let v = view(self.world, t);
+        let facts = facts_in(&v, 0);
         let bad = self
             .safety
             .iter()
             .enumerate()
-            .filter(|(_, &p)| !safe(p, self.world, t))
+            .filter(|(_, &p)| !holds(p, || v, t))
             .fold(0u64, |m, (i, _)| m | 1 << i);
         let start = bytes.len();
         pack_into(t, bytes);
@@ -242,12 +246,13 @@ impl<'a, A: Lock> Expand<'a, A> {
 type Raw = (u64, Touched);
 
 /// What a thread keeps from one state's expansion to the next, so that it
-/// allocates nothing once they have grown: the enabled actions, the
+/// allocates nothing once they have grown: the enabled actions and steps, the
 /// successor buffer (`World::taken_into`), the node hashes and the
 /// signatures' prefixes of the state expanded, a successor's
 /// representative and the decoded state.
 struct Buffers<A: Lock> {
     actions: Vec<Action<A>>,
+    steps: Vec<A::Step>,
     scratch: Vec<(WorldState<A>, Option<Raw>)>,
     hashes: NodeHashes,
     /// The representative of a successor, where it is not its own.
@@ -261,6 +266,7 @@ impl<A: Lock> Default for Buffers<A> {
     fn default() -> Self {
         Buffers {
             actions: Vec::new(),
+            steps: Vec::new(),
             scratch: Vec::new(),
             hashes: Default::default(),
             renamed: WorldState::default(),

@@ -35,7 +35,7 @@ use liveness::Waiting;
 
 use crate::interrupt::Interrupt;
 use crate::progress::Progress;
-use crate::properties::{view, Lock, Prop};
+use crate::properties::{view, Lock, LockView, Prop};
 use crate::scenario::Verdict;
 use crate::world::{Action, Program, Role, World, WorldState};
 
@@ -190,8 +190,13 @@ fn searched<'a, A: Lock>(world: &'a World<A>, opts: &Options) -> std::borrow::Co
 /// What the liveness pass keeps of a state: who wants the lock, and its
 /// depth.
 fn facts<A: Lock>(world: &World<A>, s: &WorldState<A>, depth: u32) -> Facts {
+    facts_in(&view(world, s), depth)
+}
+
+/// [`facts`] from the state's lock view `v`.
+fn facts_in(v: &LockView, depth: u32) -> Facts {
     Facts {
-        wanting: view(world, s).wanting,
+        wanting: v.wanting,
         depth,
     }
 }

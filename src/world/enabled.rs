@@ -11,14 +11,22 @@ impl<A: Program> World<A> {
 
     /// Every action enabled in `s`, in a fixed order.
     pub fn enabled(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>) {
+        self.enabled_with(s, actions, &mut Vec::new());
+    }
+
+    /// [`World::enabled`], with `steps` (left empty) to list each node's
+    /// steps in: the search passes the same list for every state it
+    /// expands, where a list of its own was an allocation and a free each
+    /// time.
+    pub fn enabled_with(&self, s: &WorldState<A>, actions: &mut Vec<Action<A>>, steps: &mut Vec<A::Step>) {
         let f = &self.faults;
         let n = s.nodes.len();
         // The steps first, which the clock reads; time's tick goes before
         // them.
         let first = actions.len();
-        let mut steps = Vec::new();
+        steps.clear();
         for id in 0..n {
-            self.node_steps_into(s, id, &mut steps);
+            self.node_steps_into(s, id, steps);
             actions.extend(steps.drain(..).map(|step| Action::Step { node: id, step }));
         }
         let clock = self.clock(s, &actions[first..]);

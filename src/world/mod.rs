@@ -43,6 +43,7 @@ impl<A: Actor + Describe + Renumber> Program for A {}
 
 use std::hash::{BuildHasher, Hash};
 
+use smallvec::SmallVec;
 use stateright::{Model, Property};
 
 /// A 64-bit fingerprint, the same on every machine and every run: states
@@ -140,8 +141,10 @@ impl<A: Program> World<A> {
     /// Messages the network may deliver now: each link's oldest message, or
     /// every distinct message when the scenario allows reordering (of
     /// identical copies, [`World::find`] takes the oldest).
-    fn deliverable(&self, s: &WorldState<A>) -> Vec<usize> {
-        let mut out = Vec::new();
+    fn deliverable(&self, s: &WorldState<A>) -> SmallVec<[usize; 16]> {
+        // Inline: a network holds a few messages, and a list on the heap
+        // was an allocation and a free for every state expanded.
+        let mut out = SmallVec::new();
         for (i, e) in s.net.iter().enumerate() {
             let head = i == 0 || (s.net[i - 1].src, s.net[i - 1].dst) != (e.src, e.dst);
             if head
