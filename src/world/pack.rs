@@ -4,9 +4,8 @@
 //! a list's length as varints), but written and read by straight-line code
 //! that `#[derive(Pack)]` generates, with no visitors and no `Result` per
 //! field. Through serde, encoding and decoding queued states were a sixth
-//! of the search's time (issue 26). The bytes are the search's own (or a
-//! checkpoint's, written by the same code), so a malformed one is a bug
-//! and panics.
+//! of the search's time (issue 26). The bytes are the search's own, never
+//! read from a file, so a malformed one is a bug and panics.
 //!
 //! Every method is `#[inline(always)]`, here and in the derive: with
 //! `#[inline]` the compiler left the enums' and the lists' readers as
@@ -17,8 +16,9 @@
 //! a position each, not through a `Vec`'s `push` and a shrinking `&[u8]`:
 //! a queued Redlock state is about 105 bytes, and with `push` (whose
 //! length went back to memory at every byte, since the buffer's bytes may
-//! alias it) and `split_first` a byte cost about 5 and 7 instructions
-//! where it now costs about 4 (docs/performance.md, fourteenth session).
+//! alias it) and `split_first` a byte cost about 5.5 instructions to
+//! write and 7.4 to read, where it now costs about 4 and 6
+//! (docs/performance.md, fourteenth session).
 
 use std::mem::MaybeUninit;
 
@@ -70,8 +70,8 @@ impl<'a> Out<'a> {
     }
 }
 
-/// Room made for a value at first: a queued Redlock state takes about 105
-/// bytes, and one more than this is written twice.
+/// Room made for a value at first (a queued Redlock state takes about 105
+/// bytes); a value longer than this is written twice.
 const ROOM: usize = 256;
 
 /// Appends `v`'s bytes to `bytes`.
