@@ -288,8 +288,9 @@ macro_rules! list {
                 let n = varint(input) as usize;
                 // Pushed in a loop here: through a closure and `collect`,
                 // the reader's place went to memory at every byte of
-                // every state read.
-                let mut list = Self::new();
+                // every state read. Room for `n` at once, as `collect`
+                // made it.
+                let mut list = Self::with_capacity(n);
                 for _ in 0..n {
                     list.push(Pack::unpack(input));
                 }
