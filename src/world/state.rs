@@ -305,7 +305,10 @@ impl<A: Actor> Pack for Node<A> {
 
 impl<A: Actor> Pack for WorldState<A> {
     fn pack(&self, out: &mut Out<'_>) {
-        // A writer of this function's own, as in `unpack_into`.
+        // A writer of this function's own, which the compiler keeps in
+        // registers, as `unpack_into` does with its reader: writing
+        // through the caller's cost 1.9% more of a search's instructions
+        // (cachegrind, redlock-no-faults --no-symmetry).
         let mut w = out.take();
         let outer = out;
         let out = &mut w;
