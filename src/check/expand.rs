@@ -104,11 +104,11 @@ impl<'a, A: Lock> Expand<'a, A> {
                 first_seen.prefetch(raw);
             }
         }
-        for (k, (a, (t, raw))) in actions.drain(..).zip(scratch.iter_mut()).enumerate() {
+        for (k, (a, (t, raw))) in actions.iter().zip(scratch.iter_mut()).enumerate() {
             let Some((raw, touched)) = *raw else { continue };
-            let class = (!world.is_fault(&a)).then(|| fingerprint(&a));
-            let strong = strongly_fair(&a);
-            let random = random(world, &a);
+            let class = (!world.is_fault(a)).then(|| fingerprint(a));
+            let strong = strongly_fair(a);
+            let random = random(world, a);
             // Under symmetry, a state met before under its own names needs
             // no second canonicalisation: most successors are repeats.
             let (fp, raw_to, to, fresh) = if let Some(n) = self.symmetric.then(|| self.raw_seen.get(&raw)).flatten() {

@@ -51,7 +51,7 @@ pub(super) fn encode<T: Pack>(state: &T) -> Vec<u8> {
 fn decode<T: Pack>(bytes: &[u8]) -> T {
     let mut input = In::new(bytes);
     let state = T::unpack(&mut input);
-    debug_assert!(input.is_empty(), "a queued state is read whole");
+    input.read_whole("queued state");
     state
 }
 
@@ -62,7 +62,7 @@ fn decode<T: Pack>(bytes: &[u8]) -> T {
 fn decode_into<T: Pack>(bytes: &[u8], place: &mut T) {
     let mut input = In::new(bytes);
     place.unpack_into(&mut input);
-    debug_assert!(input.is_empty(), "a queued state is read whole");
+    input.read_whole("queued state");
 }
 
 impl<T> Default for Packed<T> {
