@@ -180,13 +180,13 @@ impl<A: Program> World<A> {
     }
 
     /// Each node's name as the other end of a link in a signature: its
-    /// group `g` as `usize::MAX - g`, or itself outside every group. Named
-    /// once, where each link of each signature searched the groups (a
-    /// quarter of `signature_after`'s instructions, cachegrind on
-    /// redlock-fsync).
+    /// first group `g` as `usize::MAX - g`, or itself. Named once, where
+    /// each link of each signature searched the groups (a quarter of
+    /// `signature_after`'s instructions, cachegrind on redlock-fsync).
     fn ends(&self, n: usize) -> Ends {
         let mut ends: Ends = (0..n).collect();
-        for (g, group) in self.symmetry.iter().enumerate() {
+        // Last group first, so that the first one a node is in names it.
+        for (g, group) in self.symmetry.iter().enumerate().rev() {
             for &id in group {
                 ends[id] = usize::MAX - g;
             }
