@@ -39,7 +39,7 @@ type Prefix = foldhash::quality::FoldHasher<'static>;
 /// for every node their action left as it was: a node's own part was
 /// most of a signature, and the search computed five signatures for nearly
 /// every successor on the headline's symmetric row.
-/// With them, the nodes' [`World::ends`], kept from one parent to the next.
+/// With them, the nodes' [`World::ends`], kept from one parent to the next: a `Prefixes` serves one world.
 #[derive(Default)]
 pub struct Prefixes(SmallVec<[Option<Prefix>; 8]>, Ends);
 
