@@ -439,28 +439,32 @@ impl Renumber for Node {
     /// `fencing` (`token_seq`): the client's, the resource's highest.
     fn numbers(&self, state: &mut State, visit: &mut impl FnMut(Seq, &mut u32)) {
         state.numbers(visit);
+        // The node's own kind first: a master holds no token, and its
+        // params are then not read (this runs for every node of every
+        // successor).
+        let token = match state {
+            State::Client(c) => match &mut c.token {
+                Some(token) => token,
+                None => return,
+            },
+            State::Resource(r) => &mut r.max_token,
+            State::Master(_) | State::Counter(_) => return,
+        };
         // The counter service has no params: its tokens are counted.
         let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        let Some(seq) = token_seq(fencing) else {
-            return;
-        };
-        match state {
-            State::Client(c) => {
-                if let Some(token) = &mut c.token {
-                    visit(seq, token);
-                }
-            }
-            State::Resource(r) => visit(seq, &mut r.max_token),
-            State::Master(_) | State::Counter(_) => {}
+        if let Some(seq) = token_seq(fencing) {
+            visit(seq, token);
         }
     }
 
     /// The derived walk, and a write's token as [`Renumber::numbers`] says.
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
-        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        if let (Some(seq), Msg::Resource(ResourceMsg::Write { token, .. })) = (token_seq(fencing), msg) {
-            visit(seq, token);
+        if let Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
+            let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
+            if let Some(seq) = token_seq(fencing) {
+                visit(seq, token);
+            }
         }
     }
 }
