@@ -103,6 +103,8 @@ impl<A: Program> World<A> {
     }
 
     fn visit_numbers(&self, s: &mut WorldState<A>, visit: &mut impl FnMut(Seq, &mut u32)) {
+        // A program a node, so the zip walks every node.
+        debug_assert_eq!(s.nodes.len(), self.actors.len());
         for (n, actor) in s.nodes.iter_mut().zip(&self.actors) {
             actor.numbers(&mut n.state, visit);
         }
