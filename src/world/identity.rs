@@ -141,12 +141,21 @@ fn term(id: usize, hash: u64) -> u64 {
     folded_multiply(hash ^ (id as u64 + 1).wrapping_mul(MIX), 0x4528_21e6_38d0_1377)
 }
 
+/// The terms of `s`'s nodes, in node order.
+fn terms<A: Actor>(s: &WorldState<A>) -> impl Iterator<Item = u64> + '_ {
+    s.nodes.iter().enumerate().map(|(id, n)| term(id, node_hash(n)))
+}
+
+/// The sum of terms, wrapping.
+fn summed(terms: impl Iterator<Item = u64>) -> u64 {
+    terms.fold(0, u64::wrapping_add)
+}
+
 /// The terms of `s`'s nodes and their sum, into `out`.
 pub fn node_hashes<A: Actor>(s: &WorldState<A>, out: &mut NodeHashes) {
     out.terms.clear();
-    out.terms
-        .extend(s.nodes.iter().enumerate().map(|(id, n)| term(id, node_hash(n))));
-    out.sum = out.terms.iter().fold(0, |a, &t| a.wrapping_add(t));
+    out.terms.extend(terms(s));
+    out.sum = summed(out.terms.iter().copied());
 }
 
 /// The identity of `t`, a successor of the state whose nodes' terms are
@@ -159,7 +168,7 @@ pub fn node_hashes<A: Actor>(s: &WorldState<A>, out: &mut NodeHashes) {
 pub fn identity_after<A: Actor>(from: &NodeHashes, t: &WorldState<A>, touched: Touched) -> u64 {
     let n = t.nodes.len();
     let sum = if n > 64 && touched != Touched::NONE {
-        nodes_sum(t)
+        summed(terms(t))
     } else {
         let mut sum = from.sum;
         let mut changed = touched.0 & if n >= 64 { u64::MAX } else { (1 << n) - 1 };
@@ -173,14 +182,6 @@ pub fn identity_after<A: Actor>(from: &NodeHashes, t: &WorldState<A>, touched: T
         sum
     };
     whole(sum, t)
-}
-
-/// The sum of `s`'s nodes' terms.
-fn nodes_sum<A: Actor>(s: &WorldState<A>) -> u64 {
-    s.nodes
-        .iter()
-        .enumerate()
-        .fold(0, |a, (id, n)| a.wrapping_add(term(id, node_hash(n))))
 }
 
 /// The identity of `s`, whose nodes' terms sum to `sum`.
@@ -227,7 +228,7 @@ fn rest<A: Actor>(s: &WorldState<A>, mut h: impl Hasher) -> u64 {
 
 /// `s`'s identity, computed whole.
 pub fn identity<A: Actor>(s: &WorldState<A>) -> u64 {
-    whole(nodes_sum(s), s)
+    whole(summed(terms(s)), s)
 }
 
 #[cfg(test)]

@@ -288,6 +288,18 @@ impl Node {
             Node::Counter => None,
         }
     }
+
+    /// The sequence this node's fencing tokens belong to, if they are
+    /// renumbered: a counter's tokens are, and lock values are values.
+    /// (Without fencing it is 0.) The counter service has no params: its
+    /// tokens are counted.
+    fn token_seq(&self) -> Option<Seq> {
+        match self.params().map_or(Fencing::Counter, |p| p.fencing) {
+            Fencing::None => None,
+            Fencing::LockValue => Some(Seq::Value),
+            Fencing::Counter => Some(Seq::Token),
+        }
+    }
 }
 
 impl Actor for Node {
@@ -450,9 +462,7 @@ impl Renumber for Node {
             State::Resource(r) => &mut r.max_token,
             State::Master(_) | State::Counter(_) => return,
         };
-        // The counter service has no params: its tokens are counted.
-        let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-        if let Some(seq) = token_seq(fencing) {
+        if let Some(seq) = self.token_seq() {
             visit(seq, token);
         }
     }
@@ -460,22 +470,12 @@ impl Renumber for Node {
     /// The derived walk, and a write's token as [`Renumber::numbers`] says.
     fn numbers_msg(&self, msg: &mut Msg, visit: &mut impl FnMut(Seq, &mut u32)) {
         msg.numbers(visit);
+        // The message's kind first, as in `numbers`.
         if let Msg::Resource(ResourceMsg::Write { token, .. }) = msg {
-            let fencing = self.params().map_or(Fencing::Counter, |p| p.fencing);
-            if let Some(seq) = token_seq(fencing) {
+            if let Some(seq) = self.token_seq() {
                 visit(seq, token);
             }
         }
-    }
-}
-
-/// The sequence a fencing token belongs to, if it is renumbered: a counter's
-/// tokens are, and lock values are values. (Without fencing it is 0.)
-fn token_seq(fencing: Fencing) -> Option<Seq> {
-    match fencing {
-        Fencing::None => None,
-        Fencing::LockValue => Some(Seq::Value),
-        Fencing::Counter => Some(Seq::Token),
     }
 }
 
