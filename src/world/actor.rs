@@ -30,6 +30,12 @@ pub trait Actor: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// A node's own steps that no message or timer triggers.
     type Step: Copy + Debug + Hash + Ord + Send + Sync + Serialize + DeserializeOwned + 'static;
 
+    /// Set to `Some(Plain::new())` where `State` and `Msg` are `Copy`: the
+    /// search then copies a state's nodes and messages into its successor
+    /// buffers as blocks ([`crate::world::Plain`]). `None` (the default):
+    /// value by value.
+    const PLAIN: Option<crate::world::Plain<Self>> = None;
+
     /// The node's state when the world starts.
     fn init(&self, ctx: &Ctx<'_, Self>, out: &mut Out<Self>) -> Self::State;
 

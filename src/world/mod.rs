@@ -29,7 +29,7 @@ pub use identity::{identity, identity_after, node_hashes, NodeHashes, Touched, N
 pub use pack::Pack;
 pub use renumber::{Renumber, Seq};
 pub use rewrite::{kind, Field, Rewrite};
-pub use state::{Broken, Clocks, Envelope, Node, Spent, Status, WorldState};
+pub use state::{Broken, Clocks, Envelope, Node, Plain, Spent, Status, WorldState};
 pub use symmetry::{Prefixes, Renaming};
 pub use tla::{all_links, fault_vars, FlagNames, Tla, TlaMapping};
 

@@ -243,7 +243,7 @@ mod tests {
                 max_ghost: 0
             })
         );
-        let tokens: Vec<Msg> = s.net.iter().map(|e| e.msg.clone()).collect();
+        let tokens: Vec<Msg> = s.net.iter().map(|e| e.msg).collect();
         assert_eq!(
             tokens,
             vec![Msg::Granted {

@@ -104,6 +104,83 @@ fn copy_clocks<T: Copy>(to: &mut Clocks<T>, from: &Clocks<T>) {
     }
 }
 
+/// Witness that a family's node states and messages are `Copy`
+/// ([`Actor::PLAIN`]): only [`Plain::new`] makes one, and only where they
+/// are. A node whose clocks are inline then owns no memory, so a state's
+/// nodes copy as one block (a few vector moves where node by node, with
+/// each program state's `clone_from`, was a tenth of the search's
+/// instructions), and its messages likewise.
+pub struct Plain<A: Actor>(std::marker::PhantomData<A>);
+
+impl<A: Actor> Clone for Plain<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: Actor> Copy for Plain<A> {}
+
+impl<A: Actor> Plain<A>
+where
+    A::State: Copy,
+    A::Msg: Copy,
+{
+    pub const fn new() -> Self {
+        Plain(std::marker::PhantomData)
+    }
+}
+
+impl<A: Actor> Default for Plain<A>
+where
+    A::State: Copy,
+    A::Msg: Copy,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<A: Actor> Plain<A> {
+    /// `to.clone_from(from)`, as one block where neither has a node whose
+    /// clocks spilled to the heap and both have as many nodes (the search's
+    /// buffers, after their first state).
+    #[inline(always)]
+    fn copy_nodes(self, to: &mut Vec<Node<A>>, from: &[Node<A>]) {
+        // Checked on both sides each time (a few instructions a node): an
+        // action may spill a buffer's list, and a fold without branches
+        // took more than `all`.
+        let inline = |ns: &[Node<A>]| ns.iter().all(|n| !n.timers.spilled() && !n.watches.spilled());
+        if to.len() == from.len() && inline(to) && inline(from) {
+            // SAFETY: `Plain` exists only where `A::State` is `Copy`, and
+            // every other field of a node is `Copy` or a `SmallVec` of
+            // `Copy` items held inline: such a node owns no memory, so
+            // overwriting `to`'s bitwise frees nothing it held, and the
+            // copies share nothing either would free.
+            unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr(), from.len()) }
+        } else {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+    }
+
+    /// `to.clone_from(from)` for messages, as one block. (`clear` and
+    /// `extend_from_slice` of `Copy` envelopes, or `Vec::clone_from`, took
+    /// more instructions: `extend`'s own checks, or two copies.)
+    #[inline(always)]
+    fn copy_net(self, to: &mut Vec<Envelope<A::Msg>>, from: &[Envelope<A::Msg>]) {
+        to.clear();
+        to.reserve(from.len());
+        // SAFETY: `Plain` exists only where `A::Msg` is `Copy`, and an
+        // envelope's other fields are `Copy`: `to` has room for
+        // `from.len()` (reserved), its old items needed no drop, and the
+        // copies own nothing.
+        unsafe {
+            std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr(), from.len());
+            to.set_len(from.len());
+        }
+    }
+}
+
 impl<A: Actor> Node<A> {
     pub fn is_up(&self) -> bool {
         self.status == Status::Up
@@ -213,8 +290,16 @@ impl<A: Actor> Clone for WorldState<A> {
     }
 
     fn clone_from(&mut self, source: &Self) {
-        self.nodes.clone_from(&source.nodes);
-        self.net.clone_from(&source.net);
+        match A::PLAIN {
+            Some(plain) => {
+                plain.copy_nodes(&mut self.nodes, &source.nodes);
+                plain.copy_net(&mut self.net, &source.net);
+            }
+            None => {
+                self.nodes.clone_from(&source.nodes);
+                self.net.clone_from(&source.net);
+            }
+        }
         self.cut.clone_from(&source.cut);
         self.one_way.clone_from(&source.one_way);
         self.broken.clone_from(&source.broken);
@@ -359,7 +444,74 @@ impl<A: Actor> Pack for WorldState<A> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::{HashSet, VecDeque};
+
     use super::*;
+    use crate::algorithms::{dispatch, Job};
+    use crate::properties::Lock;
+    use crate::scenario::{bundled_names, Scenario};
+    use crate::world::{identity, World};
+
+    /// Walks a scenario's first states breadth first, copying each into
+    /// the buffer that holds the state before it (`clone_from`, as the
+    /// search copies a state into its successors' buffers): as it is,
+    /// with a node's lists spilled to the heap in the buffer, in the
+    /// source, and into a buffer of no nodes. The copy must equal its
+    /// source and be its own. The number of states walked.
+    struct Copies;
+
+    impl Job for Copies {
+        type Output = usize;
+        fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> usize {
+            let init = world.init();
+            let mut seen = HashSet::from([identity(&init)]);
+            let mut queue = VecDeque::from([init]);
+            let (mut actions, mut buffer) = (Vec::new(), world.init());
+            let copy = |to: &mut WorldState<A>, from: &WorldState<A>| {
+                to.clone_from(from);
+                assert_eq!(to, from);
+                to.nodes[0].timers.clear();
+                to.net.clear();
+                assert!(from.nodes[0].timers.is_empty() || to != from, "the copy is its own");
+                to.clone_from(from);
+            };
+            while let Some(s) = queue.pop_front() {
+                if seen.len() > 2000 {
+                    break;
+                }
+                let k = seen.len() % s.nodes.len();
+                copy(&mut buffer, &s);
+                buffer.nodes[k].timers.grow(8);
+                buffer.nodes[k].watches.grow(8);
+                copy(&mut buffer, &s);
+                let mut spilled = s.clone();
+                spilled.nodes[k].timers.grow(8);
+                copy(&mut buffer, &spilled);
+                copy(&mut WorldState::default(), &s);
+                actions.clear();
+                world.enabled(&s, &mut actions);
+                for a in &actions {
+                    if let Some(t) = world.after(&s, a) {
+                        if seen.insert(identity(&t)) {
+                            queue.push_back(t);
+                        }
+                    }
+                }
+            }
+            seen.len()
+        }
+    }
+
+    /// Whether a family's states copy as one block ([`Plain`]) or value by
+    /// value, a copy equals its source whatever either held.
+    #[test]
+    fn every_bundled_scenarios_states_copy_into_a_buffer_whatever_it_held() {
+        for name in bundled_names() {
+            let sc = crate::catalog::open(name).expect("bundled");
+            let states = dispatch(&sc, Copies).expect("builds");
+            assert!(states > 1, "{name}: no successor");
+        }
+    }
 
     /// Lists of every length around the inline capacity, so that each
     /// pair below meets every case of `copy_clocks`: both inline, either

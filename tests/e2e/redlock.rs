@@ -189,12 +189,12 @@ fn a_late_answer_is_ignored() {
             timer: Timer::Retry,
         },
     );
-    let before = s.nodes[1].state.clone();
+    let before = s.nodes[1].state;
     let late = s
         .net
         .iter()
         .find(|e| e.dst == 1)
-        .map(|e| e.msg.clone())
+        .map(|e| e.msg)
         .expect("the first answer is still in flight");
     assert!(matches!(late, Msg::Locked { ok: true, .. }));
     let s = step(
@@ -325,7 +325,7 @@ fn a_sequential_client_asks_the_next_master_when_one_times_out() {
         s.nodes[client].timer(Timer::Timeout).is_some(),
         "with a timeout of its own"
     );
-    let before = s.nodes[client].state.clone();
+    let before = s.nodes[client].state;
     let s = step(
         &world,
         &s,

@@ -203,7 +203,7 @@ fn an_answer_to_an_earlier_attempt_is_ignored() {
         .net
         .iter()
         .find(|e| e.dst == c1)
-        .map(|e| e.msg.clone())
+        .map(|e| e.msg)
         .expect("the first attempt's grant is in flight");
     let t = step(
         &world,

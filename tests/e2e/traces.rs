@@ -160,7 +160,7 @@ fn lock_table_writes_sql() {
         w.show_msg(db, &Msg::Duplicate { value: 3 }),
         "ERROR: duplicate key ('v3')"
     );
-    let state = w.init().nodes[db].state.clone();
+    let state = w.init().nodes[db].state;
     assert_eq!(
         w.actors[db].show_state(&state, &w.names),
         Some(vec![("row".to_string(), "none".to_string())])
@@ -185,7 +185,7 @@ fn redlock_writes_redis_commands_and_sets_of_masters() {
         w.show_msg(counter, &Msg::Token { value: 3, token: 5 }),
         "(integer) 5 (v3)"
     );
-    let mut state = w.init().nodes[c1].state.clone();
+    let mut state = w.init().nodes[c1].state;
     if let redlock::State::Client(c) = &mut state {
         c.answered = 0b101;
         c.yes = 0b001;

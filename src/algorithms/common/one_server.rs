@@ -28,7 +28,7 @@ impl<P> OneServer<P> {
 
 /// A node's state in a one-server family: its server's `S`, a client's
 /// `C`, or the resource's.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum OneServerState<S, C> {
     Server(#[rewrite] S),
     Client(#[rewrite] C),

@@ -17,7 +17,7 @@ pub use crate::properties::{Lock, LockView, FOREIGN_RELEASE};
 pub use crate::scenario::typed::{Flag, Whole, Within, Word};
 pub use crate::scenario::{Scenario, ScenarioError};
 pub use crate::words::{field, Words};
-pub use crate::world::{Actor, Ctx, Describe, Id, Out, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
+pub use crate::world::{Actor, Ctx, Describe, Id, Out, Plain, Renumber, Role, Seq, Tla, TlaMapping, World, WorldState};
 // The trait and its derive, `#[derive(Rewrite)]` (src/world/rewrite.rs).
 pub use crate::world::Rewrite;
 // The queue's byte form, `#[derive(Pack)]` (src/world/pack.rs).

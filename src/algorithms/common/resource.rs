@@ -12,7 +12,7 @@ use crate::world::{Actor, Id, Out, Program, Rewrite, Tla};
 
 /// A write and its answer. Its `Rewrite` visits the ghost number only:
 /// the token is the family's to renumber ([`Resource`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum ResourceMsg {
     /// A critical section's write. `token` is the fencing token (0 when
     /// the algorithm has none); `ghost` numbers the acquisition it was made

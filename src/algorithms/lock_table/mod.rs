@@ -124,7 +124,7 @@ pub enum Node {
     Resource,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Database(#[rewrite] Database),
     Client(#[rewrite] Client),
@@ -134,7 +134,7 @@ pub enum State {
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `INSERT INTO locks VALUES ('lock', value, now() + ttl)`, after
     /// `DELETE ... WHERE expires_at < now()` when rows expire.
@@ -196,6 +196,7 @@ impl Actor for Node {
     type Timer = Timer;
     type Watch = Elapsed;
     type Step = Step;
+    const PLAIN: Option<Plain<Self>> = Some(Plain::new());
 
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
         match self {

@@ -212,7 +212,7 @@ pub enum Node {
     Resource(Params),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Master(#[rewrite] Master),
     Client(#[rewrite] Client),
@@ -223,7 +223,7 @@ pub enum State {
 parts!(State { Client(Client) => client, Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `SET lock value NX PX ttl`.
     Lock {
@@ -308,6 +308,8 @@ impl Actor for Node {
     type Timer = Timer;
     type Watch = Elapsed;
     type Step = Step;
+    const PLAIN: Option<Plain<Self>> = Some(Plain::new());
+
 
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
         match self {

@@ -199,7 +199,7 @@ parts!(Msg { Resource(ResourceMsg) => resource });
 /// value of its request. `EXPIRE` and `DEL` do not look at it: for them it
 /// only tags the answer (and, for `DEL`, tells the `no_foreign_release`
 /// property whose lock the release meant to remove).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// `SETNX lock value`.
     SetNx {
@@ -291,6 +291,7 @@ impl Actor for Node {
     type Timer = Timer;
     type Watch = Elapsed;
     type Step = Step;
+    const PLAIN: Option<Plain<Self>> = Some(Plain::new());
 
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
         match self {

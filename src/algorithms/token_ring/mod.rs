@@ -179,7 +179,7 @@ pub struct RingNode {
     pub ghost: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Pack, Rewrite)]
 pub enum State {
     Node(#[rewrite] RingNode),
     Resource(#[rewrite] Resource),
@@ -188,7 +188,7 @@ pub enum State {
 parts!(State { Resource(Resource) => resource });
 parts!(Msg { Resource(ResourceMsg) => resource });
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Pack, Rewrite)]
 pub enum Msg {
     /// The ring's token, to the successor.
     Token,
@@ -222,6 +222,7 @@ impl Actor for Node {
     type Timer = Timer;
     type Watch = Watch;
     type Step = Step;
+    const PLAIN: Option<Plain<Self>> = Some(Plain::new());
 
     /// Node 0 starts with the token (on a ring of rings, as the first
     /// gateway, with the top token too); with naive regeneration every
