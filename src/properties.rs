@@ -4,7 +4,7 @@
 use serde::Serialize;
 use stateright::Property;
 
-use crate::world::{Actor, Describe, Renumber, Status, TlaMapping, World, WorldState};
+use crate::world::{Actor, Describe, Renumber, TlaMapping, World, WorldState};
 
 /// History flag: a release removed a lock another client acquired.
 pub const FOREIGN_RELEASE: u32 = 1;
@@ -56,7 +56,7 @@ pub fn view<A: Lock>(world: &World<A>, state: &WorldState<A>) -> LockView {
         .nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.status != Status::Down)
+        .filter(|(_, n)| !n.is_down())
         .fold(0u64, |m, (i, _)| m | 1 << i);
     LockView {
         holding: v.holding & running,

@@ -8,7 +8,7 @@
 //! Both are urgent and weakly fair: a library does them at once, and a
 //! paused or crashed process does neither.
 
-use super::{Action, Broken, Id, Program, Status, World, WorldState};
+use super::{Action, Broken, Id, Program, World, WorldState};
 
 impl<A: Program> World<A> {
     /// The connection between `a` and `b`, if one of them keeps one to the
@@ -37,7 +37,7 @@ impl<A: Program> World<A> {
                     node: c.node,
                     peer: c.peer,
                 });
-            } else if s.nodes[c.peer].status != Status::Down && !s.is_cut(c.node, c.peer) {
+            } else if !s.nodes[c.peer].is_down() && !s.is_cut(c.node, c.peer) {
                 actions.push(Action::Reconnect {
                     node: c.node,
                     peer: c.peer,
@@ -52,7 +52,7 @@ impl<A: Program> World<A> {
     pub(super) fn close_connections_to(&self, s: &mut WorldState<A>, crashed: Id) {
         for node in 0..s.nodes.len() {
             let n = &s.nodes[node];
-            if node != crashed && n.status != Status::Down && self.actors[node].holds_connection(&n.state, crashed) {
+            if node != crashed && !n.is_down() && self.actors[node].holds_connection(&n.state, crashed) {
                 break_link(s, node, crashed);
             }
         }
@@ -70,7 +70,7 @@ impl<A: Program> World<A> {
         for peer in 0..s.nodes.len() {
             if peer != node
                 && self.actors[node].holds_connection(&s.nodes[node].state, peer)
-                && (s.nodes[peer].status == Status::Down || s.is_cut(node, peer))
+                && (s.nodes[peer].is_down() || s.is_cut(node, peer))
             {
                 record_broken(s, node, peer, true);
             }
@@ -84,7 +84,7 @@ impl<A: Program> World<A> {
     pub(super) fn break_connection(&self, s: &mut WorldState<A>, a: Id, b: Id) -> bool {
         let held = |node: Id, peer: Id| {
             let n = &s.nodes[node];
-            (n.status != Status::Down && self.actors[node].holds_connection(&n.state, peer)).then_some((node, peer))
+            (!n.is_down() && self.actors[node].holds_connection(&n.state, peer)).then_some((node, peer))
         };
         let Some((node, peer)) = self.connection(a, b).or_else(|| held(a, b)).or_else(|| held(b, a)) else {
             return false;
@@ -99,7 +99,7 @@ impl<A: Program> World<A> {
 fn break_link<A: Program>(s: &mut WorldState<A>, node: Id, peer: Id) {
     s.net
         .retain(|e| !((e.src, e.dst) == (node, peer) || (e.src, e.dst) == (peer, node)));
-    if s.nodes[node].status != Status::Down {
+    if !s.nodes[node].is_down() {
         record_broken(s, node, peer, false);
     }
 }

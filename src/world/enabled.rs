@@ -6,7 +6,7 @@ use super::*;
 
 impl<A: Program> World<A> {
     fn can_drift(&self, s: &WorldState<A>, id: Id) -> bool {
-        self.faults.max_drift > 0 && self.targeted(id) && s.nodes[id].status != Status::Down
+        self.faults.max_drift > 0 && self.targeted(id) && !s.nodes[id].is_down()
     }
 
     /// Every action enabled in `s`, in a fixed order.
@@ -58,7 +58,7 @@ impl<A: Program> World<A> {
             }
         }
         for (id, node) in s.nodes.iter().enumerate() {
-            if node.status == Status::Down {
+            if node.is_down() {
                 actions.push(Action::Restart { node: id });
             }
         }
@@ -68,7 +68,7 @@ impl<A: Program> World<A> {
         self.connection_steps(s, actions);
         // Faults from here on.
         for id in 0..n {
-            if self.targeted(id) && s.nodes[id].status != Status::Down && s.spent.crashes < f.crashes {
+            if self.targeted(id) && !s.nodes[id].is_down() && s.spent.crashes < f.crashes {
                 actions.push(Action::Crash { node: id });
             }
         }
@@ -129,7 +129,7 @@ impl<A: Program> World<A> {
         }
         if s.spent.clock_jumps < f.clock_jumps {
             for id in 0..n {
-                if self.targeted(id) && s.nodes[id].status != Status::Down {
+                if self.targeted(id) && !s.nodes[id].is_down() {
                     for by in 1..=f.max_jump as i8 {
                         actions.push(Action::ClockJump { node: id, by });
                         actions.push(Action::ClockJump { node: id, by: -by });

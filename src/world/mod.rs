@@ -328,7 +328,7 @@ impl<A: Program> World<A> {
         for cmd in cmds {
             match cmd {
                 Cmd::Send(dst, msg) => {
-                    if s.nodes[dst].status != Status::Down && !s.drops(id, dst) {
+                    if !s.nodes[dst].is_down() && !s.drops(id, dst) {
                         s.net.push(Envelope {
                             src: id,
                             dst,

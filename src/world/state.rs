@@ -182,8 +182,14 @@ impl<A: Actor> Plain<A> {
 }
 
 impl<A: Actor> Node<A> {
+    /// By the variant alone: the derived `==` against `Status::Up` read
+    /// the pause's ticks too (a tenth of listing the enabled actions).
     pub fn is_up(&self) -> bool {
-        self.status == Status::Up
+        matches!(self.status, Status::Up)
+    }
+
+    pub fn is_down(&self) -> bool {
+        matches!(self.status, Status::Down)
     }
 
     pub fn timer(&self, timer: A::Timer) -> Option<u8> {
