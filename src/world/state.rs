@@ -449,8 +449,8 @@ impl<A: Actor> Pack for WorldState<A> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::{HashSet, VecDeque};
+pub(super) mod tests {
+    use std::collections::HashSet;
 
     use super::*;
     use crate::algorithms::{dispatch, Job};
@@ -458,21 +458,42 @@ mod tests {
     use crate::scenario::{bundled_names, Scenario};
     use crate::world::{identity, World};
 
-    /// Walks a scenario's first states breadth first, copying each into
-    /// the buffer that holds the state before it (`clone_from`, as the
-    /// search copies a state into its successors' buffers): as it is,
-    /// with a node's lists spilled to the heap in the buffer, in the
-    /// source, and into a buffer of no nodes. The copy must equal its
-    /// source and be its own. The number of states walked.
+    /// The first states of `world` breadth first: those found by the time
+    /// `limit` are known, in order (the walk of the tests here and in
+    /// pack.rs).
+    pub(in crate::world) fn first_states<A: Lock>(world: &World<A>, limit: usize) -> Vec<WorldState<A>> {
+        let init = world.init();
+        let mut seen = HashSet::from([identity(&init)]);
+        let (mut states, mut actions, mut next) = (vec![init], Vec::new(), 0);
+        while next < states.len() && seen.len() <= limit {
+            let s = states[next].clone();
+            next += 1;
+            actions.clear();
+            world.enabled(&s, &mut actions);
+            for a in &actions {
+                if let Some(t) = world.after(&s, a) {
+                    if seen.insert(identity(&t)) {
+                        states.push(t);
+                    }
+                }
+            }
+        }
+        states
+    }
+
+    /// Copies each of a scenario's first states into the buffer that holds
+    /// the state before it (`clone_from`, as the search copies a state into
+    /// its successors' buffers): as it is, with a node's lists spilled to
+    /// the heap in the buffer, in the source, and into a buffer of no
+    /// nodes. The copy must equal its source and be its own. The number of
+    /// states walked.
     struct Copies;
 
     impl Job for Copies {
         type Output = usize;
         fn run<A: Lock>(self, _sc: &Scenario, world: World<A>) -> usize {
-            let init = world.init();
-            let mut seen = HashSet::from([identity(&init)]);
-            let mut queue = VecDeque::from([init]);
-            let (mut actions, mut buffer) = (Vec::new(), world.init());
+            let states = first_states(&world, 2000);
+            let mut buffer = world.init();
             let copy = |to: &mut WorldState<A>, from: &WorldState<A>| {
                 to.clone_from(from);
                 assert_eq!(to, from);
@@ -481,30 +502,18 @@ mod tests {
                 assert!(from.nodes[0].timers.is_empty() || to != from, "the copy is its own");
                 to.clone_from(from);
             };
-            while let Some(s) = queue.pop_front() {
-                if seen.len() > 2000 {
-                    break;
-                }
-                let k = seen.len() % s.nodes.len();
-                copy(&mut buffer, &s);
+            for (i, s) in states.iter().enumerate() {
+                let k = i % s.nodes.len();
+                copy(&mut buffer, s);
                 buffer.nodes[k].timers.grow(8);
                 buffer.nodes[k].watches.grow(8);
-                copy(&mut buffer, &s);
+                copy(&mut buffer, s);
                 let mut spilled = s.clone();
                 spilled.nodes[k].timers.grow(8);
                 copy(&mut buffer, &spilled);
-                copy(&mut WorldState::default(), &s);
-                actions.clear();
-                world.enabled(&s, &mut actions);
-                for a in &actions {
-                    if let Some(t) = world.after(&s, a) {
-                        if seen.insert(identity(&t)) {
-                            queue.push_back(t);
-                        }
-                    }
-                }
+                copy(&mut WorldState::default(), s);
             }
-            seen.len()
+            states.len()
         }
     }
 
