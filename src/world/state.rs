@@ -107,9 +107,9 @@ fn copy_clocks<T: Copy>(to: &mut Clocks<T>, from: &Clocks<T>) {
 /// Witness that a family's node states and messages are `Copy`
 /// ([`Actor::PLAIN`]): only [`Plain::new`] makes one, and only where they
 /// are. A node whose clocks are inline then owns no memory, so a state's
-/// nodes copy as one block (a few vector moves where node by node, with
-/// each program state's `clone_from`, was a tenth of the search's
-/// instructions), and its messages likewise.
+/// nodes copy as one block, one `memcpy` (node by node, each program
+/// state through its `clone_from`, the copy was a tenth of the headline's
+/// instructions), and its messages as another.
 pub struct Plain<A: Actor>(std::marker::PhantomData<A>);
 
 impl<A: Actor> Clone for Plain<A> {
@@ -183,7 +183,7 @@ impl<A: Actor> Plain<A> {
 
 impl<A: Actor> Node<A> {
     /// By the variant alone: the derived `==` against `Status::Up` read
-    /// the pause's ticks too (a tenth of listing the enabled actions).
+    /// a pause's ticks too, for every node of every state listed.
     pub fn is_up(&self) -> bool {
         matches!(self.status, Status::Up)
     }

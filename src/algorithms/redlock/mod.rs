@@ -310,7 +310,6 @@ impl Actor for Node {
     type Step = Step;
     const PLAIN: Option<Plain<Self>> = Some(Plain::new());
 
-
     fn init(&self, _ctx: &Ctx<'_, Self>, _out: &mut Out<Self>) -> State {
         match self {
             Node::Master(_) => State::Master(Master::default()),
