@@ -116,14 +116,13 @@ impl<A: Program> World<A> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{HashSet, VecDeque};
-
     use crate::algorithms::resource::Resource;
     use crate::algorithms::single_redis::{self, Msg, State, Step};
     use crate::algorithms::{dispatch, Job};
     use crate::properties::Lock;
     use crate::scenario::{self, bundled_names, Scenario};
-    use crate::world::{identity, Action, Seq, World, WorldState};
+    use crate::world::state::tests::first_states;
+    use crate::world::{Action, Seq, World, WorldState};
 
     fn world(system: &str, faults: &str) -> World<single_redis::Node> {
         let text = format!(
@@ -161,24 +160,10 @@ mod tests {
     impl Job for Spread {
         type Output = usize;
         fn run<A: Lock>(self, _: &Scenario, world: World<A>) -> usize {
-            let mut queue = VecDeque::from([world.init()]);
-            let (mut seen, mut actions, mut spread) = (HashSet::new(), Vec::new(), 0);
-            while let Some(s) = queue.pop_front() {
-                if seen.len() > 400 {
-                    break;
-                }
-                if spread_and_ranked(&world, &s, |v| 2 * v + 1) | spread_and_ranked(&world, &s, |v| v + 64) {
-                    spread += 1;
-                }
-                actions.clear();
-                world.enabled(&s, &mut actions);
-                for a in &actions {
-                    if let Some(t) = world.after(&s, a).filter(|t| seen.insert(identity(t))) {
-                        queue.push_back(t);
-                    }
-                }
-            }
-            spread
+            first_states(&world, 400)
+                .iter()
+                .filter(|s| spread_and_ranked(&world, s, |v| 2 * v + 1) | spread_and_ranked(&world, s, |v| v + 64))
+                .count()
         }
     }
 

@@ -459,8 +459,8 @@ pub(super) mod tests {
     use crate::world::{identity, World};
 
     /// The first states of `world` breadth first: those found by the time
-    /// `limit` are known, in order (the walk of the tests here and in
-    /// pack.rs).
+    /// `limit` are known, in order (the walk of the tests here, in pack.rs
+    /// and in ranks.rs).
     pub(in crate::world) fn first_states<A: Lock>(world: &World<A>, limit: usize) -> Vec<WorldState<A>> {
         let init = world.init();
         let mut seen = HashSet::from([identity(&init)]);
